@@ -1,0 +1,2 @@
+/** The {@code zklock} command (demo, status, revoke); not yet implemented. */
+package io.zklock.cli;

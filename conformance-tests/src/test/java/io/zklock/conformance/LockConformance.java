@@ -1,0 +1,510 @@
+package io.zklock.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.Queue;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.zklock.core.DistributedLock;
+import io.zklock.core.Lease;
+import io.zklock.core.LeaseState;
+import io.zklock.testing.Await;
+import io.zklock.testing.FencedResource;
+import io.zklock.testing.Sessions;
+import io.zklock.testing.ZkTesting;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.ShrinkingMode;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
+import net.jqwik.api.lifecycle.AfterTry;
+import net.jqwik.api.lifecycle.BeforeTry;
+import org.apache.curator.framework.CuratorFramework;
+
+/**
+ * The properties every recipe keeps, run against a real ZooKeeper. A recipe's test class
+ * extends this and names the recipe; jqwik generates the schedules and shrinks a failure to a
+ * small one. Each try works under a fresh path and ends with a leak check: no node of the try
+ * left, and no watch left on the server while its clients are still open.
+ */
+abstract class LockConformance {
+    static final Duration LONG = Duration.ofSeconds(60);
+    static final int SESSION_TIMEOUT_MS = 15_000;
+
+    final SharedServer zk = SharedServer.get();
+    final List<CuratorFramework> clients = new CopyOnWriteArrayList<>();
+    final Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
+    String path;
+
+    /** The recipe under test. */
+    abstract Recipe recipe();
+
+    @BeforeTry
+    void freshPath() {
+        path = "/conformance/" + recipe().name() + "-" + UUID.randomUUID();
+        errors.clear();
+    }
+
+    @AfterTry
+    void closeClients() {
+        clients.forEach(CuratorFramework::close);
+        clients.clear();
+    }
+
+    // ---- properties ----------------------------------------------------------------------------
+
+    /**
+     * Mutual exclusion: however many sessions and threads contend, never more than the
+     * recipe's capacity of distinct holders are inside the fenced resource at once, and no
+     * holder is ever refused as stale.
+     */
+    @Property(tries = 8, shrinking = ShrinkingMode.BOUNDED)
+    void neverMoreHoldersThanCapacity_judgedByFencedResource(
+            @ForAll @IntRange(min = 1, max = 3) int sessions,
+            @ForAll @IntRange(min = 1, max = 3) int threadsPerSession,
+            @ForAll @IntRange(min = 1, max = 3) int rounds,
+            @ForAll @IntRange(min = 0, max = 3) int holdMillis,
+            @ForAll @IntRange(min = 1, max = 3) int depth) throws Exception {
+        FencedResource resource = new FencedResource(recipe().capacity(), recipe().capacity() == 1);
+        List<DistributedLock> locks = locksOnNewSessions(sessions);
+        int nesting = recipe().reentrant() ? depth : 1;
+        runThreads(sessions * threadsPerSession, t -> {
+            DistributedLock lock = locks.get(t % sessions);
+            for (int r = 0; r < rounds; r++) {
+                List<Lease> leases = new ArrayList<>();
+                try {
+                    for (int d = 0; d < nesting; d++) {
+                        leases.add(lock.acquire());
+                    }
+                    long token = leases.get(0).fencingToken();
+                    for (Lease lease : leases) {
+                        assertEquals(token, lease.fencingToken(), "re-entered token");
+                        assertTrue(lease.isValid(), "fresh lease valid");
+                    }
+                    assertTrue(resource.enter(token), "holder with token " + token + " refused as stale");
+                    sleep(holdMillis);
+                    resource.exit(token);
+                } finally {
+                    Collections.reverse(leases);
+                    leases.forEach(Lease::close);
+                }
+            }
+        });
+        assertEquals(List.of(), resource.overlaps());
+        assertTrue(resource.peak() >= 1 && resource.peak() <= recipe().capacity(), "peak " + resource.peak());
+        assertClean();
+    }
+
+    /**
+     * Fencing: for an exclusive recipe, the tokens of successive holders strictly increase,
+     * whatever mix of blocking, timed and asynchronous acquisitions produced them.
+     */
+    @Property(tries = 6, shrinking = ShrinkingMode.BOUNDED)
+    void fencingTokensStrictlyIncreaseAcrossSuccessiveHolders(
+            @ForAll @IntRange(min = 1, max = 3) int sessions,
+            @ForAll @Size(min = 2, max = 8) List<@IntRange(min = 0, max = 2) Integer> styles) throws Exception {
+        if (recipe().capacity() != 1) {
+            return;
+        }
+        List<DistributedLock> locks = locksOnNewSessions(sessions);
+        List<Long> tokensInGrantOrder = Collections.synchronizedList(new ArrayList<>());
+        runThreads(styles.size(), t -> {
+            DistributedLock lock = locks.get(t % sessions);
+            Lease lease = switch (styles.get(t)) {
+                case 0 -> lock.acquire();
+                case 1 -> lock.tryAcquire(LONG).orElseThrow();
+                default -> lock.acquireAsync(LONG).get(LONG.toSeconds(), TimeUnit.SECONDS);
+            };
+            try (lease) {
+                tokensInGrantOrder.add(lease.fencingToken());
+            }
+        });
+        assertEquals(styles.size(), tokensInGrantOrder.size());
+        for (int i = 1; i < tokensInGrantOrder.size(); i++) {
+            assertTrue(tokensInGrantOrder.get(i - 1) < tokensInGrantOrder.get(i), "tokens in grant order " + tokensInGrantOrder);
+        }
+        assertClean();
+    }
+
+    /**
+     * FIFO: waiters queued one after another behind a holder are granted in the order they
+     * queued, which is the order of their nodes' sequence numbers.
+     */
+    @Property(tries = 6, shrinking = ShrinkingMode.BOUNDED)
+    void grantsFollowQueueOrder(
+            @ForAll @IntRange(min = 1, max = 3) int sessions,
+            @ForAll @IntRange(min = 2, max = 6) int waiters) throws Exception {
+        List<DistributedLock> locks = locksOnNewSessions(sessions);
+        List<Lease> holders = fillToCapacity(locks.get(0));
+        List<Integer> grantOrder = Collections.synchronizedList(new ArrayList<>());
+        List<Long> sequences = Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < waiters; i++) {
+            int index = i;
+            DistributedLock lock = recipe().create(clients.get(i % sessions), path);
+            int before = lockNodes();
+            threads.add(start("waiter-" + i, () -> {
+                try (Lease lease = lock.acquire()) {
+                    grantOrder.add(index);
+                    sequences.add(sequenceOf(lease));
+                }
+            }));
+            Await.equal("waiter " + i + " queued", before + 1, LONG, this::lockNodes);
+        }
+        holders.forEach(Lease::close);
+        joinAll(threads);
+        List<Integer> expected = new ArrayList<>();
+        for (int i = 0; i < waiters; i++) {
+            expected.add(i);
+        }
+        List<Long> sortedSequences = new ArrayList<>(sequences);
+        Collections.sort(sortedSequences);
+        if (recipe().capacity() == 1) {
+            assertEquals(expected, grantOrder, "grant order of waiters queued 0.." + (waiters - 1));
+            assertEquals(sortedSequences, sequences, "sequence numbers in grant order");
+        } else {
+            List<Integer> sortedGrants = new ArrayList<>(grantOrder);
+            Collections.sort(sortedGrants);
+            assertEquals(expected, sortedGrants, "every waiter granted once");
+        }
+        assertClean();
+    }
+
+    /**
+     * Re-entry: nested blocking acquisitions by one thread share one node and one token; the
+     * node outlives every close but the last, whatever the order the leases are closed in and
+     * whichever thread closes them, and is deleted at the last.
+     */
+    @Property(tries = 8, shrinking = ShrinkingMode.BOUNDED)
+    void reentryKeepsOneNodeAndDeletesItAtTheLastClose(
+            @ForAll("closeOrders") List<Integer> closeOrder,
+            @ForAll boolean closeOnAnotherThread) throws Exception {
+        if (!recipe().reentrant()) {
+            return;
+        }
+        DistributedLock lock = locksOnNewSessions(1).get(0);
+        List<Lease> leases = new ArrayList<>();
+        for (int i = 0; i < closeOrder.size(); i++) {
+            leases.add(i % 2 == 0 ? lock.acquire() : lock.tryAcquire(Duration.ZERO).orElseThrow());
+        }
+        for (Lease lease : leases) {
+            assertEquals(leases.get(0).nodePath(), lease.nodePath(), "re-entered node");
+            assertEquals(leases.get(0).fencingToken(), lease.fencingToken(), "re-entered token");
+        }
+        assertEquals(1, lockNodes(), "nodes while re-entered " + leases.size() + " times");
+        for (int k = 0; k < closeOrder.size(); k++) {
+            Lease lease = leases.get(closeOrder.get(k));
+            if (closeOnAnotherThread) {
+                joinAll(List.of(start("closer", lease::close)));
+            } else {
+                lease.close();
+            }
+            assertEquals(LeaseState.RELEASED, lease.state());
+            boolean last = k == closeOrder.size() - 1;
+            assertEquals(last ? 0 : 1, lockNodes(), "nodes after close " + (k + 1) + " of " + closeOrder.size());
+            assertEquals(!last, lock.isHeldByCurrentThread(), "held after close " + (k + 1));
+        }
+        assertClean();
+    }
+
+    @Provide
+    Arbitrary<List<Integer>> closeOrders() {
+        return Arbitraries.integers().between(1, 5).flatMap(n -> {
+            List<Integer> indexes = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                indexes.add(i);
+            }
+            return Arbitraries.shuffle(indexes);
+        });
+    }
+
+    /** How a waiter gives up in {@link #abandonedRequestsLeaveNoNodeAndNoWatch}. */
+    enum Abandon { TIMEOUT, ZERO_TIMEOUT, INTERRUPT, CANCEL }
+
+    /**
+     * Hygiene: waiters that time out, are interrupted or are cancelled while the lock is held
+     * leave no node and no watch behind, and the holder keeps the lock throughout.
+     */
+    @Property(tries = 8, shrinking = ShrinkingMode.BOUNDED)
+    void abandonedRequestsLeaveNoNodeAndNoWatch(
+            @ForAll @IntRange(min = 1, max = 3) int sessions,
+            @ForAll @Size(min = 1, max = 5) List<Abandon> waiters,
+            @ForAll @IntRange(min = 1, max = 40) int timeoutMillis) throws Exception {
+        List<DistributedLock> locks = locksOnNewSessions(sessions);
+        List<Lease> holders = fillToCapacity(locks.get(0));
+        int held = lockNodes();
+        for (int i = 0; i < waiters.size(); i++) {
+            DistributedLock lock = recipe().create(clients.get(i % sessions), path);
+            switch (waiters.get(i)) {
+                case TIMEOUT -> assertEquals(Optional.empty(), lock.tryAcquire(Duration.ofMillis(timeoutMillis)));
+                case ZERO_TIMEOUT -> assertEquals(Optional.empty(), lock.tryAcquire(Duration.ZERO));
+                case INTERRUPT -> {
+                    AtomicReference<Throwable> outcome = new AtomicReference<>();
+                    Thread waiter = new Thread(() -> {
+                        try {
+                            outcome.set(new AssertionError("granted: " + lock.acquire()));
+                        } catch (Throwable e) {
+                            outcome.set(e);
+                        }
+                    }, "interrupted-waiter");
+                    waiter.start();
+                    Await.equal("waiter queued", held + 1, LONG, this::lockNodes);
+                    waiter.interrupt();
+                    waiter.join(Await.scaled(LONG).toMillis());
+                    assertInstanceOf(InterruptedException.class, outcome.get());
+                }
+                case CANCEL -> {
+                    CompletableFuture<Lease> future = lock.acquireAsync(LONG);
+                    Await.equal("async waiter queued", held + 1, LONG, this::lockNodes);
+                    assertTrue(future.cancel(true), "cancel of a waiting request");
+                }
+            }
+            Await.equal("abandoned node removed", held, LONG, this::lockNodes);
+            Await.equal("watches on the server", 0, LONG, zk.probe::watchCount);
+        }
+        assertTrue(holders.stream().allMatch(Lease::isValid), "holders still valid: " + holders);
+        holders.forEach(Lease::close);
+        assertClean();
+    }
+
+    /**
+     * A grant that races a timeout is never leaked: whichever wins, when tryAcquire returns
+     * empty the waiter has no node, and when it returns a lease the lease is valid.
+     */
+    @Property(tries = 10, shrinking = ShrinkingMode.BOUNDED)
+    void grantRacingTimeoutIsReturnedOrReleased(
+            @ForAll @IntRange(min = 0, max = 30) int releaseAfterMillis,
+            @ForAll @IntRange(min = 1, max = 30) int timeoutMillis) throws Exception {
+        List<DistributedLock> locks = locksOnNewSessions(2);
+        List<Lease> holders = fillToCapacity(locks.get(0));
+        Thread releaser = start("releaser", () -> {
+            sleep(releaseAfterMillis);
+            holders.forEach(Lease::close);
+        });
+        Optional<Lease> got = locks.get(1).tryAcquire(Duration.ofMillis(timeoutMillis));
+        joinAll(List.of(releaser));
+        if (got.isPresent()) {
+            assertTrue(got.get().isValid(), "granted lease valid");
+            assertEquals(1, lockNodes());
+            got.get().close();
+        }
+        assertClean();
+    }
+
+    /**
+     * Session expiry: a held lease turns LOST and tells its listener; the next holder's token
+     * is larger, so the fenced resource refuses the old holder; closing the lost lease is a
+     * no-op, and the old client can acquire again on its new session.
+     */
+    @Property(tries = 3, shrinking = ShrinkingMode.OFF)
+    void sessionExpiryLosesTheLeaseAndTheNextHolderFencesItOut(
+            @ForAll @IntRange(min = 0, max = 3) int waitersOnOtherSessions) throws Exception {
+        if (recipe().capacity() != 1) {
+            return;
+        }
+        List<DistributedLock> locks = locksOnNewSessions(1 + Math.max(1, waitersOnOtherSessions));
+        FencedResource resource = new FencedResource(1, true);
+        Lease old = locks.get(0).acquire();
+        List<LeaseState> told = new CopyOnWriteArrayList<>();
+        old.addListener((lease, state) -> told.add(state));
+        assertTrue(resource.enter(old.fencingToken()));
+        resource.exit(old.fencingToken());
+        List<CompletableFuture<Lease>> next = new ArrayList<>();
+        for (int i = 1; i < locks.size(); i++) {
+            next.add(locks.get(i).acquireAsync(LONG));
+        }
+        Await.equal("waiters queued", locks.size(), LONG, this::lockNodes);
+
+        Sessions.expire(clients.get(0), zk.connectString());
+
+        Lease successor = firstGranted(next);
+        assertTrue(successor.fencingToken() > old.fencingToken(), "successor token larger");
+        Await.until("the old lease is LOST", LONG, () -> old.state() == LeaseState.LOST);
+        Await.until("listener told LOST", LONG, () -> told.contains(LeaseState.LOST));
+        assertFalse(told.contains(LeaseState.RELEASED), "states told " + told);
+        assertFalse(old.isValid());
+        assertTrue(resource.enter(successor.fencingToken()));
+        resource.exit(successor.fencingToken());
+        assertFalse(resource.enter(old.fencingToken()), "stale holder refused");
+        old.close();
+        assertEquals(LeaseState.LOST, old.state());
+        successor.close();
+        while (!next.isEmpty()) {
+            firstGranted(next).close();
+        }
+        try (Lease again = locks.get(0).tryAcquire(LONG).orElseThrow()) {
+            assertTrue(again.fencingToken() > successor.fencingToken(), "token after re-acquire");
+        }
+        assertClean();
+    }
+
+    /**
+     * Session expiry while waiting: the waiter re-queues on its new session and is granted
+     * once the holder releases; it is never granted on its dead session's node.
+     */
+    @Property(tries = 2, shrinking = ShrinkingMode.OFF)
+    void waiterWhoseSessionExpiresRequeuesAndIsGranted(@ForAll boolean async) throws Exception {
+        List<DistributedLock> locks = locksOnNewSessions(2);
+        List<Lease> holders = fillToCapacity(locks.get(0));
+        CompletableFuture<Lease> waiting = async
+                ? locks.get(1).acquireAsync(LONG)
+                : CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return locks.get(1).acquire();
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+        int queued = holders.size() + 1;
+        Await.equal("waiter queued", queued, LONG, this::lockNodes);
+        long deadSession = clients.get(1).getZookeeperClient().getZooKeeper().getSessionId();
+        Sessions.expire(clients.get(1), zk.connectString());
+        Await.until("waiter re-queued on a new session", LONG, () -> {
+            try {
+                long now = clients.get(1).getZookeeperClient().getZooKeeper().getSessionId();
+                return now != deadSession && lockNodes() == queued;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        assertFalse(waiting.isDone(), "waiter granted while the holder holds");
+        holders.forEach(Lease::close);
+        try (Lease lease = waiting.get(LONG.toSeconds(), TimeUnit.SECONDS)) {
+            assertTrue(lease.isValid());
+            assertEquals(clients.get(1).getZookeeperClient().getZooKeeper().getSessionId(),
+                    clients.get(0).checkExists().forPath(lease.nodePath()).getEphemeralOwner(),
+                    "granted node owned by the waiter's live session");
+        }
+        assertClean();
+    }
+
+    // ---- helpers -------------------------------------------------------------------------------
+
+    /** One new session each, with one lock object on the try's path. */
+    List<DistributedLock> locksOnNewSessions(int sessions) {
+        List<DistributedLock> locks = new ArrayList<>();
+        for (int i = 0; i < sessions; i++) {
+            CuratorFramework client = ZkTesting.client(zk.connectString(), SESSION_TIMEOUT_MS);
+            clients.add(client);
+            locks.add(recipe().create(client, path));
+        }
+        return locks;
+    }
+
+    /** Takes every lease the recipe admits at once, from separate threads' view of one session. */
+    List<Lease> fillToCapacity(DistributedLock lock) throws Exception {
+        List<Lease> leases = new CopyOnWriteArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < recipe().capacity(); i++) {
+            threads.add(start("holder-" + i, () -> leases.add(lock.acquire())));
+        }
+        joinAll(threads);
+        assertEquals(recipe().capacity(), leases.size());
+        return leases;
+    }
+
+    /** Waits for the first of {@code pending} to be granted, removes it from the list and returns its lease. */
+    static Lease firstGranted(List<CompletableFuture<Lease>> pending) throws Exception {
+        CompletableFuture.anyOf(pending.toArray(CompletableFuture[]::new)).get(LONG.toSeconds(), TimeUnit.SECONDS);
+        for (CompletableFuture<Lease> f : pending) {
+            if (f.isDone()) {
+                pending.remove(f);
+                return f.get();
+            }
+        }
+        throw new AssertionError("no request completed");
+    }
+
+    /** Lock nodes currently in the try's directory. */
+    int lockNodes() {
+        CuratorFramework any = clients.get(0);
+        return (int) ZkTesting.children(any, path).stream().filter(n -> n.startsWith("_c_")).count();
+    }
+
+    static long sequenceOf(Lease lease) {
+        String name = lease.nodePath().substring(lease.nodePath().lastIndexOf('-') + 1);
+        return Long.parseLong(name);
+    }
+
+    /** No node of this try is left, and the server holds no watch, while the clients are open. */
+    void assertClean() {
+        assertEquals(List.of(), List.copyOf(errors));
+        CuratorFramework any = ZkTesting.client(zk.connectString(), SESSION_TIMEOUT_MS);
+        clients.add(any);
+        Await.equal("nodes left under " + path, List.of(), LONG, () -> ZkTesting.nonContainerNodes(any, path));
+        Await.equal("watches left on the server", 0, LONG, zk.probe::watchCount);
+    }
+
+    interface Body {
+        void run(int index) throws Exception;
+    }
+
+    interface Step {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code n} threads released together; fails with the first error any of them hit. */
+    void runThreads(int n, Body body) throws Exception {
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int index = i;
+            threads.add(start("worker-" + i, () -> {
+                go.await();
+                body.run(index);
+            }));
+        }
+        go.countDown();
+        joinAll(threads);
+    }
+
+    Thread start(String name, Step step) {
+        Thread t = new Thread(() -> {
+            try {
+                step.run();
+            } catch (Throwable e) {
+                errors.add(e);
+            }
+        }, name);
+        t.start();
+        return t;
+    }
+
+    void joinAll(List<Thread> threads) throws Exception {
+        long deadline = System.nanoTime() + Await.scaled(LONG).toNanos();
+        for (Thread t : threads) {
+            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            if (t.isAlive()) {
+                throw new AssertionError("thread " + t.getName() + " still running: a waiter was stranded");
+            }
+        }
+        if (!errors.isEmpty()) {
+            AssertionError failure = new AssertionError("a worker failed: " + errors.peek(), errors.peek());
+            errors.clear();
+            throw failure;
+        }
+    }
+
+    static void sleep(int millis) throws InterruptedException {
+        if (millis > 0) {
+            Thread.sleep(millis);
+        }
+    }
+}

@@ -1,0 +1,572 @@
+package io.zklock.core;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Overview.
+ *
+ * One Acquisition is one request for a lock: it owns at most one queue node at a time and
+ * completes `result` exactly once, with a lease or with the reason it gave up. It never blocks
+ * a thread: every ZooKeeper call is a background call, and every callback re-enters the state
+ * machine below under `lock`, which is only held for bookkeeping, never across a call.
+ *
+ * Repeatedly:
+ *   1. CREATING  protected ephemeral-sequential create of <dir>/_c_<uuid>-<kind>-<seq> under a
+ *                container parent; the czxid (fencing token) and ephemeralOwner come from the
+ *                create's own Stat (one exists() call only when Curator found the node again
+ *                after a connection loss and so returned no Stat).
+ *   2. LISTING   getChildren(dir); parse with LockNode, sort by sequence.
+ *                - our node missing, or owned by a session that is no longer ours (the old
+ *                  session's ephemerals can still be listed just after expiry: CURATOR-604):
+ *                  delete it and go back to 1 with a new node (re-queue);
+ *                - the driver grants: complete with a lease;
+ *                - the deadline has passed, or this was the single attempt of a zero
+ *                  timeout: give up;
+ *                - otherwise go to 3.
+ *   3. WATCHING  getData(nodeToWatch) with a fresh watcher. NoNode: back to 2 at once (a
+ *                vanished node leaves no watch). Otherwise wait; the watch event goes to 2.
+ *
+ * A call that fails on the connection goes to BACKOFF and is issued again after a short delay
+ * or as soon as the SessionMonitor reports the connection back, whichever comes first; the
+ * monitor also kicks every waiter on reconnection and session loss, since a new session has
+ * none of the old watches. Each call carries a step number and a callback of an older step
+ * only does bookkeeping, so kicks and events never run two loops at once.
+ *
+ * Giving up (deadline, interrupt, cancel, unrecoverable error) deletes our node with a delete
+ * that is retried until it succeeds, and removes every watch the server confirmed to us (a
+ * watch whose getData is still in flight is removed when its reply arrives: the client refuses
+ * to remove a watch it has not registered yet). While connected, `result` completes only after
+ * those calls answered, so a caller who sees the timeout sees no node of ours; while
+ * disconnected it completes at once and the retried delete finishes the job. A grant that
+ * races the give-up is decided under `lock`: exactly one of them wins.
+ */
+final class Acquisition {
+    private static final Logger LOG = LoggerFactory.getLogger(Acquisition.class);
+    private static final long MAX_BACKOFF_MS = 1_000;
+    private static final long CLEANUP_WAIT_MS = 5_000;
+
+    private enum Phase { CREATING, LISTING, WATCHING, BACKOFF, DONE }
+
+    private final LockEngine engine;
+    private final CuratorFramework client;
+    private final SessionMonitor monitor;
+    private final long deadline;          // System.nanoTime() based; ignored when unbounded
+    private final boolean unbounded;
+    private final boolean singleAttempt;
+    private final byte[] ownerData;
+    private final ReentrantLock lock = new ReentrantLock();
+
+    /** Completed on a ZooKeeper thread with a {@link ZkLease}, or exceptionally. */
+    final CompletableFuture<ZkLease> result = new CompletableFuture<>();
+
+    // guarded by lock
+    private Phase phase = Phase.CREATING;
+    private boolean createInFlight;
+    private int step;
+    private String ourPath;
+    private LockNode ourNode;
+    private long czxid;
+    private long ephemeralOwner;
+    private final Map<Integer, String> confirmedWatches = new HashMap<>();   // step -> watched path
+    private final List<CompletableFuture<Void>> cleanups = new ArrayList<>();
+    private int watchSetsInFlight;
+    private ScheduledFuture<?> timer;
+    private ScheduledFuture<?> retry;
+    private Supplier<Runnable> retryAction;
+    private long backoffMs;
+    private Throwable giveUpReason;
+
+    Acquisition(LockEngine engine, long timeoutNanos) {
+        this.engine = engine;
+        this.client = engine.client();
+        this.monitor = engine.monitor();
+        this.unbounded = timeoutNanos < 0;
+        this.singleAttempt = timeoutNanos == 0;
+        this.deadline = unbounded ? 0 : System.nanoTime() + timeoutNanos;
+        this.ownerData = OwnerInfo.current().toBytes();
+    }
+
+    /** Starts the request; returns at once. */
+    Acquisition start() {
+        monitor.waiting.add(this);
+        Runnable after;
+        lock.lock();
+        try {
+            if (!unbounded && !singleAttempt) {
+                long remaining = deadline - System.nanoTime();
+                timer = Threads.TIMER.schedule(this::timeout, Math.max(0, remaining), TimeUnit.NANOSECONDS);
+            }
+            after = create();
+        } finally {
+            lock.unlock();
+        }
+        run(after);
+        return this;
+    }
+
+    // ---- 1. create ----------------------------------------------------------------------
+
+    private Runnable create() {
+        phase = Phase.CREATING;
+        createInFlight = true;
+        ourPath = null;
+        ourNode = null;
+        czxid = 0;
+        ephemeralOwner = 0;
+        Stat stat = new Stat();
+        try {
+            client.create()
+                    .storingStatIn(stat)
+                    .creatingParentContainersIfNeeded()
+                    .withProtection()
+                    .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                    .inBackground((c, event) -> created(event, stat))
+                    .forPath(engine.path() + "/" + engine.kind() + "-", ownerData);
+            return null;
+        } catch (Exception e) {
+            createInFlight = false;
+            return giveUpLocked(refused("create under " + engine.path(), e));
+        }
+    }
+
+    private void created(CuratorEvent event, Stat stat) {
+        KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
+        String path = event.getName();
+        Runnable after = null;
+        lock.lock();
+        try {
+            createInFlight = false;
+            if (rc == KeeperException.Code.OK) {
+                if (phase == Phase.DONE) {
+                    after = cleanup(path);       // gave up while the create was in flight
+                } else {
+                    ourPath = path;
+                    ourNode = LockNode.parse(path.substring(path.lastIndexOf('/') + 1)).orElse(null);
+                    if (ourNode == null) {
+                        after = giveUpLocked(new LockException("created node " + path + " has an unexpected name"));
+                    } else if (event.getStat() != null || stat.getCzxid() != 0) {
+                        recordStat(event.getStat() != null ? event.getStat() : stat);
+                        after = list();
+                    } else {
+                        after = fetchStat();     // found again after a connection loss: no Stat came back
+                    }
+                }
+            } else if (phase != Phase.DONE) {
+                after = failedCall(rc, "create under " + engine.path(), this::create);
+            } else {
+                after = this::completeGiveUp;
+            }
+        } finally {
+            lock.unlock();
+        }
+        run(after);
+    }
+
+    private Runnable fetchStat() {
+        phase = Phase.CREATING;
+        int s = ++step;
+        try {
+            client.checkExists().inBackground((c, event) -> statFetched(event, s)).forPath(ourPath);
+            return null;
+        } catch (Exception e) {
+            return giveUpLocked(refused("read of " + ourPath, e));
+        }
+    }
+
+    private void statFetched(CuratorEvent event, int s) {
+        KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
+        Runnable after = null;
+        lock.lock();
+        try {
+            if (phase == Phase.DONE || s != step) {
+                return;
+            }
+            if (rc == KeeperException.Code.OK && event.getStat() != null) {
+                recordStat(event.getStat());
+                after = list();
+            } else if (rc == KeeperException.Code.OK || rc == KeeperException.Code.NONODE) {
+                after = requeue("node " + ourPath + " vanished before it was read");
+            } else {
+                after = failedCall(rc, "read of " + ourPath, this::fetchStat);
+            }
+        } finally {
+            lock.unlock();
+        }
+        run(after);
+    }
+
+    private void recordStat(Stat stat) {
+        czxid = stat.getCzxid();
+        ephemeralOwner = stat.getEphemeralOwner();
+    }
+
+    // ---- 2. list and decide ------------------------------------------------------------
+
+    private Runnable list() {
+        phase = Phase.LISTING;
+        int s = ++step;
+        try {
+            client.getChildren().inBackground((c, event) -> listed(event, s)).forPath(engine.path());
+            return null;
+        } catch (Exception e) {
+            return giveUpLocked(refused("list of " + engine.path(), e));
+        }
+    }
+
+    private void listed(CuratorEvent event, int s) {
+        KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
+        Runnable after = null;
+        lock.lock();
+        try {
+            if (phase == Phase.DONE || s != step) {
+                return;
+            }
+            after = decide(rc, event.getChildren());
+        } finally {
+            lock.unlock();
+        }
+        run(after);
+    }
+
+    private Runnable decide(KeeperException.Code rc, List<String> children) {
+        if (rc == KeeperException.Code.NONODE) {
+            return requeue("lock directory " + engine.path() + " vanished");
+        }
+        if (rc != KeeperException.Code.OK) {
+            return failedCall(rc, "list of " + engine.path(), this::list);
+        }
+        backoffMs = 0;
+        List<LockNode> sorted = LockEngine.parseSorted(children);
+        if (!sorted.contains(ourNode)) {
+            return requeue("node " + ourPath + " is gone (session expired or deleted by someone else)");
+        }
+        long session = monitor.sessionId();
+        if (session == 0) {
+            return failedCall(KeeperException.Code.CONNECTIONLOSS, "list of " + engine.path(), this::list);
+        }
+        if (session != ephemeralOwner) {
+            return requeue("node " + ourPath + " belongs to ended session 0x" + Long.toHexString(ephemeralOwner));
+        }
+        Decision decision = engine.driver().decide(sorted, ourNode, engine.maxLeases());
+        if (decision.getsTheLock()) {
+            return grant();
+        }
+        if (singleAttempt || (!unbounded && deadline - System.nanoTime() <= 0)) {
+            return giveUpLocked(timedOut());
+        }
+        return watch(decision.pathToWatch(engine.path()));
+    }
+
+    private Runnable requeue(String why) {
+        LOG.info("re-queueing on {}: {}", engine.path(), why);
+        if (ourPath != null) {
+            engine.deleteGuaranteed(ourPath);
+        }
+        removeConfirmedWatches();
+        return create();
+    }
+
+    // ---- 3. watch and wait -------------------------------------------------------------
+
+    private Runnable watch(String path) {
+        phase = Phase.WATCHING;
+        int s = ++step;
+        Watcher watcher = event -> watchEvent(event, s);
+        Exception[] refused = new Exception[1];
+        monitor.watchIssued(path, () -> {
+            try {
+                client.getData().usingWatcher(watcher)
+                        .inBackground((c, event) -> watchSet(event, path, s)).forPath(path);
+            } catch (Exception e) {
+                refused[0] = e;
+            }
+        });
+        if (refused[0] != null) {
+            monitor.watchEnded(path, false, engine);
+            return giveUpLocked(refused("watch of " + path, refused[0]));
+        }
+        watchSetsInFlight++;
+        return null;
+    }
+
+    private void watchSet(CuratorEvent event, String path, int s) {
+        KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
+        Runnable after = null;
+        lock.lock();
+        try {
+            watchSetsInFlight--;
+            if (rc == KeeperException.Code.NONODE) {
+                monitor.watchEnded(path, false, engine);           // no watch was left
+            }
+            if (rc == KeeperException.Code.OK) {
+                if (phase == Phase.DONE) {
+                    cleanups.add(monitor.watchEnded(path, true, engine));   // gave up while it was in flight
+                    if (watchSetsInFlight == 0) {
+                        after = this::completeAfterCleanups;
+                    }
+                    return;
+                }
+                confirmedWatches.put(s, path);
+            }
+            if (phase == Phase.DONE) {
+                if (watchSetsInFlight == 0) {
+                    after = this::completeAfterCleanups;
+                }
+                return;
+            }
+            if (s != step) {
+                return;
+            }
+            if (rc == KeeperException.Code.NONODE) {
+                after = list();
+            } else if (rc != KeeperException.Code.OK) {
+                after = failedCall(rc, "watch of " + path, this::list);
+            }
+            // OK: the watch is set; watchEvent takes it from here
+        } finally {
+            lock.unlock();
+        }
+        run(after);
+    }
+
+    private void watchEvent(WatchedEvent event, int s) {
+        Watcher.Event.EventType type = event.getType();
+        if (type == Watcher.Event.EventType.None
+                || type == Watcher.Event.EventType.DataWatchRemoved
+                || type == Watcher.Event.EventType.ChildWatchRemoved) {
+            return;                            // connection news: the SessionMonitor kicks us
+        }
+        Runnable after = null;
+        lock.lock();
+        try {
+            String path = confirmedWatches.remove(s);
+            if (path != null) {
+                monitor.watchEnded(path, false, engine);           // a fired watch is gone from the server
+            }
+            if (phase == Phase.WATCHING && s == step) {
+                after = list();
+            }
+        } finally {
+            lock.unlock();
+        }
+        run(after);
+    }
+
+    /** The connection came back or the session was lost: look again. */
+    void kick() {
+        Runnable after = null;
+        lock.lock();
+        try {
+            switch (phase) {
+                case LISTING, WATCHING -> after = list();
+                case BACKOFF -> after = retryNow();
+                case CREATING, DONE -> { }
+            }
+        } finally {
+            lock.unlock();
+        }
+        run(after);
+    }
+
+    // ---- connection trouble --------------------------------------------------------------
+
+    /** A call failed: back off and retry if the error is one of the connection's, else give up. */
+    private Runnable failedCall(KeeperException.Code rc, String what, Supplier<Runnable> again) {
+        boolean connectionTrouble = rc == KeeperException.Code.CONNECTIONLOSS
+                || rc == KeeperException.Code.SESSIONEXPIRED
+                || rc == KeeperException.Code.SESSIONMOVED
+                || rc == KeeperException.Code.OPERATIONTIMEOUT
+                || rc == KeeperException.Code.REQUESTTIMEOUT;
+        if (!connectionTrouble || clientClosed()) {
+            String why = clientClosed() ? what + " failed: the CuratorFramework client is closed" : what + " failed";
+            return giveUpLocked(new LockException(why, KeeperException.create(rc)));
+        }
+        if (singleAttempt) {
+            return giveUpLocked(timedOut());   // one attempt, and it could not reach ZooKeeper
+        }
+        LOG.debug("{} failed with {}; retrying", what, rc);
+        phase = Phase.BACKOFF;
+        backoffMs = Math.min(MAX_BACKOFF_MS, Math.max(10, backoffMs * 2));
+        retryAction = again;
+        retry = Threads.TIMER.schedule(this::retryFromTimer, backoffMs, TimeUnit.MILLISECONDS);
+        return null;
+    }
+
+    private void retryFromTimer() {
+        Runnable after = null;
+        lock.lock();
+        try {
+            if (phase == Phase.BACKOFF) {
+                after = retryNow();
+            }
+        } finally {
+            lock.unlock();
+        }
+        run(after);
+    }
+
+    /** Issues the pending retry; its calls are issued under the lock, as every call is. */
+    private Runnable retryNow() {
+        if (retry != null) {
+            retry.cancel(false);
+            retry = null;
+        }
+        Supplier<Runnable> action = retryAction;
+        retryAction = null;
+        return action == null ? null : action.get();
+    }
+
+    private boolean clientClosed() {
+        return monitor.isClosed() || client.getState() == CuratorFrameworkState.STOPPED;
+    }
+
+    // ---- endings ---------------------------------------------------------------------------
+
+    private Runnable grant() {
+        if (clientClosed()) {
+            return giveUpLocked(new LockException("the CuratorFramework client of lock " + engine.path() + " was closed"));
+        }
+        phase = Phase.DONE;
+        cancelTimers();
+        monitor.waiting.remove(this);
+        removeConfirmedWatches();
+        ZkLease lease = new ZkLease(engine, ourPath, czxid, ephemeralOwner);
+        monitor.held.add(lease);
+        if (clientClosed()) {
+            lease.lose();                      // closed just now: the monitor may have missed it
+        }
+        return () -> {
+            if (!result.complete(lease)) {
+                lease.release();               // lost the race with a give-up: release, never leak
+            }
+        };
+    }
+
+    private void timeout() {
+        giveUp(timedOut());
+    }
+
+    private TimeoutException timedOut() {
+        return new TimeoutException("timed out waiting for lock " + engine.path());
+    }
+
+    private LockException refused(String what, Exception e) {
+        String why = clientClosed() ? "the CuratorFramework client is closed" : e.toString();
+        return new LockException(what + " failed: " + why, e);
+    }
+
+    /** Fails the request (client closed, unrecoverable error). */
+    void fail(Throwable reason) {
+        giveUp(reason);
+    }
+
+    /**
+     * Withdraws the request: deletes its node and watches, then completes the result with
+     * {@code reason}. Returns false if it had already ended (granted or given up).
+     */
+    boolean giveUp(Throwable reason) {
+        Runnable after;
+        lock.lock();
+        try {
+            if (phase == Phase.DONE) {
+                return false;
+            }
+            after = giveUpLocked(reason);
+        } finally {
+            lock.unlock();
+        }
+        run(after);
+        return true;
+    }
+
+    private Runnable giveUpLocked(Throwable reason) {
+        if (phase == Phase.DONE) {
+            return null;
+        }
+        phase = Phase.DONE;
+        giveUpReason = reason;
+        cancelTimers();
+        monitor.waiting.remove(this);
+        boolean connected = client.getZookeeperClient().isConnected();
+        if (!connected || clientClosed()) {
+            // nothing to wait for: the delete is retried on reconnection, the node is ephemeral
+            Runnable cleanup = createInFlight ? null : cleanup(ourPath);
+            return () -> {
+                run(cleanup);
+                completeGiveUp();
+            };
+        }
+        Threads.TIMER.schedule(this::completeGiveUp, CLEANUP_WAIT_MS, TimeUnit.MILLISECONDS);
+        if (createInFlight) {
+            return null;                       // created() deletes the node when the create returns
+        }
+        return cleanup(ourPath);
+    }
+
+    /** Deletes our node (if any) and our confirmed watches, then completes the give-up. */
+    private Runnable cleanup(String node) {
+        if (node != null) {
+            cleanups.add(engine.deleteGuaranteed(node));
+        }
+        removeConfirmedWatches();
+        ourPath = null;
+        return watchSetsInFlight == 0 ? this::completeAfterCleanups : null;
+    }
+
+    private void completeAfterCleanups() {
+        List<CompletableFuture<Void>> pending;
+        lock.lock();
+        try {
+            pending = List.copyOf(cleanups);
+        } finally {
+            lock.unlock();
+        }
+        CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> completeGiveUp());
+    }
+
+    private void completeGiveUp() {
+        result.completeExceptionally(giveUpReason);
+    }
+
+    private void removeConfirmedWatches() {
+        confirmedWatches.values().forEach(path -> cleanups.add(monitor.watchEnded(path, true, engine)));
+        confirmedWatches.clear();
+    }
+
+    private void cancelTimers() {
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+        if (retry != null) {
+            retry.cancel(false);
+            retry = null;
+        }
+    }
+
+    private static void run(Runnable after) {
+        if (after != null) {
+            after.run();
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package io.zklock.core;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * A lock on one ZooKeeper path, shared by every client that names the same path.
+ *
+ * <p>Every grant is a {@link Lease}: the caller closes it to release, may read its
+ * {@linkplain Lease#fencingToken() fencing token} to guard the resource it protects, and is
+ * told through {@link Lease#addListener} when the lease is suspended or lost with the
+ * ZooKeeper session.
+ *
+ * <p><b>Fairness.</b> Waiters are granted in the order their nodes were created, which is the
+ * order in which their requests reached the ZooKeeper leader. Nothing is promised about the
+ * order of two requests that were issued concurrently.
+ *
+ * <p><b>Memory consistency.</b> Actions in a thread before it closes a lease
+ * <i>happen-before</i> actions that follow a successful acquisition of the same lock by a
+ * thread of the same JVM. Across JVMs the only ordering is the one ZooKeeper gives; use the
+ * fencing token where that matters.
+ */
+public interface DistributedLock {
+
+    /** The ZooKeeper path of this lock, exactly as given to the constructor. */
+    String path();
+
+    /**
+     * Acquires the lock, waiting as long as it takes.
+     *
+     * <p>One of these things happens:
+     * <ul>
+     *   <li>the lock is granted and a {@code HELD} lease is returned;</li>
+     *   <li>the calling thread is interrupted: its queue node is deleted and
+     *       {@link InterruptedException} is thrown;</li>
+     *   <li>ZooKeeper refuses the request for a reason that retrying cannot fix (no
+     *       authorisation, client closed): {@link LockException} is thrown and no node is
+     *       left behind.</li>
+     * </ul>
+     * Connection loss while waiting is ridden out; session expiry while waiting queues the
+     * request again at the back of the queue of the new session.
+     *
+     * @return the lease, to be closed by the caller
+     * @throws InterruptedException if the thread is interrupted on entry or while waiting
+     */
+    Lease acquire() throws InterruptedException;
+
+    /**
+     * Acquires the lock if it is granted within {@code timeout}.
+     *
+     * <p>One of these things happens:
+     * <ul>
+     *   <li>the lock is granted within the timeout: the lease is returned;</li>
+     *   <li>the timeout elapses: the queue node is deleted and an empty optional is returned;
+     *       with {@link Duration#ZERO} exactly one attempt is made;</li>
+     *   <li>the calling thread is interrupted: the node is deleted and
+     *       {@link InterruptedException} is thrown;</li>
+     *   <li>ZooKeeper refuses the request: {@link LockException}.</li>
+     * </ul>
+     * A grant that arrives just as the timeout elapses is released, never leaked.
+     *
+     * @param timeout how long to wait; {@code ZERO} means one attempt
+     * @throws IllegalArgumentException if the timeout is null or negative
+     */
+    Optional<Lease> tryAcquire(Duration timeout) throws InterruptedException;
+
+    /**
+     * Starts an acquisition without blocking the caller.
+     *
+     * <p>The future completes with the lease, or exceptionally with
+     * {@link java.util.concurrent.TimeoutException} when {@code timeout} elapses, or with
+     * {@link LockException}. {@code cancel()} withdraws the request and deletes its node; a
+     * grant that races the cancellation is released. An asynchronous acquisition never
+     * re-enters a lock held by the calling thread, and its lease is bound to no thread.
+     *
+     * @param timeout how long to wait; {@code ZERO} means one attempt
+     * @throws IllegalArgumentException if the timeout is null or negative
+     */
+    CompletableFuture<Lease> acquireAsync(Duration timeout);
+
+    /** Whether the current thread holds this lock through a blocking acquisition that is still valid. */
+    boolean isHeldByCurrentThread();
+
+    /**
+     * A {@link Lock} view of this lock for code written against {@code java.util.concurrent}:
+     * {@code unlock()} releases the most recent acquisition by the calling thread.
+     * {@code newCondition()} is unsupported. The same view is returned on every call.
+     */
+    Lock asLock();
+}

@@ -1,0 +1,50 @@
+package io.zklock.core;
+
+/**
+ * One grant of a {@link DistributedLock}, carried by one ZooKeeper node.
+ *
+ * <p>A lease starts {@link LeaseState#HELD}. While its session is disconnected it is
+ * {@link LeaseState#SUSPENDED}: the node may still exist, but the holder cannot know. It
+ * returns to {@code HELD} when the same session reconnects, and becomes
+ * {@link LeaseState#LOST} when the session expires, after which another client may hold the
+ * lock. {@link #close()} makes it {@link LeaseState#RELEASED}. {@code LOST} and
+ * {@code RELEASED} are final.
+ *
+ * <p>Protect a shared resource with the {@linkplain #fencingToken() fencing token}, not with
+ * {@link #isValid()} alone: a process that pauses for longer than its session timeout still
+ * believes it holds the lease until it hears otherwise.
+ */
+public interface Lease extends AutoCloseable {
+
+    /** Full path of the ZooKeeper node that carries this lease. */
+    String nodePath();
+
+    /**
+     * The czxid of the lease's node: strictly increasing across successive exclusive holders
+     * of the same lock, so a resource that rejects a token lower than the last one it
+     * accepted rejects a holder whose lease was lost.
+     */
+    long fencingToken();
+
+    /** The current state. */
+    LeaseState state();
+
+    /** {@code state() == HELD}. */
+    boolean isValid();
+
+    /**
+     * Registers a listener told of every state change after the grant. Listeners run on a
+     * ZooKeeper event thread and must not block; an exception a listener throws is logged
+     * and ignored. A listener added to a lease in a final state is never called.
+     */
+    void addListener(LeaseListener listener);
+
+    /**
+     * Releases the lease: its node is deleted (the last close of a re-entered lease deletes
+     * it). Idempotent, callable from any thread, and a no-op on a {@code LOST} lease. If the
+     * delete cannot reach ZooKeeper it is retried in the background until it succeeds or the
+     * session ends; the lease keeps its state until then.
+     */
+    @Override
+    void close();
+}

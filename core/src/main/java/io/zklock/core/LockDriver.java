@@ -1,0 +1,45 @@
+package io.zklock.core;
+
+import java.util.List;
+
+/**
+ * The pure decision a recipe adds to the engine: given the lock directory's children in queue
+ * order, one of them ours, does our node hold the lock, and if not, which node's deletion must
+ * we wait for. A driver takes no client and does no I/O.
+ *
+ * <p>Every driver must be <b>monotone</b>: removing nodes that precede ours never turns a
+ * grant into a wait. The engine relies on this when it decides on a superset of the children.
+ */
+@FunctionalInterface
+public interface LockDriver {
+
+    /**
+     * @param sorted the parsed children, sorted by {@link LockNode#QUEUE_ORDER}; contains {@code ours}
+     * @param ours the node being decided
+     * @param maxLeases how many holders the recipe admits at once (1 for exclusive locks)
+     * @return the decision for {@code ours}
+     */
+    Decision decide(List<LockNode> sorted, LockNode ours, int maxLeases);
+
+    /**
+     * The exclusive driver of mutexes and write locks: granted at the head of the queue,
+     * otherwise watch the immediate predecessor, so each release wakes exactly one waiter.
+     */
+    LockDriver EXCLUSIVE = (sorted, ours, maxLeases) -> {
+        int index = indexOf(sorted, ours);
+        return index == 0 ? Decision.granted() : Decision.watch(sorted.get(index - 1));
+    };
+
+    /**
+     * Position of {@code ours} in {@code sorted}.
+     *
+     * @throws IllegalArgumentException if it is not there
+     */
+    static int indexOf(List<LockNode> sorted, LockNode ours) {
+        int index = sorted.indexOf(ours);
+        if (index < 0) {
+            throw new IllegalArgumentException("node " + ours.name() + " is not among the children");
+        }
+        return index;
+    }
+}

@@ -1,0 +1,271 @@
+package io.zklock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The queueing engine every recipe runs on: one lock directory, one node kind, one
+ * {@link LockDriver}. Recipes are thin classes over an engine; the algorithm is stated at the
+ * top of {@code Acquisition}.
+ *
+ * <p>This class is the SPI between {@code core} and the recipe modules; applications use the
+ * recipes.
+ */
+public final class LockEngine {
+    private static final Logger LOG = LoggerFactory.getLogger(LockEngine.class);
+    private static final long GIVE_UP_WAIT_MS = 10_000;
+
+    private final CuratorFramework client;
+    private final String path;
+    private final String kind;
+    private final LockDriver driver;
+    private final int maxLeases;
+    private final SessionMonitor monitor;
+
+    /**
+     * @param client a Curator client; it may be shared by many locks
+     * @param path the lock directory
+     * @param kind the kind written into this engine's node names
+     * @param driver decides grants
+     * @param maxLeases holders admitted at once
+     * @throws IllegalArgumentException naming the bad argument
+     */
+    public LockEngine(CuratorFramework client, String path, String kind, LockDriver driver, int maxLeases) {
+        if (client == null) {
+            throw new IllegalArgumentException("client is null");
+        }
+        if (driver == null) {
+            throw new IllegalArgumentException("driver is null");
+        }
+        if (maxLeases < 1) {
+            throw new IllegalArgumentException("maxLeases must be at least 1, was " + maxLeases);
+        }
+        this.client = client;
+        this.path = LockPaths.validate(path);
+        this.kind = LockNode.checkKind(kind);
+        this.driver = driver;
+        this.maxLeases = maxLeases;
+        this.monitor = SessionMonitor.of(client);
+    }
+
+    public CuratorFramework client() {
+        return client;
+    }
+
+    public String path() {
+        return path;
+    }
+
+    public String kind() {
+        return kind;
+    }
+
+    public LockDriver driver() {
+        return driver;
+    }
+
+    public int maxLeases() {
+        return maxLeases;
+    }
+
+    SessionMonitor monitor() {
+        return monitor;
+    }
+
+    /** See {@link DistributedLock#acquire()}; never re-enters. */
+    public Lease acquire() throws InterruptedException {
+        return await(start(-1)).orElseThrow(() -> new IllegalStateException("unbounded acquisition timed out"));
+    }
+
+    /** See {@link DistributedLock#tryAcquire(Duration)}; never re-enters. */
+    public Optional<Lease> tryAcquire(Duration timeout) throws InterruptedException {
+        return await(start(timeoutNanos(timeout)));
+    }
+
+    /** See {@link DistributedLock#acquireAsync(Duration)}. */
+    public CompletableFuture<Lease> acquireAsync(Duration timeout) {
+        Acquisition acquisition = start(timeoutNanos(timeout));
+        CompletableFuture<Lease> user = new CompletableFuture<>();
+        acquisition.result.whenCompleteAsync((lease, error) -> {
+            if (lease == null) {
+                user.completeExceptionally(error);
+            } else if (!user.complete(lease)) {
+                lease.release();               // cancelled while the grant was on its way
+            }
+        }, Threads.COMPLETION);
+        user.whenComplete((lease, error) -> {
+            if (error != null) {
+                acquisition.giveUp(new Withdrawn("cancelled"));   // no-op unless the user ended it early
+            }
+        });
+        return user;
+    }
+
+    private Acquisition start(long timeoutNanos) {
+        CuratorFrameworkState state = client.getState();
+        if (state != CuratorFrameworkState.STARTED) {
+            throw new IllegalStateException("the CuratorFramework client of lock " + path + " is " + state
+                    + "; start it before acquiring");
+        }
+        return new Acquisition(this, timeoutNanos).start();
+    }
+
+    private Optional<Lease> await(Acquisition acquisition) throws InterruptedException {
+        try {
+            return Optional.of(acquisition.result.get());
+        } catch (InterruptedException e) {
+            if (!acquisition.giveUp(new Withdrawn("interrupted"))) {
+                acquisition.result.thenAccept(ZkLease::release);     // granted as we were interrupted
+            }
+            awaitQuietly(acquisition.result);                        // its node is gone when we throw
+            throw e;
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof TimeoutException) {
+                return Optional.empty();
+            }
+            throw new LockException("acquisition of lock " + path + " failed: " + cause.getMessage(), cause);
+        }
+    }
+
+    /** Waits, ignoring interrupts, for a withdrawn request's cleanup; the caller re-throws the interrupt. */
+    private static void awaitQuietly(CompletableFuture<?> future) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(GIVE_UP_WAIT_MS);
+        while (true) {
+            try {
+                future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                return;
+            } catch (InterruptedException e) {
+                // keep waiting: the caller throws InterruptedException once the node is gone
+            } catch (ExecutionException | TimeoutException | CancellationException e) {
+                return;                        // the withdrawal itself is the outcome waited for
+            }
+        }
+    }
+
+    /** Why a request was withdrawn by its caller (interrupt or cancel). */
+    static final class Withdrawn extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Withdrawn(String why) {
+            super(why, null, false, false);
+        }
+    }
+
+    /**
+     * Converts a user's timeout: negative nanos means unbounded (a timeout too large for a
+     * long of nanoseconds), 0 one attempt.
+     */
+    static long timeoutNanos(Duration timeout) {
+        if (timeout == null) {
+            throw new IllegalArgumentException("timeout is null");
+        }
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout is negative: " + timeout);
+        }
+        try {
+            return timeout.toNanos();
+        } catch (ArithmeticException e) {
+            return -1;
+        }
+    }
+
+    /** The children of the lock directory that are lock nodes, in queue order; foreign names dropped. */
+    public static List<LockNode> parseSorted(List<String> children) {
+        List<LockNode> nodes = new ArrayList<>(children.size());
+        for (String child : children) {
+            LockNode.parse(child).ifPresent(nodes::add);
+        }
+        nodes.sort(LockNode.QUEUE_ORDER);
+        return nodes;
+    }
+
+    /**
+     * Deletes a node of ours, retrying through connection loss (the node's name carries a
+     * uuid, so a late retry can never hit another client's node). Completes after the first
+     * attempt.
+     */
+    CompletableFuture<Void> deleteGuaranteed(String node) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            client.delete().guaranteed().inBackground((c, event) -> done.complete(null)).forPath(node);
+        } catch (Exception e) {
+            LOG.warn("could not delete {}", node, e);
+            done.complete(null);
+        }
+        return done;
+    }
+
+    /**
+     * Removes this session's data watch on {@code watched} from the server (see
+     * SessionMonitor.watchEnded for when that is safe); completes after the attempt.
+     */
+    CompletableFuture<Void> removeAllWatches(String watched) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            client.watchers().removeAll().ofType(Watcher.WatcherType.Data)
+                    .inBackground((c, event) -> done.complete(null)).forPath(watched);
+        } catch (Exception e) {
+            LOG.debug("could not remove the watch on {}", watched, e);
+            done.complete(null);
+        }
+        return done;
+    }
+
+    /**
+     * Who holds and who waits on this lock now, in queue order, as this engine's driver
+     * judges it. Foreign children are left out. Reads the directory with one call per node.
+     *
+     * @throws LockException if ZooKeeper cannot be read
+     */
+    public List<Participant> participants() {
+        try {
+            List<String> children;
+            try {
+                children = client.getChildren().forPath(path);
+            } catch (KeeperException.NoNodeException e) {
+                return List.of();
+            }
+            List<LockNode> sorted = parseSorted(children);
+            List<Participant> result = new ArrayList<>(sorted.size());
+            for (LockNode node : sorted) {
+                String nodePath = path + "/" + node.name();
+                byte[] data;
+                try {
+                    data = client.getData().forPath(nodePath);
+                } catch (KeeperException.NoNodeException e) {
+                    continue;
+                }
+                boolean holding = driver.decide(sorted, node, maxLeases).getsTheLock();
+                result.add(new Participant(nodePath, node.kind(), node.sequence(), OwnerInfo.parse(data), holding));
+            }
+            return result;
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            throw new LockException("could not read lock directory " + path, e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LockEngine[" + path + ", " + kind + ", maxLeases " + maxLeases + "]";
+    }
+}

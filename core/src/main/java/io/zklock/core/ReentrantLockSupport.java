@@ -1,0 +1,197 @@
+package io.zklock.core;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Lock;
+
+/*
+ * Overview.
+ *
+ * Per-thread re-entry on top of an engine. The first blocking acquisition by a thread takes a
+ * node from the engine and records a Hold {base lease, count} under the thread's owner id (its
+ * thread id; no Thread object is retained. HotSpot never reuses thread ids, and a stale entry
+ * could only be found by a new thread if its base lease were still open, which the owner
+ * thread would have had to leak). A further blocking
+ * acquisition by the same thread, while the base lease is neither LOST nor RELEASED, only
+ * increments the count and returns a new view of the same node. Each view closes once; the
+ * close that brings the count to zero releases the base lease. Views may be closed on any
+ * thread, because a view points at its Hold, not at the thread.
+ *
+ * The count only ever rises from a positive value (CAS loop), so a re-entry that races the
+ * last close of another view takes a fresh node instead of reviving a released one.
+ */
+/**
+ * A reentrant {@link DistributedLock} over a {@link LockEngine}: the shared implementation of
+ * the reentrant recipes. Blocking acquisitions re-enter; {@link #acquireAsync} never does.
+ */
+public final class ReentrantLockSupport implements DistributedLock {
+    private final LockEngine engine;
+    private final Map<Long, Hold> holds = new ConcurrentHashMap<>();
+    private final Lock view = new JucLockView(this);
+
+    public ReentrantLockSupport(LockEngine engine) {
+        if (engine == null) {
+            throw new IllegalArgumentException("engine is null");
+        }
+        this.engine = engine;
+    }
+
+    public LockEngine engine() {
+        return engine;
+    }
+
+    @Override
+    public String path() {
+        return engine.path();
+    }
+
+    @Override
+    public Lease acquire() throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        Lease again = reenter();
+        return again != null ? again : hold(engine.acquire());
+    }
+
+    @Override
+    public Optional<Lease> tryAcquire(Duration timeout) throws InterruptedException {
+        LockEngine.timeoutNanos(timeout);
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        Lease again = reenter();
+        return again != null ? Optional.of(again) : engine.tryAcquire(timeout).map(this::hold);
+    }
+
+    @Override
+    public CompletableFuture<Lease> acquireAsync(Duration timeout) {
+        return engine.acquireAsync(timeout);
+    }
+
+    @Override
+    public boolean isHeldByCurrentThread() {
+        Hold hold = holds.get(owner());
+        return hold != null && hold.count.get() > 0 && hold.base.state() == LeaseState.HELD;
+    }
+
+    /** The current thread's hold count: 0 when it does not hold the lock. */
+    public int holdCount() {
+        Hold hold = holds.get(owner());
+        return hold == null || ZkLease.isFinal(hold.base.state()) ? 0 : Math.max(0, hold.count.get());
+    }
+
+    @Override
+    public Lock asLock() {
+        return view;
+    }
+
+    private Lease reenter() {
+        Long owner = owner();
+        Hold hold = holds.get(owner);
+        if (hold == null) {
+            return null;
+        }
+        if (ZkLease.isFinal(hold.base.state())) {
+            holds.remove(owner, hold);
+            return null;
+        }
+        int n;
+        do {
+            n = hold.count.get();
+            if (n <= 0) {
+                return null;
+            }
+        } while (!hold.count.compareAndSet(n, n + 1));
+        return new HoldLease(hold);
+    }
+
+    private Lease hold(Lease base) {
+        Hold hold = new Hold(owner(), base);
+        holds.put(hold.owner, hold);
+        return new HoldLease(hold);
+    }
+
+    @SuppressWarnings("deprecation")           // Thread.threadId() is JDK 19+; getId() is the same number
+    private static Long owner() {
+        return Thread.currentThread().getId();
+    }
+
+    private final class Hold {
+        final Long owner;
+        final Lease base;
+        final AtomicInteger count = new AtomicInteger(1);
+
+        Hold(Long owner, Lease base) {
+            this.owner = owner;
+            this.base = base;
+        }
+
+        void closeOne() {
+            if (count.decrementAndGet() == 0) {
+                holds.remove(owner, this);
+                base.close();
+            }
+        }
+    }
+
+    /** One acquisition's view of a shared node. */
+    private static final class HoldLease implements Lease {
+        private final Hold hold;
+        private final AtomicBoolean closed = new AtomicBoolean();
+
+        HoldLease(Hold hold) {
+            this.hold = hold;
+        }
+
+        @Override
+        public String nodePath() {
+            return hold.base.nodePath();
+        }
+
+        @Override
+        public long fencingToken() {
+            return hold.base.fencingToken();
+        }
+
+        @Override
+        public LeaseState state() {
+            LeaseState base = hold.base.state();
+            return closed.get() && base != LeaseState.LOST ? LeaseState.RELEASED : base;
+        }
+
+        @Override
+        public boolean isValid() {
+            return state() == LeaseState.HELD;
+        }
+
+        @Override
+        public void addListener(LeaseListener listener) {
+            if (listener == null) {
+                throw new IllegalArgumentException("listener is null");
+            }
+            hold.base.addListener((base, newState) -> {
+                if (!closed.get() || newState == LeaseState.RELEASED) {
+                    listener.stateChanged(this, newState);
+                }
+            });
+        }
+
+        @Override
+        public void close() {
+            if (closed.compareAndSet(false, true)) {
+                hold.closeOne();
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "Lease[" + nodePath() + ", token " + fencingToken() + ", " + state() + "]";
+        }
+    }
+}

@@ -1,0 +1,146 @@
+package io.zklock.core;
+
+import java.lang.ref.WeakReference;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.curator.CuratorZookeeperClient;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorEventType;
+import org.apache.curator.framework.state.ConnectionState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one connection-state listener of a Curator client, shared by every lock on it (and by
+ * every namespace facade of it: monitors are keyed by the {@link CuratorZookeeperClient} they
+ * all share). It moves held leases between HELD, SUSPENDED and LOST, and wakes waiters and
+ * unfinished releases when the connection comes back or the session is lost.
+ *
+ * <p>A lease is bound to the session that created its node: on reconnection with a different
+ * session id the node is gone, so the lease is LOST even if Curator reported no LOST state.
+ */
+final class SessionMonitor {
+    private static final Logger LOG = LoggerFactory.getLogger(SessionMonitor.class);
+    private static final Map<CuratorZookeeperClient, SessionMonitor> MONITORS = new WeakHashMap<>();
+
+    private final WeakReference<CuratorZookeeperClient> zookeeper;   // the map's key: not held strongly
+    final Set<ZkLease> held = ConcurrentHashMap.newKeySet();
+    final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
+    final Set<ZkLease> releasing = ConcurrentHashMap.newKeySet();
+    private final Map<String, Integer> watchRefs = new HashMap<>();   // guarded by itself
+    private volatile boolean closed;
+
+    private SessionMonitor(CuratorZookeeperClient zookeeper) {
+        this.zookeeper = new WeakReference<>(zookeeper);
+    }
+
+    static SessionMonitor of(CuratorFramework client) {
+        CuratorZookeeperClient key = client.getZookeeperClient();
+        synchronized (MONITORS) {
+            SessionMonitor monitor = MONITORS.get(key);
+            if (monitor == null) {
+                monitor = new SessionMonitor(key);
+                SessionMonitor m = monitor;
+                try {
+                    client.getCuratorListenable().addListener((c, event) -> {
+                        if (event.getType() == CuratorEventType.CLOSING) {
+                            m.clientClosing();
+                        }
+                    });
+                } catch (UnsupportedOperationException e) {
+                    // a namespace facade has no CuratorListenable: closing is then seen as
+                    // CuratorClosedException on the next call, which fails waiters just the same
+                }
+                client.getConnectionStateListenable().addListener((c, state) -> m.stateChanged(state));
+                MONITORS.put(key, monitor);
+            }
+            return monitor;
+        }
+    }
+
+    /** The id of the client's current session, or 0 when it has none. */
+    long sessionId() {
+        CuratorZookeeperClient zk = zookeeper.get();
+        if (closed || zk == null) {
+            return 0;
+        }
+        try {
+            return zk.getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+
+    boolean isConnected() {
+        CuratorZookeeperClient zk = zookeeper.get();
+        return !closed && zk != null && zk.isConnected();
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /*
+     * Server-side watches. ZooKeeper keeps one watch per path and session, whatever number of
+     * client-side watchers share it, and removing one watcher does not remove the server's
+     * watch: only "remove all watches of this path" does. So the monitor counts the waiters of
+     * this session watching each path, and asks the server to remove the watch only when the
+     * last of them gives up. Registration and removal are issued under the same lock, so a
+     * removal can never overtake a registration issued before it (one session's requests are
+     * processed in order). A registration whose outcome is unknown is never uncounted: an
+     * overcount leaves a watch until its node goes, an undercount could strand a waiter.
+     */
+
+    /** Issues a watch registration on {@code path} and counts it. */
+    void watchIssued(String path, Runnable issue) {
+        synchronized (watchRefs) {
+            watchRefs.merge(path, 1, Integer::sum);
+            issue.run();
+        }
+    }
+
+    /**
+     * One registration on {@code path} is over. If it was the last and {@code remove} is set,
+     * the server's watch is removed through {@code engine}; the future completes after that.
+     */
+    CompletableFuture<Void> watchEnded(String path, boolean remove, LockEngine engine) {
+        synchronized (watchRefs) {
+            Integer left = watchRefs.computeIfPresent(path, (p, n) -> n <= 1 ? null : n - 1);
+            if (left == null && remove) {
+                return engine.removeAllWatches(path);
+            }
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
+    private void stateChanged(ConnectionState state) {
+        LOG.debug("connection state {}: {} held, {} waiting, {} releasing",
+                state, held.size(), waiting.size(), releasing.size());
+        switch (state) {
+            case SUSPENDED, READ_ONLY -> held.forEach(ZkLease::suspend);
+            case CONNECTED, RECONNECTED -> {
+                long session = sessionId();
+                held.forEach(lease -> lease.reconnected(session));
+                releasing.forEach(ZkLease::retryDelete);
+                waiting.forEach(Acquisition::kick);
+            }
+            case LOST -> {
+                held.forEach(ZkLease::lose);
+                releasing.forEach(ZkLease::lose);
+                waiting.forEach(Acquisition::kick);
+            }
+        }
+    }
+
+    private void clientClosing() {
+        closed = true;
+        held.forEach(ZkLease::lose);
+        releasing.forEach(ZkLease::lose);
+        waiting.forEach(a -> a.fail(new LockException("the CuratorFramework client was closed while waiting for the lock")));
+    }
+}

@@ -1,0 +1,212 @@
+package io.zklock.core;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.zookeeper.KeeperException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine's lease: one granted node of one session.
+ *
+ * <p>Release deletes the node in the background and keeps the lease's state until the delete
+ * has succeeded, or the session that owns the node is gone; a delete that fails is retried on
+ * every reconnection and on a timer. {@link #close()} waits for the first attempt only while
+ * the client is connected and the caller is neither a ZooKeeper event thread nor a lease
+ * listener (either would wait for a callback that needs that very thread); otherwise it
+ * returns at once.
+ */
+final class ZkLease implements Lease {
+    private static final Logger LOG = LoggerFactory.getLogger(ZkLease.class);
+    private static final long CLOSE_WAIT_MS = 10_000;
+    private static final long DELETE_RETRY_MS = 1_000;
+    private static final ThreadLocal<Boolean> IN_LISTENER = ThreadLocal.withInitial(() -> false);
+
+    private final LockEngine engine;
+    private final String nodePath;
+    private final long fencingToken;
+    private final long sessionId;
+    private final List<LeaseListener> listeners = new CopyOnWriteArrayList<>();
+    private final AtomicBoolean closing = new AtomicBoolean();
+    private final CompletableFuture<Void> firstDeleteAttempt = new CompletableFuture<>();
+    private final Object stateLock = new Object();
+    private volatile LeaseState state = LeaseState.HELD;
+
+    ZkLease(LockEngine engine, String nodePath, long fencingToken, long sessionId) {
+        this.engine = engine;
+        this.nodePath = nodePath;
+        this.fencingToken = fencingToken;
+        this.sessionId = sessionId;
+    }
+
+    @Override
+    public String nodePath() {
+        return nodePath;
+    }
+
+    @Override
+    public long fencingToken() {
+        return fencingToken;
+    }
+
+    @Override
+    public LeaseState state() {
+        return state;
+    }
+
+    @Override
+    public boolean isValid() {
+        return state == LeaseState.HELD;
+    }
+
+    @Override
+    public void addListener(LeaseListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener is null");
+        }
+        listeners.add(listener);
+    }
+
+    @Override
+    public void close() {
+        if (!release() || !mayWait()) {
+            return;
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MS);
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    firstDeleteAttempt.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException | TimeoutException e) {
+                    break;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private boolean mayWait() {
+        return engine.monitor().isConnected()
+                && !IN_LISTENER.get()
+                && !Thread.currentThread().getName().endsWith("-EventThread");
+    }
+
+    /**
+     * Starts the release without waiting for it; safe on any thread.
+     *
+     * @return false if the lease was already final or being released
+     */
+    boolean release() {
+        if (isFinal(state) || !closing.compareAndSet(false, true)) {
+            return false;
+        }
+        engine.monitor().releasing.add(this);
+        retryDelete();
+        return true;
+    }
+
+    /** Issues the delete, again if an earlier attempt failed. */
+    void retryDelete() {
+        if (!closing.get() || isFinal(state)) {
+            return;
+        }
+        long current = engine.monitor().sessionId();
+        if (current != 0 && current != sessionId) {
+            lose();
+            return;
+        }
+        try {
+            engine.client().delete().inBackground((c, event) -> deleted(event)).forPath(nodePath);
+        } catch (Exception e) {
+            LOG.warn("could not issue the delete of {}; retried on reconnection", nodePath, e);
+            firstDeleteAttempt.complete(null);
+        }
+    }
+
+    private void deleted(CuratorEvent event) {
+        KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
+        firstDeleteAttempt.complete(null);
+        if (rc == KeeperException.Code.OK || rc == KeeperException.Code.NONODE) {
+            engine.monitor().releasing.remove(this);
+            engine.monitor().held.remove(this);
+            transition(null, LeaseState.RELEASED);
+        } else if (rc == KeeperException.Code.SESSIONEXPIRED) {
+            lose();
+        } else {
+            LOG.warn("delete of lease node {} failed ({}); retrying", nodePath, rc);
+            Threads.TIMER.schedule(this::retryDelete, DELETE_RETRY_MS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    void suspend() {
+        transition(LeaseState.HELD, LeaseState.SUSPENDED);
+    }
+
+    void reconnected(long currentSession) {
+        if (currentSession == sessionId) {
+            transition(LeaseState.SUSPENDED, LeaseState.HELD);
+        } else if (currentSession != 0) {
+            lose();
+        }
+    }
+
+    void lose() {
+        engine.monitor().held.remove(this);
+        engine.monitor().releasing.remove(this);
+        firstDeleteAttempt.complete(null);
+        transition(null, LeaseState.LOST);
+    }
+
+    /**
+     * Moves to {@code next} if the state is {@code expected} (any non-final state when null),
+     * then tells the listeners outside the lock, so a listener may close its own lease.
+     */
+    private void transition(LeaseState expected, LeaseState next) {
+        synchronized (stateLock) {
+            LeaseState now = state;
+            if (isFinal(now) || now == next || (expected != null && now != expected)) {
+                return;
+            }
+            state = next;
+        }
+        if (next == LeaseState.LOST) {
+            LOG.warn("lease on {} lost with session 0x{}", nodePath, Long.toHexString(sessionId));
+        }
+        boolean nested = IN_LISTENER.get();
+        IN_LISTENER.set(true);
+        try {
+            for (LeaseListener listener : listeners) {
+                try {
+                    listener.stateChanged(this, next);
+                } catch (RuntimeException e) {
+                    LOG.warn("lease listener {} threw on {}", listener, next, e);
+                }
+            }
+        } finally {
+            IN_LISTENER.set(nested);
+        }
+    }
+
+    static boolean isFinal(LeaseState s) {
+        return s == LeaseState.LOST || s == LeaseState.RELEASED;
+    }
+
+    @Override
+    public String toString() {
+        return "Lease[" + nodePath + ", token " + fencingToken + ", " + state + "]";
+    }
+}

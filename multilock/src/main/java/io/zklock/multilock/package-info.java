@@ -1,0 +1,2 @@
+/** The all-or-nothing multi-lock ({@code ZkMultiLock}); not yet implemented. */
+package io.zklock.multilock;

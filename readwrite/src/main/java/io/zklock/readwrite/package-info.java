@@ -1,0 +1,2 @@
+/** The read-write lock recipe ({@code ZkReadWriteLock}); not yet implemented. */
+package io.zklock.readwrite;

@@ -1,0 +1,2 @@
+/** The bounded-lease semaphore recipe ({@code ZkSemaphore}); not yet implemented. */
+package io.zklock.semaphore;
