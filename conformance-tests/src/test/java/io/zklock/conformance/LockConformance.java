@@ -395,6 +395,31 @@ abstract class LockConformance {
         assertClean();
     }
 
+    /**
+     * Cleanup: once every holder and waiter has gone, the lock directory is a container with no
+     * children and the server reaps it; a later acquisition recreates it and still works.
+     */
+    @Property(tries = 3, shrinking = ShrinkingMode.OFF)
+    void emptyLockDirectoryIsReapedAndRecreatedOnDemand(@ForAll @IntRange(min = 1, max = 3) int holders)
+            throws Exception {
+        List<DistributedLock> locks = locksOnNewSessions(holders);
+        CuratorFramework any = clients.get(0);
+        for (DistributedLock lock : locks) {
+            lock.acquire().close();
+        }
+        Await.until("empty lock directory reaped", LONG, () -> {
+            try {
+                return any.checkExists().forPath(path) == null;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try (Lease lease = locks.get(0).tryAcquire(LONG).orElseThrow()) {
+            assertTrue(lease.isValid());
+        }
+        assertClean();
+    }
+
     // ---- helpers -------------------------------------------------------------------------------
 
     /** One new session each, with one lock object on the try's path. */
@@ -443,12 +468,12 @@ abstract class LockConformance {
         return Long.parseLong(name);
     }
 
-    /** No node of this try is left, and the server holds no watch, while the clients are open. */
+    /** No lock node of this try is left, and the server holds no watch, while the clients are open. */
     void assertClean() {
         assertEquals(List.of(), List.copyOf(errors));
         CuratorFramework any = ZkTesting.client(zk.connectString(), SESSION_TIMEOUT_MS);
         clients.add(any);
-        Await.equal("nodes left under " + path, List.of(), LONG, () -> ZkTesting.nonContainerNodes(any, path));
+        Await.equal("nodes left under " + path, List.of(), LONG, () -> ZkTesting.lockNodesBelow(any, path));
         Await.equal("watches left on the server", 0, LONG, zk.probe::watchCount);
     }
 

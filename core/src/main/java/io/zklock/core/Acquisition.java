@@ -171,10 +171,10 @@ final class Acquisition {
                         after = fetchStat();     // found again after a connection loss: no Stat came back
                     }
                 }
-            } else if (phase != Phase.DONE) {
-                after = failedCall(rc, "create under " + engine.path(), this::create);
-            } else {
+            } else if (phase == Phase.DONE) {
                 after = this::completeGiveUp;
+            } else {
+                after = failedCall(rc, "create under " + engine.path(), this::create);
             }
         } finally {
             lock.unlock();
