@@ -1,6 +1,9 @@
 package io.zklock.testing;
 
 import java.lang.management.ManagementFactory;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 
 import javax.management.MBeanServer;
@@ -43,6 +46,43 @@ public final class ZkProbe {
     /** Znodes stored on the server. */
     public long nodeCount() {
         return ((Number) attribute(dataTree, "NodeCount")).longValue();
+    }
+
+    /**
+     * Packets received so far from each connected session, keyed by session id: how a test
+     * counts which clients a release woke (a woken waiter re-reads the directory; a waiter
+     * left asleep sends nothing but pings, which a long session timeout keeps out of the
+     * window).
+     */
+    public Map<Long, Long> packetsBySession() {
+        Map<Long, Long> out = new HashMap<>();
+        try {
+            ObjectName pattern = new ObjectName(server.getCanonicalName() + ",name1=Connections,*");
+            for (ObjectName name : mbeans.queryNames(pattern, null)) {
+                String id = name.getKeyProperty("name3");
+                if (id != null) {
+                    out.put(Long.parseUnsignedLong(id.replace("0x", ""), 16),
+                            ((Number) mbeans.getAttribute(name, "PacketsReceived")).longValue());
+                }
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read the connection beans", e);
+        }
+        return out;
+    }
+
+    /** Sessions among {@code sessions} that sent at least one packet while {@code action} ran. */
+    public Set<Long> sessionsActiveDuring(Set<Long> sessions, ThrowingRunnable action) throws Exception {
+        Map<Long, Long> before = packetsBySession();
+        action.run();
+        Map<Long, Long> after = packetsBySession();
+        Set<Long> active = new HashSet<>();
+        for (Long session : sessions) {
+            if (after.getOrDefault(session, 0L) > before.getOrDefault(session, 0L)) {
+                active.add(session);
+            }
+        }
+        return active;
     }
 
     /**
