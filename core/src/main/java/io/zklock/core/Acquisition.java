@@ -43,8 +43,16 @@ import org.slf4j.LoggerFactory;
  *                - the deadline has passed, or this was the single attempt of a zero
  *                  timeout: give up;
  *                - otherwise go to 3.
- *   3. WATCHING  getData(nodeToWatch) with a fresh watcher. NoNode: back to 2 at once (a
- *                vanished node leaves no watch). Otherwise wait; the watch event goes to 2.
+ *   3. WATCHING  the driver names one node to watch: getData(node) with a fresh watcher.
+ *                NoNode: back to 2 at once (a vanished node leaves no watch); data already
+ *                changed (the node announced its own grant, see below): back to 2. Otherwise
+ *                wait; the watch event goes to 2. Or the driver asks to watch the directory:
+ *                list again with a children watch (or keep the one this listing left) and
+ *                wait for any child to come or go.
+ *
+ * Drivers whose waiters watch a node that can be granted without going away (a semaphore's
+ * next waiter watches the waiter ahead of it) announce grants: a node granted while a node
+ * follows it in the listing touches its own data once, which wakes exactly that follower.
  *
  * A call that fails on the connection goes to BACKOFF and is issued again after a short delay
  * or as soon as the SessionMonitor reports the connection back, whichever comes first; the
@@ -87,7 +95,8 @@ final class Acquisition {
     private LockNode ourNode;
     private long czxid;
     private long ephemeralOwner;
-    private final Map<Integer, String> confirmedWatches = new HashMap<>();   // step -> watched path
+    private final Map<Integer, WatchKey> confirmedWatches = new HashMap<>();   // step -> server watch
+    private boolean watchingDirectory;     // the last decision was WATCH_DIRECTORY
     private final List<CompletableFuture<Void>> cleanups = new ArrayList<>();
     private int watchSetsInFlight;
     private ScheduledFuture<?> timer;
@@ -223,32 +232,76 @@ final class Acquisition {
     // ---- 2. list and decide ------------------------------------------------------------
 
     private Runnable list() {
-        phase = Phase.LISTING;
-        int s = ++step;
-        try {
-            client.getChildren().inBackground((c, event) -> listed(event, s)).forPath(engine.path());
-            return null;
-        } catch (Exception e) {
-            return giveUpLocked(refused("list of " + engine.path(), e));
-        }
+        return list(watchingDirectory);
     }
 
-    private void listed(CuratorEvent event, int s) {
+    /** Lists the directory; with {@code watch}, the same call leaves a children watch. */
+    private Runnable list(boolean watch) {
+        phase = Phase.LISTING;
+        int s = ++step;
+        if (!watch) {
+            try {
+                client.getChildren().inBackground((c, event) -> listed(event, s, null)).forPath(engine.path());
+                return null;
+            } catch (Exception e) {
+                return giveUpLocked(refused("list of " + engine.path(), e));
+            }
+        }
+        WatchKey key = WatchKey.children(engine.path());
+        Watcher watcher = event -> watchEvent(event, s);
+        Exception[] refused = new Exception[1];
+        monitor.watchIssued(key, () -> {
+            try {
+                client.getChildren().usingWatcher(watcher)
+                        .inBackground((c, event) -> listed(event, s, key)).forPath(engine.path());
+            } catch (Exception e) {
+                refused[0] = e;
+            }
+        });
+        if (refused[0] != null) {
+            monitor.watchEnded(key, false, engine);
+            return giveUpLocked(refused("list of " + engine.path(), refused[0]));
+        }
+        watchSetsInFlight++;
+        return null;
+    }
+
+    private void listed(CuratorEvent event, int s, WatchKey key) {
         KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
         Runnable after = null;
         lock.lock();
         try {
-            if (phase == Phase.DONE || s != step) {
-                return;
+            if (key != null) {
+                after = watchRegistered(rc, key, s);
             }
-            after = decide(rc, event.getChildren());
+            if (phase != Phase.DONE && s == step) {
+                after = decide(rc, event.getChildren(), key != null && rc == KeeperException.Code.OK);
+            }
         } finally {
             lock.unlock();
         }
         run(after);
     }
 
-    private Runnable decide(KeeperException.Code rc, List<String> children) {
+    /**
+     * Bookkeeping for the reply of a call that registers a watch. Returns what completes a
+     * give-up that was waiting for this reply, if any.
+     */
+    private Runnable watchRegistered(KeeperException.Code rc, WatchKey key, int s) {
+        watchSetsInFlight--;
+        if (rc == KeeperException.Code.NONODE) {
+            monitor.watchEnded(key, false, engine);            // a call on a missing node leaves no watch
+        } else if (rc == KeeperException.Code.OK) {
+            if (phase == Phase.DONE) {
+                cleanups.add(monitor.watchEnded(key, true, engine));   // gave up while it was in flight
+            } else {
+                confirmedWatches.put(s, key);
+            }
+        }
+        return phase == Phase.DONE && watchSetsInFlight == 0 ? this::completeAfterCleanups : null;
+    }
+
+    private Runnable decide(KeeperException.Code rc, List<String> children, boolean directoryWatched) {
         if (rc == KeeperException.Code.NONODE) {
             return requeue("lock directory " + engine.path() + " vanished");
         }
@@ -268,13 +321,26 @@ final class Acquisition {
             return requeue("node " + ourPath + " belongs to ended session 0x" + Long.toHexString(ephemeralOwner));
         }
         Decision decision = engine.driver().decide(sorted, ourNode, engine.maxLeases());
-        if (decision.getsTheLock()) {
-            return grant();
+        watchingDirectory = decision.outcome() == Decision.Outcome.WATCH_DIRECTORY;
+        switch (decision.outcome()) {
+            case GRANTED:
+                return grant(sorted);
+            case REFUSED:
+                return giveUpLocked(new IllegalStateException("lock " + engine.path() + ": " + decision.refusal()));
+            default:
+                break;
         }
         if (singleAttempt || (!unbounded && deadline - System.nanoTime() <= 0)) {
             return giveUpLocked(timedOut());
         }
-        return watch(decision.pathToWatch(engine.path()));
+        if (decision.outcome() == Decision.Outcome.WATCH_NODE) {
+            return watch(decision.pathToWatch(engine.path()));
+        }
+        if (directoryWatched) {
+            phase = Phase.WATCHING;            // this very listing left the children watch
+            return null;
+        }
+        return list(true);
     }
 
     private Runnable requeue(String why) {
@@ -292,57 +358,40 @@ final class Acquisition {
         phase = Phase.WATCHING;
         int s = ++step;
         Watcher watcher = event -> watchEvent(event, s);
+        WatchKey key = WatchKey.data(path);
         Exception[] refused = new Exception[1];
-        monitor.watchIssued(path, () -> {
+        monitor.watchIssued(key, () -> {
             try {
                 client.getData().usingWatcher(watcher)
-                        .inBackground((c, event) -> watchSet(event, path, s)).forPath(path);
+                        .inBackground((c, event) -> watchSet(event, key, s)).forPath(path);
             } catch (Exception e) {
                 refused[0] = e;
             }
         });
         if (refused[0] != null) {
-            monitor.watchEnded(path, false, engine);
+            monitor.watchEnded(key, false, engine);
             return giveUpLocked(refused("watch of " + path, refused[0]));
         }
         watchSetsInFlight++;
         return null;
     }
 
-    private void watchSet(CuratorEvent event, String path, int s) {
+    private void watchSet(CuratorEvent event, WatchKey key, int s) {
         KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
-        Runnable after = null;
+        Runnable after;
         lock.lock();
         try {
-            watchSetsInFlight--;
-            if (rc == KeeperException.Code.NONODE) {
-                monitor.watchEnded(path, false, engine);           // no watch was left
-            }
-            if (rc == KeeperException.Code.OK) {
-                if (phase == Phase.DONE) {
-                    cleanups.add(monitor.watchEnded(path, true, engine));   // gave up while it was in flight
-                    if (watchSetsInFlight == 0) {
-                        after = this::completeAfterCleanups;
-                    }
-                    return;
+            after = watchRegistered(rc, key, s);
+            if (phase != Phase.DONE && s == step) {
+                if (rc == KeeperException.Code.NONODE) {
+                    after = list();            // the node went before the watch was set
+                } else if (rc != KeeperException.Code.OK) {
+                    after = failedCall(rc, "watch of " + key.path(), this::list);
+                } else if (event.getStat() != null && event.getStat().getVersion() > 0) {
+                    after = list();            // it announced its grant before our watch was set
                 }
-                confirmedWatches.put(s, path);
+                // otherwise the watch is set; watchEvent takes it from here
             }
-            if (phase == Phase.DONE) {
-                if (watchSetsInFlight == 0) {
-                    after = this::completeAfterCleanups;
-                }
-                return;
-            }
-            if (s != step) {
-                return;
-            }
-            if (rc == KeeperException.Code.NONODE) {
-                after = list();
-            } else if (rc != KeeperException.Code.OK) {
-                after = failedCall(rc, "watch of " + path, this::list);
-            }
-            // OK: the watch is set; watchEvent takes it from here
         } finally {
             lock.unlock();
         }
@@ -359,9 +408,9 @@ final class Acquisition {
         Runnable after = null;
         lock.lock();
         try {
-            String path = confirmedWatches.remove(s);
-            if (path != null) {
-                monitor.watchEnded(path, false, engine);           // a fired watch is gone from the server
+            WatchKey key = confirmedWatches.remove(s);
+            if (key != null) {
+                monitor.watchEnded(key, false, engine);            // a fired watch is gone from the server
             }
             if (phase == Phase.WATCHING && s == step) {
                 after = list();
@@ -442,18 +491,25 @@ final class Acquisition {
 
     // ---- endings ---------------------------------------------------------------------------
 
-    private Runnable grant() {
+    /*
+     * A watch still registered at the grant (a children watch, or a data watch left by a kick)
+     * is not removed, which would cost a request on the hot path: it fires at the latest when
+     * our own node goes, and the event is ignored then.
+     */
+    private Runnable grant(List<LockNode> sorted) {
         if (clientClosed()) {
             return giveUpLocked(new LockException("the CuratorFramework client of lock " + engine.path() + " was closed"));
         }
         phase = Phase.DONE;
         cancelTimers();
         monitor.waiting.remove(this);
-        removeConfirmedWatches();
         ZkLease lease = new ZkLease(engine, ourPath, czxid, ephemeralOwner);
         monitor.held.add(lease);
         if (clientClosed()) {
             lease.lose();                      // closed just now: the monitor may have missed it
+        }
+        if (engine.driver().announcesGrants() && !sorted.get(sorted.size() - 1).equals(ourNode)) {
+            lease.announceGrant(ownerData);    // the node behind us may be waiting on ours
         }
         return () -> {
             if (!result.complete(lease)) {

@@ -3,19 +3,37 @@ package io.zklock.core;
 import java.util.Objects;
 
 /**
- * What a {@link LockDriver} decides for one node: it holds the lock, or it waits for the
- * deletion of {@code nodeToWatch}.
+ * What a {@link LockDriver} decides for one node.
  *
- * @param getsTheLock whether the node is granted
- * @param nodeToWatch the node whose deletion may change the answer; null exactly when granted
+ * @param outcome granted, wait for one node, wait for any change of the directory, or refused
+ * @param nodeToWatch the node whose deletion (or grant notice) may change the answer; set
+ *        exactly when the outcome is {@link Outcome#WATCH_NODE}
+ * @param refusal why the request is refused; set exactly when the outcome is {@link Outcome#REFUSED}
  */
-public record Decision(boolean getsTheLock, LockNode nodeToWatch) {
+public record Decision(Outcome outcome, LockNode nodeToWatch, String refusal) {
 
-    private static final Decision GRANTED = new Decision(true, null);
+    /** The four things a driver can decide. */
+    public enum Outcome {
+        /** The node holds the lock. */
+        GRANTED,
+        /** Wait until {@code nodeToWatch} is deleted or changes. */
+        WATCH_NODE,
+        /** Wait until any child of the directory is created or deleted. */
+        WATCH_DIRECTORY,
+        /** The request can never be granted (a misuse the driver can see); give up with the reason. */
+        REFUSED
+    }
+
+    private static final Decision GRANTED = new Decision(Outcome.GRANTED, null, null);
+    private static final Decision WATCH_DIRECTORY = new Decision(Outcome.WATCH_DIRECTORY, null, null);
 
     public Decision {
-        if (getsTheLock != (nodeToWatch == null)) {
-            throw new IllegalArgumentException("a decision either grants or names a node to watch");
+        Objects.requireNonNull(outcome, "outcome");
+        if ((outcome == Outcome.WATCH_NODE) != (nodeToWatch != null)) {
+            throw new IllegalArgumentException("a node to watch goes with WATCH_NODE and only with it");
+        }
+        if ((outcome == Outcome.REFUSED) != (refusal != null)) {
+            throw new IllegalArgumentException("a refusal reason goes with REFUSED and only with it");
         }
     }
 
@@ -24,13 +42,28 @@ public record Decision(boolean getsTheLock, LockNode nodeToWatch) {
         return GRANTED;
     }
 
-    /** The node waits for {@code node} to go. */
+    /** The node waits for {@code node} to go (or to announce its own grant). */
     public static Decision watch(LockNode node) {
-        return new Decision(false, Objects.requireNonNull(node, "node"));
+        return new Decision(Outcome.WATCH_NODE, Objects.requireNonNull(node, "node"), null);
     }
 
-    /** The path to watch under {@code directory}, or null when granted. */
+    /** The node waits for any change among the directory's children. */
+    public static Decision watchDirectory() {
+        return WATCH_DIRECTORY;
+    }
+
+    /** The request is refused, with a reason naming what is wrong. */
+    public static Decision refuse(String why) {
+        return new Decision(Outcome.REFUSED, null, Objects.requireNonNull(why, "why"));
+    }
+
+    /** Whether the node holds the lock. */
+    public boolean getsTheLock() {
+        return outcome == Outcome.GRANTED;
+    }
+
+    /** The path of the node to watch under {@code directory}, or null unless the outcome is WATCH_NODE. */
     public String pathToWatch(String directory) {
-        return getsTheLock ? null : directory + "/" + nodeToWatch.name();
+        return nodeToWatch == null ? null : directory + "/" + nodeToWatch.name();
     }
 }

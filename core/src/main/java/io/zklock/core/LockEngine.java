@@ -13,7 +13,6 @@ import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.Watcher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -138,6 +137,9 @@ public final class LockEngine {
             if (cause instanceof TimeoutException) {
                 return Optional.empty();
             }
+            if (cause instanceof IllegalStateException) {
+                throw new IllegalStateException(cause.getMessage(), cause);   // refused by the driver
+            }
             throw new LockException("acquisition of lock " + path + " failed: " + cause.getMessage(), cause);
         }
     }
@@ -211,13 +213,14 @@ public final class LockEngine {
     }
 
     /**
-     * Removes this session's data watch on {@code watched} from the server (see
-     * SessionMonitor.watchEnded for when that is safe); completes after the attempt.
+     * Removes this session's watch {@code key} from the server (see SessionMonitor.watchEnded
+     * for when that is safe); completes after the attempt.
      */
-    CompletableFuture<Void> removeAllWatches(String watched) {
+    CompletableFuture<Void> removeAllWatches(WatchKey key) {
         CompletableFuture<Void> done = new CompletableFuture<>();
+        String watched = key.path();
         try {
-            client.watchers().removeAll().ofType(Watcher.WatcherType.Data)
+            client.watchers().removeAll().ofType(key.type())
                     .inBackground((c, event) -> done.complete(null)).forPath(watched);
         } catch (Exception e) {
             LOG.debug("could not remove the watch on {}", watched, e);

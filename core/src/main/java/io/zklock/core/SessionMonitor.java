@@ -32,7 +32,7 @@ final class SessionMonitor {
     final Set<ZkLease> held = ConcurrentHashMap.newKeySet();
     final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
     final Set<ZkLease> releasing = ConcurrentHashMap.newKeySet();
-    private final Map<String, Integer> watchRefs = new HashMap<>();   // guarded by itself
+    private final Map<WatchKey, Integer> watchRefs = new HashMap<>();   // guarded by itself
     private volatile boolean closed;
 
     private SessionMonitor(CuratorZookeeperClient zookeeper) {
@@ -96,23 +96,23 @@ final class SessionMonitor {
      * overcount leaves a watch until its node goes, an undercount could strand a waiter.
      */
 
-    /** Issues a watch registration on {@code path} and counts it. */
-    void watchIssued(String path, Runnable issue) {
+    /** Issues a watch registration and counts it. */
+    void watchIssued(WatchKey key, Runnable issue) {
         synchronized (watchRefs) {
-            watchRefs.merge(path, 1, Integer::sum);
+            watchRefs.merge(key, 1, Integer::sum);
             issue.run();
         }
     }
 
     /**
-     * One registration on {@code path} is over. If it was the last and {@code remove} is set,
-     * the server's watch is removed through {@code engine}; the future completes after that.
+     * One registration is over. If it was the last of its key and {@code remove} is set, the
+     * server's watch is removed through {@code engine}; the future completes after that.
      */
-    CompletableFuture<Void> watchEnded(String path, boolean remove, LockEngine engine) {
+    CompletableFuture<Void> watchEnded(WatchKey key, boolean remove, LockEngine engine) {
         synchronized (watchRefs) {
-            Integer left = watchRefs.computeIfPresent(path, (p, n) -> n <= 1 ? null : n - 1);
+            Integer left = watchRefs.computeIfPresent(key, (k, n) -> n <= 1 ? null : n - 1);
             if (left == null && remove) {
-                return engine.removeAllWatches(path);
+                return engine.removeAllWatches(key);
             }
         }
         return CompletableFuture.completedFuture(null);

@@ -152,6 +152,28 @@ final class ZkLease implements Lease {
         }
     }
 
+    /**
+     * Touches the node's data once so that a waiter watching it re-reads the queue; retried
+     * through connection loss until it lands or the lease ends (a lost touch would leave that
+     * waiter asleep while a permit is free).
+     */
+    void announceGrant(byte[] data) {
+        if (isFinal(state) || closing.get()) {
+            return;
+        }
+        try {
+            engine.client().setData().inBackground((c, event) -> {
+                KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
+                if (rc != KeeperException.Code.OK && rc != KeeperException.Code.NONODE) {
+                    LOG.debug("grant notice on {} failed ({}); retrying", nodePath, rc);
+                    Threads.TIMER.schedule(() -> announceGrant(data), 50, TimeUnit.MILLISECONDS);
+                }
+            }).forPath(nodePath, data);
+        } catch (Exception e) {
+            LOG.warn("could not issue the grant notice on {}", nodePath, e);
+        }
+    }
+
     void suspend() {
         transition(LeaseState.HELD, LeaseState.SUSPENDED);
     }

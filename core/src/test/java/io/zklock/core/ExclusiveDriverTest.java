@@ -161,12 +161,27 @@ class ExclusiveDriverTest {
         assertThrows(NullPointerException.class, () -> Decision.watch(null));
     }
 
-    /** A decision that grants and names a node, or waits on no node, cannot be built. */
+    /** A decision whose parts disagree with its outcome cannot be built. */
     @Test
     void decisionRejectsInconsistentComponents() {
         LockNode node = queue(List.of("lock")).get(0);
 
-        assertThrows(IllegalArgumentException.class, () -> new Decision(true, node));
-        assertThrows(IllegalArgumentException.class, () -> new Decision(false, null));
+        assertThrows(IllegalArgumentException.class, () -> new Decision(Decision.Outcome.GRANTED, node, null));
+        assertThrows(IllegalArgumentException.class, () -> new Decision(Decision.Outcome.WATCH_NODE, null, null));
+        assertThrows(IllegalArgumentException.class, () -> new Decision(Decision.Outcome.WATCH_DIRECTORY, node, null));
+        assertThrows(IllegalArgumentException.class, () -> new Decision(Decision.Outcome.REFUSED, null, null));
+        assertThrows(IllegalArgumentException.class, () -> new Decision(Decision.Outcome.GRANTED, null, "why"));
+    }
+
+    /** watchDirectory and refuse carry no node to watch; refuse keeps its reason. */
+    @Test
+    void directoryAndRefusalDecisions() {
+        assertEquals(Decision.Outcome.WATCH_DIRECTORY, Decision.watchDirectory().outcome());
+        assertFalse(Decision.watchDirectory().getsTheLock());
+        assertEquals(null, Decision.watchDirectory().pathToWatch(DIR));
+        Decision refused = Decision.refuse("maxLeases 3 here, 5 asked");
+        assertFalse(refused.getsTheLock());
+        assertEquals("maxLeases 3 here, 5 asked", refused.refusal());
+        assertThrows(NullPointerException.class, () -> Decision.refuse(null));
     }
 }

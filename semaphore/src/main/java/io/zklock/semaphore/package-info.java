@@ -1,2 +1,0 @@
-/** The bounded-lease semaphore recipe ({@code ZkSemaphore}); not yet implemented. */
-package io.zklock.semaphore;

@@ -1,0 +1,141 @@
+package io.zklock.semaphore;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import io.zklock.core.Lease;
+import io.zklock.testing.Await;
+import io.zklock.testing.ZkProbe;
+import io.zklock.testing.ZkTesting;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** {@link ZkSemaphore} on a real server: permits, maxLeases agreement, bad input, round trips. */
+class ZkSemaphoreTest {
+    private static final Duration LONG = Duration.ofSeconds(30);
+
+    private TestingServer server;
+    private CuratorFramework client;
+    private CuratorFramework other;
+
+    @BeforeEach
+    void start() throws Exception {
+        server = new TestingServer(true);
+        client = ZkTesting.client(server.getConnectString(), 60_000);
+        other = ZkTesting.client(server.getConnectString(), 60_000);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        other.close();
+        client.close();
+        server.close();
+    }
+
+    private int nodes(String path) {
+        return ZkTesting.children(client, path).size();
+    }
+
+    /** maxLeases below 1, a null client and a bad path are refused at construction, naming the value. */
+    @Test
+    void badArgumentsAreRefused() {
+        IllegalArgumentException zero = assertThrows(IllegalArgumentException.class, () -> new ZkSemaphore(client, "/s", 0));
+        assertTrue(zero.getMessage().contains("0"), zero.getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new ZkSemaphore(client, "/s", -3))
+                .getMessage().contains("-3"));
+        assertThrows(IllegalArgumentException.class, () -> new ZkSemaphore(null, "/s", 2));
+        assertThrows(IllegalArgumentException.class, () -> new ZkSemaphore(client, "s", 2));
+    }
+
+    /** Each lease is one permit: one thread can take them all, the next request waits, and closing one frees one. */
+    @Test
+    void everyLeaseIsOnePermit() throws Exception {
+        ZkSemaphore semaphore = new ZkSemaphore(client, "/sem/permits", 2);
+        Lease first = semaphore.acquire();
+        Lease second = semaphore.acquire();
+        assertNotEquals(first.nodePath(), second.nodePath());
+        assertTrue(semaphore.isHeldByCurrentThread());
+        assertEquals(Optional.empty(), semaphore.tryAcquire(Duration.ZERO));
+        assertEquals(2, nodes("/sem/permits"));
+        first.close();
+        try (Lease third = semaphore.tryAcquire(LONG).orElseThrow()) {
+            assertTrue(third.isValid());
+        }
+        second.close();
+        assertFalse(semaphore.isHeldByCurrentThread());
+        assertEquals(0, nodes("/sem/permits"));
+        assertEquals(2, semaphore.maxLeases());
+    }
+
+    /** A client asking with another maxLeases gets IllegalStateException naming both values, takes no permit and leaves no node. */
+    @Test
+    void maxLeasesDisagreementIsRefusedBeforeAPermitIsTaken() throws Exception {
+        ZkSemaphore three = new ZkSemaphore(client, "/sem/agree", 3);
+        ZkSemaphore five = new ZkSemaphore(other, "/sem/agree", 5);
+        try (Lease held = three.acquire()) {
+            IllegalStateException blocking = assertThrows(IllegalStateException.class, () -> five.tryAcquire(LONG));
+            assertTrue(blocking.getMessage().contains("maxLeases 3") && blocking.getMessage().contains("maxLeases 5"),
+                    blocking.getMessage());
+            ExecutionException async = assertThrows(ExecutionException.class,
+                    () -> five.acquireAsync(LONG).get(30, TimeUnit.SECONDS));
+            assertInstanceOf(IllegalStateException.class, async.getCause());
+            assertThrows(IllegalStateException.class, five::acquire);
+            Await.equal("only the holder's node", 1, LONG, () -> nodes("/sem/agree"));
+            assertTrue(held.isValid());
+        }
+        try (Lease now = five.tryAcquire(LONG).orElseThrow()) {
+            assertTrue(now.isValid(), "once the directory is empty, a new value is the semaphore's");
+        }
+    }
+
+    /** Uncontended acquire is 2 requests and release 1; a grant to a waiter with a follower adds one write. */
+    @Test
+    void roundTrips() throws Exception {
+        ZkProbe probe = new ZkProbe(server.getPort());
+        ZkSemaphore semaphore = new ZkSemaphore(client, "/sem/rt", 2);
+        semaphore.acquire().close();
+        long acquire = Long.MAX_VALUE;
+        long release = Long.MAX_VALUE;
+        for (int i = 0; i < 5; i++) {
+            Lease[] lease = new Lease[1];
+            acquire = Math.min(acquire, probe.requestsDuring(() -> lease[0] = semaphore.acquire()));
+            release = Math.min(release, probe.requestsDuring(lease[0]::close));
+        }
+        assertEquals(2, acquire, "requests per uncontended acquire");
+        assertEquals(1, release, "requests per release");
+    }
+
+    /** A grant announces itself only when a node follows: the follower learns at once and is granted when a permit frees. */
+    @Test
+    void waiterBehindTheHeadIsGrantedThroughTheHeadsAnnouncement() throws Exception {
+        ZkSemaphore mine = new ZkSemaphore(client, "/sem/chain", 1);
+        ZkSemaphore theirs = new ZkSemaphore(other, "/sem/chain", 1);
+        Lease holder = mine.acquire();
+        List<CompletableFuture<Lease>> waiters = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            waiters.add(theirs.acquireAsync(LONG));
+            int expected = i + 2;
+            Await.equal("waiter queued", expected, LONG, () -> nodes("/sem/chain"));
+        }
+        holder.close();
+        for (CompletableFuture<Lease> waiter : waiters) {
+            waiter.get(30, TimeUnit.SECONDS).close();
+        }
+        Await.equal("nodes", 0, LONG, () -> nodes("/sem/chain"));
+    }
+}
