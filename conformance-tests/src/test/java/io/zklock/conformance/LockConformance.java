@@ -10,12 +10,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
-import java.util.Queue;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -25,7 +21,6 @@ import io.zklock.core.LeaseState;
 import io.zklock.testing.Await;
 import io.zklock.testing.FencedResource;
 import io.zklock.testing.Sessions;
-import io.zklock.testing.ZkTesting;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -34,8 +29,6 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
-import net.jqwik.api.lifecycle.AfterTry;
-import net.jqwik.api.lifecycle.BeforeTry;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
@@ -44,29 +37,7 @@ import org.apache.curator.framework.CuratorFramework;
  * small one. Each try works under a fresh path and ends with a leak check: no node of the try
  * left, and no watch left on the server while its clients are still open.
  */
-abstract class LockConformance {
-    static final Duration LONG = Duration.ofSeconds(60);
-    static final int SESSION_TIMEOUT_MS = 15_000;
-
-    final SharedServer zk = SharedServer.get();
-    final List<CuratorFramework> clients = new CopyOnWriteArrayList<>();
-    final Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
-    String path;
-
-    /** The recipe under test. */
-    abstract Recipe recipe();
-
-    @BeforeTry
-    void freshPath() {
-        path = "/conformance/" + recipe().name() + "-" + UUID.randomUUID();
-        errors.clear();
-    }
-
-    @AfterTry
-    void closeClients() {
-        clients.forEach(CuratorFramework::close);
-        clients.clear();
-    }
+abstract class LockConformance extends ConformanceSupport {
 
     // ---- properties ----------------------------------------------------------------------------
 
@@ -420,116 +391,4 @@ abstract class LockConformance {
         assertClean();
     }
 
-    // ---- helpers -------------------------------------------------------------------------------
-
-    /** One new session each, with one lock object on the try's path. */
-    List<DistributedLock> locksOnNewSessions(int sessions) {
-        List<DistributedLock> locks = new ArrayList<>();
-        for (int i = 0; i < sessions; i++) {
-            CuratorFramework client = ZkTesting.client(zk.connectString(), SESSION_TIMEOUT_MS);
-            clients.add(client);
-            locks.add(recipe().create(client, path));
-        }
-        return locks;
-    }
-
-    /** Takes every lease the recipe admits at once, from separate threads' view of one session. */
-    List<Lease> fillToCapacity(DistributedLock lock) throws Exception {
-        List<Lease> leases = new CopyOnWriteArrayList<>();
-        List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < recipe().capacity(); i++) {
-            threads.add(start("holder-" + i, () -> leases.add(lock.acquire())));
-        }
-        joinAll(threads);
-        assertEquals(recipe().capacity(), leases.size());
-        return leases;
-    }
-
-    /** Waits for the first of {@code pending} to be granted, removes it from the list and returns its lease. */
-    static Lease firstGranted(List<CompletableFuture<Lease>> pending) throws Exception {
-        CompletableFuture.anyOf(pending.toArray(CompletableFuture[]::new)).get(LONG.toSeconds(), TimeUnit.SECONDS);
-        for (CompletableFuture<Lease> f : pending) {
-            if (f.isDone()) {
-                pending.remove(f);
-                return f.get();
-            }
-        }
-        throw new AssertionError("no request completed");
-    }
-
-    /** Lock nodes currently in the try's directory. */
-    int lockNodes() {
-        CuratorFramework any = clients.get(0);
-        return (int) ZkTesting.children(any, path).stream().filter(n -> n.startsWith("_c_")).count();
-    }
-
-    static long sequenceOf(Lease lease) {
-        String name = lease.nodePath().substring(lease.nodePath().lastIndexOf('-') + 1);
-        return Long.parseLong(name);
-    }
-
-    /** No lock node of this try is left, and the server holds no watch, while the clients are open. */
-    void assertClean() {
-        assertEquals(List.of(), List.copyOf(errors));
-        CuratorFramework any = ZkTesting.client(zk.connectString(), SESSION_TIMEOUT_MS);
-        clients.add(any);
-        Await.equal("nodes left under " + path, List.of(), LONG, () -> ZkTesting.lockNodesBelow(any, path));
-        Await.equal("watches left on the server", 0, LONG, zk.probe::watchCount);
-    }
-
-    interface Body {
-        void run(int index) throws Exception;
-    }
-
-    interface Step {
-        void run() throws Exception;
-    }
-
-    /** Runs {@code n} threads released together; fails with the first error any of them hit. */
-    void runThreads(int n, Body body) throws Exception {
-        CountDownLatch go = new CountDownLatch(1);
-        List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            int index = i;
-            threads.add(start("worker-" + i, () -> {
-                go.await();
-                body.run(index);
-            }));
-        }
-        go.countDown();
-        joinAll(threads);
-    }
-
-    Thread start(String name, Step step) {
-        Thread t = new Thread(() -> {
-            try {
-                step.run();
-            } catch (Throwable e) {
-                errors.add(e);
-            }
-        }, name);
-        t.start();
-        return t;
-    }
-
-    void joinAll(List<Thread> threads) throws Exception {
-        long deadline = System.nanoTime() + Await.scaled(LONG).toNanos();
-        for (Thread t : threads) {
-            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            if (t.isAlive()) {
-                throw new AssertionError("thread " + t.getName() + " still running: a waiter was stranded");
-            }
-        }
-        if (!errors.isEmpty()) {
-            AssertionError failure = new AssertionError("a worker failed: " + errors.peek(), errors.peek());
-            errors.clear();
-            throw failure;
-        }
-    }
-
-    static void sleep(int millis) throws InterruptedException {
-        if (millis > 0) {
-            Thread.sleep(millis);
-        }
-    }
 }

@@ -51,8 +51,9 @@ public final class ZkProbe {
     /**
      * Packets received so far from each connected session, keyed by session id: how a test
      * counts which clients a release woke (a woken waiter re-reads the directory; a waiter
-     * left asleep sends nothing but pings, which a long session timeout keeps out of the
-     * window).
+     * left asleep sends nothing but pings, which a client sends only after a third of its
+     * session timeout without other traffic: have every session send a request just before
+     * the window, and keep the window short).
      */
     public Map<Long, Long> packetsBySession() {
         Map<Long, Long> out = new HashMap<>();
