@@ -321,6 +321,10 @@ final class Acquisition {
             return requeue("node " + ourPath + " belongs to ended session 0x" + Long.toHexString(ephemeralOwner));
         }
         Decision decision = engine.driver().decide(sorted, ourNode, engine.maxLeases());
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{} at {} of {} in {}: {}", ourNode.name(), sorted.indexOf(ourNode), sorted.size(),
+                    engine.path(), decision);
+        }
         watchingDirectory = decision.outcome() == Decision.Outcome.WATCH_DIRECTORY;
         switch (decision.outcome()) {
             case GRANTED:
