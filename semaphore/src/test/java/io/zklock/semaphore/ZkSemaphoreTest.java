@@ -120,6 +120,36 @@ class ZkSemaphoreTest {
         assertEquals(1, release, "requests per release");
     }
 
+    /**
+     * A contended hand-off costs the new holder one read and one small write: it wakes on the
+     * release, lists the directory (leaving its children watch), and touches its own node to
+     * wake the waiter behind it.
+     */
+    @Test
+    void contendedGrantCostsOneReadAndOneWrite() throws Exception {
+        ZkProbe probe = new ZkProbe(server.getPort());
+        CuratorFramework third = ZkTesting.client(server.getConnectString(), 60_000);
+        try {
+            Lease holder = new ZkSemaphore(client, "/sem/handoff", 1).acquire();
+            CompletableFuture<Lease> head = new ZkSemaphore(other, "/sem/handoff", 1).acquireAsync(LONG);
+            Await.equal("head queued", 2, LONG, () -> nodes("/sem/handoff"));
+            CompletableFuture<Lease> follower = new ZkSemaphore(third, "/sem/handoff", 1).acquireAsync(LONG);
+            Await.equal("follower queued", 3, LONG, () -> nodes("/sem/handoff"));
+            Thread.sleep(200);                 // the head's wake-up on the follower's arrival settles
+            long headSession = other.getZookeeperClient().getZooKeeper().getSessionId();
+            other.checkExists().forPath("/");  // no ping from the head's session for seconds
+            long before = probe.packetsBySession().get(headSession);
+            holder.close();
+            Lease granted = head.get(30, TimeUnit.SECONDS);
+            Thread.sleep(200);                 // its grant notice goes out after the grant
+            assertEquals(2, probe.packetsBySession().get(headSession) - before, "head's requests for its grant");
+            granted.close();
+            follower.get(30, TimeUnit.SECONDS).close();
+        } finally {
+            third.close();
+        }
+    }
+
     /** A grant announces itself only when a node follows: the follower learns at once and is granted when a permit frees. */
     @Test
     void waiterBehindTheHeadIsGrantedThroughTheHeadsAnnouncement() throws Exception {
