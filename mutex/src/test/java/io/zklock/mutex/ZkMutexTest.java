@@ -26,6 +26,7 @@ import io.zklock.testing.Await;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.listen.StandardListenerManager;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
@@ -265,6 +266,23 @@ class ZkMutexTest {
         held.close();
         assertEquals(LeaseState.LOST, held.state());
         Await.equal("nodes", 0, LONG, () -> nodes("/locks/closed"));
+    }
+
+    /** Many locks on one client share one connection-state listener, also through a namespace facade. */
+    @Test
+    void oneConnectionStateListenerPerClient() throws Exception {
+        CuratorFramework fresh = ZkTesting.client(server.getConnectString(), 20_000);
+        try {
+            StandardListenerManager<?> listeners = (StandardListenerManager<?>) fresh.getConnectionStateListenable();
+            int before = listeners.size();
+            for (int i = 0; i < 20; i++) {
+                new ZkMutex(fresh, "/locks/many-" + i).acquire().close();
+                new ZkMutex(fresh.usingNamespace("ns"), "/locks/many-" + i).acquire().close();
+            }
+            assertEquals(before + 1, listeners.size());
+        } finally {
+            fresh.close();
+        }
     }
 
     /** Listener arguments are checked. */
