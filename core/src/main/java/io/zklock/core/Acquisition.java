@@ -61,9 +61,10 @@ import org.slf4j.LoggerFactory;
  * only does bookkeeping, so kicks and events never run two loops at once.
  *
  * Giving up (deadline, interrupt, cancel, unrecoverable error) deletes our node with a delete
- * that is retried until it succeeds, and removes every watch the server confirmed to us (a
- * watch whose getData is still in flight is removed when its reply arrives: the client refuses
- * to remove a watch it has not registered yet). While connected, `result` completes only after
+ * that is retried until it succeeds, and ends every watch registration the server confirmed
+ * to us (a registration still in flight is ended when its reply arrives). The server keeps one
+ * watch per path and session, so the SessionMonitor removes it only when the last waiter of
+ * this session that registered it has ended its registration. While connected, `result` completes only after
  * those calls answered, so a caller who sees the timeout sees no node of ours; while
  * disconnected it completes at once and the retried delete finishes the job. A grant that
  * races the give-up is decided under `lock`: exactly one of them wins.
