@@ -141,7 +141,7 @@ final class Acquisition {
                     .withProtection()
                     .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                     .inBackground((c, event) -> created(event, stat))
-                    .forPath(engine.path() + "/" + engine.kind() + "-", ownerData);
+                    .forPath(engine.path() + "/" + engine.namePrefix() + "-", ownerData);
             return null;
         } catch (Exception e) {
             createInFlight = false;
