@@ -33,6 +33,7 @@ import io.zklock.readwrite.ZkReadWriteLock;
 import io.zklock.testing.Await;
 import io.zklock.testing.Sessions;
 import io.zklock.testing.ZkTesting;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.ShrinkingMode;
@@ -511,6 +512,24 @@ class ReadWriteLockConformanceTest extends LockConformance {
         Set<Long> everyReader = new HashSet<>(outcome.between);
         everyReader.addAll(outcome.behind);
         assertEquals(everyReader, outcome.woken, "sessions woken by W1's release under the first-write rule");
+        assertClean();
+    }
+
+    /**
+     * The comparison at the largest size the properties draw (3 readers between the writers, 4
+     * behind W2), measured the same way: W1's release wakes 3 clients under our rule and 7
+     * under the first-write rule.
+     */
+    @Example
+    void atThreeBetweenAndFourBehindWeWakeThreeAndTheFirstWriteRuleSeven() throws Exception {
+        HerdOutcome ours = herd(3, 4, false);
+        HerdOutcome firstWrite = herd(3, 4, true);
+
+        Statistics.label("woken at 3 between, 4 behind: zklock, first-write")
+                .collect(ours.woken.size() + ", " + firstWrite.woken.size());
+        assertEquals(ours.between, ours.woken);
+        assertEquals(3, ours.woken.size());
+        assertEquals(7, firstWrite.woken.size());
         assertClean();
     }
 

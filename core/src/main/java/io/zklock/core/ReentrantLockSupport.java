@@ -107,12 +107,15 @@ public final class ReentrantLockSupport implements DistributedLock {
      * its leases is.
      *
      * @return the first lease of the hold
-     * @throws IllegalArgumentException if {@code base} is null
+     * @throws IllegalArgumentException if {@code base} is null or its node is not in this lock's directory
      * @throws IllegalStateException if the current thread already holds this lock
      */
     public Lease adopt(Lease base) {
         if (base == null) {
             throw new IllegalArgumentException("lease is null");
+        }
+        if (!base.nodePath().startsWith(engine.path() + "/")) {
+            throw new IllegalArgumentException("lease node " + base.nodePath() + " is not in " + engine.path());
         }
         if (holdCount() > 0) {
             throw new IllegalStateException("the current thread already holds " + engine.path()

@@ -60,7 +60,7 @@ import org.slf4j.LoggerFactory;
  * it. Each waiter watches one node, chosen so that a release wakes only clients that may now
  * proceed: a writer watches its immediate predecessor, a reader the nearest writer ahead of it.
  * An uncontended acquisition of either half costs two ZooKeeper requests once the directory
- * exists (create, list), a release one (delete).
+ * exists (create, list), a downgrade two as well, a release one (delete).
  *
  * <p><b>Fairness.</b> Writers are granted in queue order and never starve: a reader that
  * arrives after a waiting writer queues behind it. A reader waits for every writer that queued
@@ -89,9 +89,10 @@ import org.slf4j.LoggerFactory;
  * session may hold the lock; guard the protected resource with {@link Lease#fencingToken()}.
  * Write tokens strictly increase from one writer to the next.
  *
- * <p><b>Memory consistency.</b> Within one JVM, actions before closing a write lease
- * <i>happen-before</i> actions after a later acquisition of either half; actions before
- * closing a read lease happen-before actions after a later write acquisition.
+ * <p><b>Memory consistency.</b> The guarantee of {@link DistributedLock} holds across the
+ * halves: within one JVM, actions before closing a write lease <i>happen-before</i> actions
+ * after a later acquisition of either half, and actions before closing a read lease
+ * happen-before actions after a later write acquisition.
  *
  * <pre>{@code
  * ZkReadWriteLock lock = new ZkReadWriteLock(client, "/locks/catalog");
