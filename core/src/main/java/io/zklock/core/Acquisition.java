@@ -151,7 +151,7 @@ final class Acquisition {
                     .withProtection()
                     .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                     .inBackground((c, event) -> created(event, stat))
-                    .forPath(engine.path() + "/" + engine.kind() + "-", ownerData);
+                    .forPath(engine.path() + "/" + engine.namePrefix() + "-", ownerData);
             return null;
         } catch (Exception e) {
             createInFlight = false;

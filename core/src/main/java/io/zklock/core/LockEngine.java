@@ -34,6 +34,7 @@ public final class LockEngine {
     private final LockDriver driver;
     private final int maxLeases;
     private final SessionMonitor monitor;
+    private final String namePrefix;
 
     /**
      * @param client a Curator client; it may be shared by many locks
@@ -59,6 +60,33 @@ public final class LockEngine {
         this.driver = driver;
         this.maxLeases = maxLeases;
         this.monitor = SessionMonitor.of(client);
+        this.namePrefix = this.kind;
+    }
+
+    private LockEngine(LockEngine base, String namePrefix, LockDriver driver) {
+        this.client = base.client;
+        this.path = base.path;
+        this.kind = base.kind;
+        this.driver = driver;
+        this.maxLeases = base.maxLeases;
+        this.monitor = base.monitor;
+        this.namePrefix = namePrefix;
+    }
+
+    /**
+     * An engine on the same directory, of the same kind, whose nodes are anchored at
+     * {@code anchorSequence} (see {@link LockNode}): they queue at that sequence number's place
+     * instead of their own. A read lock's downgrade takes its read node through one.
+     *
+     * @param anchorSequence the sequence number of the node whose place the new nodes take
+     * @param driver decides the new engine's grants
+     * @throws IllegalArgumentException if the driver is null
+     */
+    public LockEngine anchoredAt(long anchorSequence, LockDriver driver) {
+        if (driver == null) {
+            throw new IllegalArgumentException("driver is null");
+        }
+        return new LockEngine(this, LockNode.anchoredPrefix(kind, anchorSequence), driver);
     }
 
     public CuratorFramework client() {
@@ -71,6 +99,11 @@ public final class LockEngine {
 
     public String kind() {
         return kind;
+    }
+
+    /** What this engine's node names carry between the protected prefix and the sequence number. */
+    public String namePrefix() {
+        return namePrefix;
     }
 
     public LockDriver driver() {

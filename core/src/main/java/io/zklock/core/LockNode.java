@@ -1,7 +1,9 @@
 package io.zklock.core;
 
 import java.util.Comparator;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -11,21 +13,57 @@ import java.util.regex.Pattern;
  * recipe's kind ({@code lock}, {@code read}, {@code write}, ...) and the ten-digit sequence
  * number ZooKeeper appended.
  *
+ * <p>A node may also carry an <b>anchor</b>, {@code _c_<uuid>-<kind>.<anchor>-<sequence>}: the
+ * sequence number of an older node of the same directory whose place in the queue it takes
+ * (a read lock's downgrade queues its read node at its own write node's place, ahead of the
+ * writers that queued after it). The anchor is written like a sequence number.
+ *
  * @param name the child's name, relative to the lock directory
  * @param protectedId the uuid of the protected create that made it
  * @param kind what the node asks for; drivers tell kinds apart by this field
- * @param sequence the sequence number; the queue order
+ * @param sequence the sequence number ZooKeeper gave it
+ * @param anchor the sequence number whose place it takes in the queue, if any
  */
-public record LockNode(String name, String protectedId, String kind, long sequence)
+public record LockNode(String name, String protectedId, String kind, long sequence, OptionalLong anchor)
         implements Comparable<LockNode> {
 
     private static final Pattern NAME =
             Pattern.compile("_c_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
-                    + "-([a-z][a-z0-9]*)-(-[0-9]{9,10}|[0-9]{10})");
+                    + "-([a-z][a-z0-9]*)(?:\\.(-[0-9]{9,10}|[0-9]{10}))?-(-[0-9]{9,10}|[0-9]{10})");
 
-    /** Queue order: by sequence number, then by name for a total order. */
-    public static final Comparator<LockNode> QUEUE_ORDER =
-            Comparator.comparingLong(LockNode::sequence).thenComparing(LockNode::name);
+    /**
+     * Queue order: by {@linkplain #position() position}, then by sequence number, then by name
+     * for a total order. Without anchors this is sequence order; an anchored node sorts right
+     * after the node it is anchored at and before every node created after that one.
+     */
+    public static final Comparator<LockNode> QUEUE_ORDER = Comparator.comparingLong(LockNode::position)
+            .thenComparingLong(LockNode::sequence).thenComparing(LockNode::name);
+
+    /** A node without an anchor. */
+    public LockNode(String name, String protectedId, String kind, long sequence) {
+        this(name, protectedId, kind, sequence, OptionalLong.empty());
+    }
+
+    public LockNode {
+        if (anchor == null) {
+            throw new IllegalArgumentException("anchor is null; use OptionalLong.empty()");
+        }
+    }
+
+    /** The node's place in the queue: its anchor if it has one, else its sequence number. */
+    public long position() {
+        return anchor.orElse(sequence);
+    }
+
+    /**
+     * The name prefix (before ZooKeeper's sequence number) of a node of {@code kind} anchored
+     * at {@code anchorSequence}, e.g. {@code read.0000000042}.
+     *
+     * @throws IllegalArgumentException if the kind is not a lower-case word
+     */
+    public static String anchoredPrefix(String kind, long anchorSequence) {
+        return checkKind(kind) + "." + String.format(Locale.ENGLISH, "%010d", anchorSequence);
+    }
 
     /** A node kind must be a lower-case word, as it is part of every node name. */
     public static String checkKind(String kind) {
@@ -47,7 +85,8 @@ public record LockNode(String name, String protectedId, String kind, long sequen
         if (!m.matches()) {
             return Optional.empty();
         }
-        return Optional.of(new LockNode(name, m.group(1), m.group(2), Long.parseLong(m.group(3))));
+        OptionalLong anchor = m.group(3) == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(m.group(3)));
+        return Optional.of(new LockNode(name, m.group(1), m.group(2), Long.parseLong(m.group(4)), anchor));
     }
 
     /** Whether this node is of the given kind. */

@@ -91,6 +91,39 @@ public final class ReentrantLockSupport implements DistributedLock {
         return view;
     }
 
+    /**
+     * Re-entry only: if the current thread holds the lock through a blocking acquisition whose
+     * lease is neither LOST nor RELEASED, a new lease on the same node, as {@link #acquire()}
+     * would return; otherwise empty. Never talks to ZooKeeper and never creates a node.
+     */
+    public Optional<Lease> reenterIfHeld() {
+        return Optional.ofNullable(reenter());
+    }
+
+    /**
+     * Makes {@code base}, a lease the caller acquired for the current thread through another
+     * engine on the same directory (a read lock's downgrade does), the current thread's hold:
+     * later blocking acquisitions by the thread re-enter it, and it is closed when the last of
+     * its leases is.
+     *
+     * @return the first lease of the hold
+     * @throws IllegalArgumentException if {@code base} is null or its node is not in this lock's directory
+     * @throws IllegalStateException if the current thread already holds this lock
+     */
+    public Lease adopt(Lease base) {
+        if (base == null) {
+            throw new IllegalArgumentException("lease is null");
+        }
+        if (!base.nodePath().startsWith(engine.path() + "/")) {
+            throw new IllegalArgumentException("lease node " + base.nodePath() + " is not in " + engine.path());
+        }
+        if (holdCount() > 0) {
+            throw new IllegalStateException("the current thread already holds " + engine.path()
+                    + "; it cannot adopt " + base.nodePath());
+        }
+        return hold(base);
+    }
+
     private Lease reenter() {
         Long owner = owner();
         Hold hold = holds.get(owner);

@@ -1,2 +1,2 @@
-/** The read-write lock recipe ({@code ZkReadWriteLock}); not yet implemented. */
+/** The read-write lock recipe: {@link io.zklock.readwrite.ZkReadWriteLock}. */
 package io.zklock.readwrite;

@@ -1,0 +1,397 @@
+package io.zklock.readwrite;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.Lock;
+
+import io.zklock.core.Decision;
+import io.zklock.core.DistributedLock;
+import io.zklock.core.JucLockView;
+import io.zklock.core.Lease;
+import io.zklock.core.LockDriver;
+import io.zklock.core.LockEngine;
+import io.zklock.core.LockNode;
+import io.zklock.core.Participant;
+import io.zklock.core.ReentrantLockSupport;
+import org.apache.curator.framework.CuratorFramework;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Overview.
+ *
+ * Two reentrant halves over two engines on the same directory, one of kind "write" and one of
+ * kind "read", both deciding with ReadWriteDriver (whose top comment states the queue rules).
+ * Re-entry is per thread and per half, through ReentrantLockSupport; everything below is about
+ * what a blocking acquisition does when the thread already holds the other half.
+ *
+ * Downgrade (a blocking read acquisition by a thread that holds the write lock). A plain read
+ * node would queue behind every writer that queued after our write node W: the thread would
+ * wait for a writer that waits for the thread. Curator grants such a node at once instead,
+ * which lets a queued writer in beside the reader as soon as W is closed. Here the read node R
+ * is created anchored at W (name _c_<uuid>-read.<seq of W>-<seq>), so it sorts right after W
+ * and before everything queued after W; the reader rule does not count W against R. R is
+ * granted on its first listing, and when W is closed R keeps W's place: a writer queued after
+ * W now finds R ahead of it and waits for it. In order:
+ *   1. re-enter the write lock (a pin, so W is not deleted under us by a close on another thread);
+ *   2. acquire R through an engine anchored at W's sequence number, with a driver that also
+ *      records whether the listing that granted R still showed W;
+ *   3. if it did, R and W existed together, so no writer can have been granted between W and
+ *      R: R becomes the thread's read hold. If it did not (W's session expired, or W was
+ *      deleted by someone else), a writer may already hold the lock without knowing of R: R is
+ *      released, unused, and the thread queues as any reader, with the time left;
+ *   4. close the pin.
+ *
+ * Upgrade (a blocking write acquisition by a thread that holds only the read lock) would wait
+ * for the thread's own read lease: it is refused at once with an IllegalStateException.
+ *
+ * Asynchronous acquisitions are bound to no thread: they neither re-enter, downgrade nor count
+ * as upgrades.
+ */
+/**
+ * A fair, reentrant, distributed read-write lock on one ZooKeeper path: any number of readers
+ * at once, or one writer.
+ *
+ * <p>{@link #readLock()} and {@link #writeLock()} are two {@link DistributedLock}s on the same
+ * path. Readers and writers queue together as ephemeral-sequential nodes under {@code path}.
+ * A writer is granted when it is at the head of the queue; a reader when no writer is ahead of
+ * it. Each waiter watches one node, chosen so that a release wakes only clients that may now
+ * proceed: a writer watches its immediate predecessor, a reader the nearest writer ahead of it.
+ * An uncontended acquisition of either half costs two ZooKeeper requests once the directory
+ * exists (create, list), a downgrade two as well, a release one (delete).
+ *
+ * <p><b>Fairness.</b> Writers are granted in queue order and never starve: a reader that
+ * arrives after a waiting writer queues behind it. A reader waits for every writer that queued
+ * before it and for no writer that queued after it; readers with no writer between them hold
+ * together. The queue order is the order in which requests reached the ZooKeeper leader;
+ * nothing is promised about the order of two requests issued concurrently.
+ *
+ * <p><b>Re-entry.</b> Both halves are reentrant per thread for the blocking calls
+ * ({@code acquire}, {@code tryAcquire}, {@code asLock()}): a thread that holds a half and asks
+ * for it again gets a new {@link Lease} on the same node at once; the node is deleted when the
+ * last of those leases is closed. Leases may be closed on any thread.
+ * {@code acquireAsync} never re-enters.
+ *
+ * <p><b>Downgrade.</b> A thread that holds the write lock may take the read lock with a
+ * blocking call: it is granted at once, and after the thread closes its write lease it still
+ * holds the read lease, while any writer that queued meanwhile waits for that read lease too.
+ * Readers that queued between the write lock and such a writer join the downgraded reader.
+ *
+ * <p><b>Upgrade is refused.</b> A blocking write acquisition by a thread that holds the read
+ * lock but not the write lock throws {@link IllegalStateException} at once: it would wait for
+ * the thread's own read lease forever. Close the read leases first, or take the write lock
+ * first and downgrade.
+ *
+ * <p><b>Session loss.</b> A held lease of either half turns {@code SUSPENDED} while the
+ * connection is down and {@code LOST} if the session expires, after which a writer on another
+ * session may hold the lock; guard the protected resource with {@link Lease#fencingToken()}.
+ * Write tokens strictly increase from one writer to the next.
+ *
+ * <p><b>Memory consistency.</b> The guarantee of {@link DistributedLock} holds across the
+ * halves: within one JVM, actions before closing a write lease <i>happen-before</i> actions
+ * after a later acquisition of either half, and actions before closing a read lease
+ * happen-before actions after a later write acquisition.
+ *
+ * <pre>{@code
+ * ZkReadWriteLock lock = new ZkReadWriteLock(client, "/locks/catalog");
+ * try (Lease lease = lock.writeLock().acquire()) {
+ *     catalog.rebuild(lease.fencingToken());
+ *     try (Lease read = lock.readLock().acquire()) {   // downgrade
+ *         lease.close();                               // other readers may now join
+ *         catalog.publish();
+ *     }
+ * }
+ * }</pre>
+ */
+public final class ZkReadWriteLock {
+    private static final Logger LOG = LoggerFactory.getLogger(ZkReadWriteLock.class);
+
+    private final ReentrantLockSupport readSync;
+    private final ReentrantLockSupport writeSync;
+    private final ReadLock readLock = new ReadLock();
+    private final WriteLock writeLock = new WriteLock();
+
+    /**
+     * @param client a started Curator client; may be shared with other locks
+     * @param path the lock's ZooKeeper path, absolute, e.g. {@code /locks/catalog}
+     * @throws IllegalArgumentException if the client is null or the path is invalid
+     */
+    public ZkReadWriteLock(CuratorFramework client, String path) {
+        this.writeSync = new ReentrantLockSupport(
+                new LockEngine(client, path, ReadWriteDriver.WRITE, ReadWriteDriver.INSTANCE, 1));
+        this.readSync = new ReentrantLockSupport(
+                new LockEngine(client, path, ReadWriteDriver.READ, ReadWriteDriver.INSTANCE, 1));
+    }
+
+    /** The lock's ZooKeeper path, exactly as given to the constructor. */
+    public String path() {
+        return writeSync.path();
+    }
+
+    /** The shared half; the same object on every call. */
+    public ReadLock readLock() {
+        return readLock;
+    }
+
+    /** The exclusive half; the same object on every call. */
+    public WriteLock writeLock() {
+        return writeLock;
+    }
+
+    /**
+     * Who holds and who waits on this lock now, readers and writers, in queue order; see
+     * {@link LockEngine#participants()}.
+     */
+    public List<Participant> participants() {
+        return writeSync.engine().participants();
+    }
+
+    @Override
+    public String toString() {
+        return "ZkReadWriteLock[" + path() + "]";
+    }
+
+    /**
+     * The shared half of a {@link ZkReadWriteLock}: held by any number of clients at once
+     * while no writer holds or waits ahead of them. A blocking acquisition by a thread that
+     * holds the write lock is a downgrade: granted at once, see the class comment.
+     */
+    public final class ReadLock implements DistributedLock {
+        private final Lock view = new JucLockView(this);
+
+        private ReadLock() {
+        }
+
+        @Override
+        public String path() {
+            return ZkReadWriteLock.this.path();
+        }
+
+        /**
+         * Acquires the read lock, waiting as long as it takes; see {@link DistributedLock#acquire()}
+         * for the outcomes. Re-enters if the thread holds the read lock, and is granted at once
+         * if it holds the write lock (downgrade).
+         */
+        @Override
+        public Lease acquire() throws InterruptedException {
+            return acquireRead(-1).orElseThrow(() -> new IllegalStateException("unbounded acquisition timed out"));
+        }
+
+        /**
+         * Acquires the read lock if it is granted within {@code timeout}; see
+         * {@link DistributedLock#tryAcquire(Duration)} for the outcomes. Re-entry and downgrade
+         * as for {@link #acquire()}.
+         */
+        @Override
+        public Optional<Lease> tryAcquire(Duration timeout) throws InterruptedException {
+            return acquireRead(timeoutNanos(timeout));
+        }
+
+        /** See {@link DistributedLock#acquireAsync(Duration)}; never re-enters and never downgrades. */
+        @Override
+        public CompletableFuture<Lease> acquireAsync(Duration timeout) {
+            return readSync.acquireAsync(timeout);
+        }
+
+        @Override
+        public boolean isHeldByCurrentThread() {
+            return readSync.isHeldByCurrentThread();
+        }
+
+        /** How many open blocking acquisitions the current thread has on the read lock (0 if none). */
+        public int holdCount() {
+            return readSync.holdCount();
+        }
+
+        @Override
+        public Lock asLock() {
+            return view;
+        }
+
+        @Override
+        public String toString() {
+            return "ReadLock[" + path() + "]";
+        }
+    }
+
+    /**
+     * The exclusive half of a {@link ZkReadWriteLock}: held by one client at a time, and never
+     * while a reader holds. A blocking acquisition by a thread that holds only the read lock
+     * is refused (upgrade), see the class comment.
+     */
+    public final class WriteLock implements DistributedLock {
+        private final Lock view = new JucLockView(this);
+
+        private WriteLock() {
+        }
+
+        @Override
+        public String path() {
+            return ZkReadWriteLock.this.path();
+        }
+
+        /**
+         * Acquires the write lock, waiting as long as it takes; see
+         * {@link DistributedLock#acquire()} for the outcomes. Re-enters if the thread holds the
+         * write lock.
+         *
+         * @throws IllegalStateException at once if the thread holds the read lock but not the
+         *     write lock (an upgrade, which would deadlock)
+         */
+        @Override
+        public Lease acquire() throws InterruptedException {
+            return acquireWrite(-1).orElseThrow(() -> new IllegalStateException("unbounded acquisition timed out"));
+        }
+
+        /**
+         * Acquires the write lock if it is granted within {@code timeout}; see
+         * {@link DistributedLock#tryAcquire(Duration)} for the outcomes.
+         *
+         * @throws IllegalStateException at once if the thread holds the read lock but not the
+         *     write lock (an upgrade, which would deadlock)
+         */
+        @Override
+        public Optional<Lease> tryAcquire(Duration timeout) throws InterruptedException {
+            return acquireWrite(timeoutNanos(timeout));
+        }
+
+        /**
+         * See {@link DistributedLock#acquireAsync(Duration)}; never re-enters, and is not
+         * refused when the calling thread holds the read lock: the future then completes only
+         * after that read lease is closed.
+         */
+        @Override
+        public CompletableFuture<Lease> acquireAsync(Duration timeout) {
+            return writeSync.acquireAsync(timeout);
+        }
+
+        @Override
+        public boolean isHeldByCurrentThread() {
+            return writeSync.isHeldByCurrentThread();
+        }
+
+        /** How many open blocking acquisitions the current thread has on the write lock (0 if none). */
+        public int holdCount() {
+            return writeSync.holdCount();
+        }
+
+        @Override
+        public Lock asLock() {
+            return view;
+        }
+
+        @Override
+        public String toString() {
+            return "WriteLock[" + path() + "]";
+        }
+    }
+
+    // ---- blocking acquisitions ----------------------------------------------------------------
+
+    /** @param timeoutNanos negative: unbounded; 0: one attempt */
+    private Optional<Lease> acquireRead(long timeoutNanos) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        Optional<Lease> again = readSync.reenterIfHeld();
+        if (again.isPresent()) {
+            return again;
+        }
+        long deadline = System.nanoTime() + Math.max(0, timeoutNanos);
+        Optional<Lease> pin = writeSync.reenterIfHeld();
+        if (pin.isPresent()) {
+            try (Lease write = pin.get()) {
+                AnchorWitness witness = new AnchorWitness();
+                LockEngine anchored = readSync.engine().anchoredAt(sequenceOf(write), witness);
+                Optional<Lease> read = timeoutNanos < 0 ? Optional.of(anchored.acquire()) : anchored.tryAcquire(left(deadline));
+                if (read.isEmpty() || witness.sawAnchor) {
+                    return read.map(this::adoptRead);
+                }
+                read.get().close();
+                LOG.warn("write node {} was gone when the downgrade's read node {} was granted (session expired?);"
+                        + " queueing for the read lock as any reader", write.nodePath(), read.get().nodePath());
+            }
+        }
+        return timeoutNanos < 0 ? Optional.of(readSync.acquire()) : readSync.tryAcquire(left(deadline));
+    }
+
+    private Lease adoptRead(Lease read) {
+        try {
+            return readSync.adopt(read);
+        } catch (RuntimeException e) {
+            read.close();
+            throw e;
+        }
+    }
+
+    /** @param timeoutNanos negative: unbounded; 0: one attempt */
+    private Optional<Lease> acquireWrite(long timeoutNanos) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        Optional<Lease> again = writeSync.reenterIfHeld();
+        if (again.isPresent()) {
+            return again;
+        }
+        int reads = readSync.holdCount();
+        if (reads > 0) {
+            throw new IllegalStateException("lock upgrade refused: the current thread holds the read lock of "
+                    + path() + " (" + reads + (reads == 1 ? " lease" : " leases") + ") and asks for its write lock,"
+                    + " which would wait for that read lock forever (a deadlock); close the read leases first,"
+                    + " or take the write lock first and then the read lock (downgrade)");
+        }
+        return timeoutNanos < 0 ? Optional.of(writeSync.acquire()) : writeSync.tryAcquire(Duration.ofNanos(timeoutNanos));
+    }
+
+    /** The time left until {@code deadline}, never negative. */
+    private static Duration left(long deadline) {
+        return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+    }
+
+    private static long sequenceOf(Lease lease) {
+        String node = lease.nodePath().substring(lease.nodePath().lastIndexOf('/') + 1);
+        return LockNode.parse(node)
+                .orElseThrow(() -> new IllegalStateException("lease node " + lease.nodePath() + " has an unexpected name"))
+                .sequence();
+    }
+
+    /**
+     * Converts a user's timeout as the engine does: negative nanos means unbounded (a timeout
+     * too large for a long of nanoseconds), 0 one attempt.
+     *
+     * @throws IllegalArgumentException if the timeout is null or negative
+     */
+    static long timeoutNanos(Duration timeout) {
+        if (timeout == null) {
+            throw new IllegalArgumentException("timeout is null");
+        }
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout is negative: " + timeout);
+        }
+        try {
+            return timeout.toNanos();
+        } catch (ArithmeticException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * The read rule for a downgrade's anchored node, which also records whether the listing
+     * that granted the node still showed the anchor write node (step 3 of the overview).
+     */
+    private static final class AnchorWitness implements LockDriver {
+        volatile boolean sawAnchor;
+
+        @Override
+        public Decision decide(List<LockNode> sorted, LockNode ours, int maxLeases) {
+            Decision decision = ReadWriteDriver.INSTANCE.decide(sorted, ours, maxLeases);
+            if (decision.getsTheLock()) {
+                sawAnchor = sorted.stream().anyMatch(node -> node.is(ReadWriteDriver.WRITE)
+                        && ReadWriteDriver.isAnchorOf(node, ours));
+            }
+            return decision;
+        }
+    }
+}
