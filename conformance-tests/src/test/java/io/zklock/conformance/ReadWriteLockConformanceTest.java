@@ -585,6 +585,7 @@ class ReadWriteLockConformanceTest extends LockConformance {
         waiters.addAll(bSessions);
         waiters.add(sessionOf(second));
 
+        touchAll();                            // no session pings for the next few seconds
         Set<Long> woken = zk.probe.sessionsActiveDuring(waiters, () -> {
             w1.close();
             for (CompletableFuture<Lease> f : a) {

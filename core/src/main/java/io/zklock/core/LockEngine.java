@@ -205,7 +205,7 @@ public final class LockEngine {
      * Converts a user's timeout: negative nanos means unbounded (a timeout too large for a
      * long of nanoseconds), 0 one attempt.
      */
-    static long timeoutNanos(Duration timeout) {
+    public static long timeoutNanos(Duration timeout) {
         if (timeout == null) {
             throw new IllegalArgumentException("timeout is null");
         }

@@ -139,11 +139,12 @@ final class ZkLease implements Lease {
 
     private void deleted(CuratorEvent event) {
         KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
-        firstDeleteAttempt.complete(null);
         if (rc == KeeperException.Code.OK || rc == KeeperException.Code.NONODE) {
             engine.monitor().releasing.remove(this);
             engine.monitor().held.remove(this);
-            transition(null, LeaseState.RELEASED);
+            LeaseState released = move(null, LeaseState.RELEASED);
+            firstDeleteAttempt.complete(null);   // close() returns with the lease RELEASED
+            tell(released);                      // listeners run after, so one may block
         } else if (rc == KeeperException.Code.SESSIONEXPIRED) {
             lose();
         } else {
@@ -198,12 +199,25 @@ final class ZkLease implements Lease {
      * then tells the listeners outside the lock, so a listener may close its own lease.
      */
     private void transition(LeaseState expected, LeaseState next) {
+        tell(move(expected, next));
+    }
+
+    /** The state change alone; returns the new state, or null if nothing changed. */
+    private LeaseState move(LeaseState expected, LeaseState next) {
         synchronized (stateLock) {
             LeaseState now = state;
             if (isFinal(now) || now == next || (expected != null && now != expected)) {
-                return;
+                return null;
             }
             state = next;
+            return next;
+        }
+    }
+
+    /** Tells the listeners of a change {@link #move} made (nothing if it made none). */
+    private void tell(LeaseState next) {
+        if (next == null) {
+            return;
         }
         if (next == LeaseState.LOST) {
             LOG.warn("lease on {} lost with session 0x{}", nodePath, Long.toHexString(sessionId));

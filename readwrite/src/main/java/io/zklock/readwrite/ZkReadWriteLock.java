@@ -186,7 +186,7 @@ public final class ZkReadWriteLock {
          */
         @Override
         public Optional<Lease> tryAcquire(Duration timeout) throws InterruptedException {
-            return acquireRead(timeoutNanos(timeout));
+            return acquireRead(LockEngine.timeoutNanos(timeout));
         }
 
         /** See {@link DistributedLock#acquireAsync(Duration)}; never re-enters and never downgrades. */
@@ -254,7 +254,7 @@ public final class ZkReadWriteLock {
          */
         @Override
         public Optional<Lease> tryAcquire(Duration timeout) throws InterruptedException {
-            return acquireWrite(timeoutNanos(timeout));
+            return acquireWrite(LockEngine.timeoutNanos(timeout));
         }
 
         /**
@@ -355,26 +355,6 @@ public final class ZkReadWriteLock {
         return LockNode.parse(node)
                 .orElseThrow(() -> new IllegalStateException("lease node " + lease.nodePath() + " has an unexpected name"))
                 .sequence();
-    }
-
-    /**
-     * Converts a user's timeout as the engine does: negative nanos means unbounded (a timeout
-     * too large for a long of nanoseconds), 0 one attempt.
-     *
-     * @throws IllegalArgumentException if the timeout is null or negative
-     */
-    static long timeoutNanos(Duration timeout) {
-        if (timeout == null) {
-            throw new IllegalArgumentException("timeout is null");
-        }
-        if (timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout is negative: " + timeout);
-        }
-        try {
-            return timeout.toNanos();
-        } catch (ArithmeticException e) {
-            return -1;
-        }
     }
 
     /**
