@@ -138,6 +138,7 @@ final class Acquisition {
 
     private Runnable create() {
         phase = Phase.CREATING;
+        watchingDirectory = false;
         createInFlight = true;
         ourPath = null;
         ourNode = null;
@@ -248,7 +249,7 @@ final class Acquisition {
                 return giveUpLocked(refused("list of " + engine.path(), e));
             }
         }
-        WatchKey key = WatchKey.children(engine.path());
+        WatchKey key = WatchKey.children(engine.serverPath(engine.path()));
         Watcher watcher = event -> watchEvent(event, s);
         Exception[] refused = new Exception[1];
         monitor.watchIssued(key, () -> {
@@ -363,7 +364,7 @@ final class Acquisition {
         phase = Phase.WATCHING;
         int s = ++step;
         Watcher watcher = event -> watchEvent(event, s);
-        WatchKey key = WatchKey.data(path);
+        WatchKey key = WatchKey.data(engine.serverPath(path));
         Exception[] refused = new Exception[1];
         monitor.watchIssued(key, () -> {
             try {
@@ -392,7 +393,8 @@ final class Acquisition {
                     after = list();            // the node went before the watch was set
                 } else if (rc != KeeperException.Code.OK) {
                     after = failedCall(rc, "watch of " + key.path(), this::list);
-                } else if (event.getStat() != null && event.getStat().getVersion() > 0) {
+                } else if (engine.driver().announcesGrants()
+                        && event.getStat() != null && event.getStat().getVersion() > 0) {
                     after = list();            // it announced its grant before our watch was set
                 }
                 // otherwise the watch is set; watchEvent takes it from here
@@ -404,12 +406,12 @@ final class Acquisition {
     }
 
     private void watchEvent(WatchedEvent event, int s) {
-        Watcher.Event.EventType type = event.getType();
-        if (type == Watcher.Event.EventType.None
-                || type == Watcher.Event.EventType.DataWatchRemoved
-                || type == Watcher.Event.EventType.ChildWatchRemoved) {
+        if (event.getType() == Watcher.Event.EventType.None) {
             return;                            // connection news: the SessionMonitor kicks us
         }
+        // Any other event wakes us, a removal included: while we wait, a removal means another
+        // waiter of this session removed the shared server watch (a retried removal can land
+        // after our registration), so the watch is gone and we must look again.
         Runnable after = null;
         lock.lock();
         try {

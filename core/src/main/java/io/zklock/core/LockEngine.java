@@ -12,6 +12,7 @@ import java.util.concurrent.TimeoutException;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -247,19 +248,26 @@ public final class LockEngine {
 
     /**
      * Removes this session's watch {@code key} from the server (see SessionMonitor.watchEnded
-     * for when that is safe); completes after the attempt.
+     * for when that is safe); completes after the attempt. Sent on the ZooKeeper handle
+     * itself, not through Curator, whose retry of a removal lost to a connection blip could
+     * land after a newer registration on the same path and remove that instead; a removal
+     * that fails is dropped (a leftover watch fires once, harmlessly).
      */
     CompletableFuture<Void> removeAllWatches(WatchKey key) {
         CompletableFuture<Void> done = new CompletableFuture<>();
-        String watched = key.path();
         try {
-            client.watchers().removeAll().ofType(key.type())
-                    .inBackground((c, event) -> done.complete(null)).forPath(watched);
+            client.getZookeeperClient().getZooKeeper().removeAllWatches(key.path(), key.type(), false,
+                    (rc, path, ctx) -> done.complete(null), null);
         } catch (Exception e) {
-            LOG.debug("could not remove the watch on {}", watched, e);
+            LOG.debug("could not remove the watch on {}", key.path(), e);
             done.complete(null);
         }
         return done;
+    }
+
+    /** {@code path} as the server knows it: with the client's namespace, if it has one. */
+    String serverPath(String path) {
+        return ZKPaths.fixForNamespace(client.getNamespace(), path);
     }
 
     /**

@@ -40,7 +40,10 @@ import io.zklock.core.LockNode;
  *
  * maxLeases agreement: the kind of every node carries its client's maxLeases ("sem3"), so a
  * listing shows what the others use for free. The earliest node's value is the semaphore's;
- * a node that disagrees with it is refused before it is granted, with both values named.
+ * a node that disagrees with it is refused before it is granted, with both values named. So
+ * is a node that sees any node of another value u at an index below u: that node holds, or
+ * may hold, by its own count (it was listed before the earliest one left, and indexes only
+ * fall), so of two disagreeing nodes the later grant always sees the earlier and refuses.
  */
 /**
  * The semaphore's {@link LockDriver}; see {@link ZkSemaphore}. Pure: no client, no I/O.
@@ -61,6 +64,9 @@ public final class SemaphoreDriver implements LockDriver {
             return OptionalInt.empty();
         }
         String digits = kind.substring(KIND_PREFIX.length());
+        if (digits.charAt(0) == '0') {
+            return OptionalInt.empty();        // "sem0", "sem03": not what kind() writes
+        }
         for (int i = 0; i < digits.length(); i++) {
             if (!Character.isDigit(digits.charAt(i))) {
                 return OptionalInt.empty();
@@ -74,8 +80,13 @@ public final class SemaphoreDriver implements LockDriver {
         int index = LockDriver.indexOf(sorted, ours);
         OptionalInt established = declaredMaxLeases(sorted.get(0));
         if (established.isPresent() && established.getAsInt() != maxLeases) {
-            return Decision.refuse("the semaphore is in use with maxLeases " + established.getAsInt()
-                    + " by other clients; this client asked for maxLeases " + maxLeases);
+            return refusal(established.getAsInt(), maxLeases);
+        }
+        for (int i = 0; i < sorted.size(); i++) {
+            OptionalInt other = declaredMaxLeases(sorted.get(i));
+            if (other.isPresent() && other.getAsInt() != maxLeases && i < other.getAsInt()) {
+                return refusal(other.getAsInt(), maxLeases);     // it holds, or may, by its own count
+            }
         }
         if (index < maxLeases) {
             return Decision.granted();
@@ -84,6 +95,11 @@ public final class SemaphoreDriver implements LockDriver {
             return Decision.watchDirectory();
         }
         return Decision.watch(sorted.get(index - 1));
+    }
+
+    private static Decision refusal(int inUse, int asked) {
+        return Decision.refuse("the semaphore is in use with maxLeases " + inUse
+                + " by other clients; this client asked for maxLeases " + asked);
     }
 
     @Override

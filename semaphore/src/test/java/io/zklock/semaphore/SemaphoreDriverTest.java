@@ -61,7 +61,46 @@ class SemaphoreDriverTest {
         Decision d = driver.decide(sorted, sorted.get(1), 5);
         assertEquals(Decision.Outcome.REFUSED, d.outcome());
         assertTrue(d.refusal().contains("maxLeases 3") && d.refusal().contains("maxLeases 5"), d.refusal());
-        assertEquals(Decision.granted(), driver.decide(sorted, sorted.get(0), 3), "the established holder is unaffected");
+        assertEquals(Decision.Outcome.REFUSED, driver.decide(sorted, sorted.get(0), 3).outcome(),
+                "a rogue within its own count (index 1 < 5) could be granted once the first node leaves: "
+                + "a client that lists while it is there is refused too");
+        LockNode small = queue(1, 1).get(0);
+        List<LockNode> withSmall = new ArrayList<>(established);
+        withSmall.add(1, new LockNode(small.name(), small.protectedId(), small.kind(), established.get(0).sequence() + 1));
+        assertEquals(Decision.Outcome.REFUSED, driver.decide(withSmall, withSmall.get(1), 1).outcome());
+        assertEquals(Decision.granted(), driver.decide(withSmall, withSmall.get(0), 3),
+                "a rogue beyond its own count (index 1, maxLeases 1) leaves the established holder alone");
+    }
+
+    /**
+     * A client that finds itself first but sees a node of another value at an index below that
+     * value (a holder by its own count, granted while an earlier node was still there) is
+     * refused: two values can never both be granted.
+     */
+    @Test
+    void aNodeHoldingByItsOwnCountRefusesADisagreeingNodeAheadOfIt() {
+        LockNode rogue = queue(1, 1).get(0);
+        LockNode holder = queue(1, 3).get(0);
+        List<LockNode> sorted = List.of(
+                new LockNode(rogue.name(), rogue.protectedId(), rogue.kind(), 5),
+                new LockNode(holder.name(), holder.protectedId(), holder.kind(), 7));
+        Decision d = driver.decide(sorted, sorted.get(0), 1);
+        assertEquals(Decision.Outcome.REFUSED, d.outcome());
+        assertTrue(d.refusal().contains("maxLeases 3") && d.refusal().contains("maxLeases 1"), d.refusal());
+        List<LockNode> queuedBehind = List.of(
+                new LockNode(holder.name(), holder.protectedId(), holder.kind(), 5),
+                new LockNode(rogue.name(), rogue.protectedId(), rogue.kind(), 9));
+        assertEquals(Decision.granted(), driver.decide(queuedBehind, queuedBehind.get(0), 3),
+                "a rogue merely queued behind does not refuse the holder");
+    }
+
+    /** Kinds that kind() never writes ("sem0", leading zeros) declare nothing. */
+    @Test
+    void malformedCountsDeclareNothing() {
+        for (String kind : List.of("sem0", "sem03", "sem1234567890")) {
+            LockNode node = LockNode.parse("_c_" + UUID.randomUUID() + "-" + kind + "-0000000001").orElseThrow();
+            assertEquals(OptionalInt.empty(), SemaphoreDriver.declaredMaxLeases(node), kind);
+        }
     }
 
     /** Nodes of other recipes are counted as queued ahead but set no maxLeases. */
