@@ -106,7 +106,15 @@ final class Acquisition {
     private long backoffMs;
     private Throwable giveUpReason;
 
+    /** Set when the node was created for us by a multi-lock transaction: we may not re-queue alone. */
+    private final boolean adopted;
+
     Acquisition(LockEngine engine, long timeoutNanos) {
+        this(engine, timeoutNanos, false);
+    }
+
+    private Acquisition(LockEngine engine, long timeoutNanos, boolean adopted) {
+        this.adopted = adopted;
         this.engine = engine;
         this.client = engine.client();
         this.monitor = engine.monitor();
@@ -114,6 +122,44 @@ final class Acquisition {
         this.singleAttempt = timeoutNanos == 0;
         this.deadline = unbounded ? 0 : System.nanoTime() + timeoutNanos;
         this.ownerData = OwnerInfo.current().toBytes();
+    }
+
+    /**
+     * A request for a node that already exists, created with others in one transaction by a
+     * multi-lock: it starts at step 2, and where it would re-queue it gives up with
+     * {@link MustRequeue} instead, since a new node must again be created with the others.
+     */
+    static Acquisition adopting(LockEngine engine, long timeoutNanos, String nodePath, Stat stat) {
+        Acquisition a = new Acquisition(engine, timeoutNanos, true);
+        a.monitor.waiting.add(a);
+        Runnable after;
+        a.lock.lock();
+        try {
+            a.createInFlight = false;
+            a.ourPath = nodePath;
+            a.ourNode = LockNode.parse(nodePath.substring(nodePath.lastIndexOf('/') + 1)).orElse(null);
+            a.recordStat(stat);
+            if (!a.unbounded && !a.singleAttempt) {
+                long remaining = a.deadline - System.nanoTime();
+                a.timer = Threads.TIMER.schedule(a::timeout, Math.max(0, remaining), TimeUnit.NANOSECONDS);
+            }
+            after = a.ourNode == null
+                    ? a.giveUpLocked(new LockException("created node " + nodePath + " has an unexpected name"))
+                    : a.list();
+        } finally {
+            a.lock.unlock();
+        }
+        run(after);
+        return a;
+    }
+
+    /** Why an adopted request gave up: its node is gone, and only a new transaction can replace it. */
+    static final class MustRequeue extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        MustRequeue(String why) {
+            super(why, null, false, false);
+        }
     }
 
     /** Starts the request; returns at once. */
@@ -350,6 +396,9 @@ final class Acquisition {
     }
 
     private Runnable requeue(String why) {
+        if (adopted) {
+            return giveUpLocked(new MustRequeue(why));
+        }
         LOG.info("re-queueing on {}: {}", engine.path(), why);
         if (ourPath != null) {
             engine.deleteGuaranteed(ourPath);

@@ -76,26 +76,8 @@ final class ZkLease implements Lease {
 
     @Override
     public void close() {
-        if (!release() || !mayWait()) {
-            return;
-        }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MS);
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    firstDeleteAttempt.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException | TimeoutException e) {
-                    break;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+        if (release()) {
+            awaitFirstDeleteAttempt();
         }
     }
 
@@ -119,6 +101,51 @@ final class ZkLease implements Lease {
         return true;
     }
 
+    /**
+     * Claims the release for a caller that deletes the node itself (a multi-lock deletes all
+     * its nodes in one transaction); then {@link #deletedByCaller()} or {@link #retryDelete()}.
+     *
+     * @return false if the lease was already final or being released
+     */
+    boolean claimRelease() {
+        if (isFinal(state) || !closing.compareAndSet(false, true)) {
+            return false;
+        }
+        engine.monitor().releasing.add(this);
+        return true;
+    }
+
+    /** The claimed delete succeeded, or found the node gone. */
+    void deletedByCaller() {
+        engine.monitor().releasing.remove(this);
+        engine.monitor().held.remove(this);
+        LeaseState released = move(null, LeaseState.RELEASED);
+        firstDeleteAttempt.complete(null);
+        tell(released);
+    }
+
+    /** Waits, like {@link #close()}, for the first delete attempt when that is safe. */
+    void awaitFirstDeleteAttempt() {
+        if (!mayWait()) {
+            return;
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MS);
+        boolean interrupted = false;
+        while (true) {
+            try {
+                firstDeleteAttempt.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            } catch (ExecutionException | TimeoutException e) {
+                break;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** Issues the delete, again if an earlier attempt failed. */
     void retryDelete() {
         if (!closing.get() || isFinal(state)) {
@@ -140,11 +167,7 @@ final class ZkLease implements Lease {
     private void deleted(CuratorEvent event) {
         KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
         if (rc == KeeperException.Code.OK || rc == KeeperException.Code.NONODE) {
-            engine.monitor().releasing.remove(this);
-            engine.monitor().held.remove(this);
-            LeaseState released = move(null, LeaseState.RELEASED);
-            firstDeleteAttempt.complete(null);   // close() returns with the lease RELEASED
-            tell(released);                      // listeners run after, so one may block
+            deletedByCaller();                   // close() returns with the lease RELEASED; listeners after
         } else if (rc == KeeperException.Code.SESSIONEXPIRED) {
             lose();
         } else {

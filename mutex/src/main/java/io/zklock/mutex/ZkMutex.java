@@ -6,11 +6,11 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
 
-import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LockDriver;
 import io.zklock.core.LockEngine;
 import io.zklock.core.Participant;
+import io.zklock.core.QueuedLock;
 import io.zklock.core.ReentrantLockSupport;
 import org.apache.curator.framework.CuratorFramework;
 
@@ -38,7 +38,7 @@ import org.apache.curator.framework.CuratorFramework;
  * }
  * }</pre>
  */
-public final class ZkMutex implements DistributedLock {
+public final class ZkMutex implements QueuedLock {
     /** The kind written into this recipe's node names. */
     public static final String KIND = "lock";
 
@@ -86,6 +86,18 @@ public final class ZkMutex implements DistributedLock {
     @Override
     public Lock asLock() {
         return sync.asLock();
+    }
+
+    /** This mutex's engine, for a multi-lock. */
+    @Override
+    public LockEngine engine() {
+        return sync.engine();
+    }
+
+    /** For a multi-lock: a new lease on the node the current thread holds, if it holds one. */
+    @Override
+    public Optional<Lease> reenterIfHeld() {
+        return sync.reenterIfHeld();
     }
 
     /** Who holds and who waits on this lock now, in queue order; see {@link LockEngine#participants()}. */

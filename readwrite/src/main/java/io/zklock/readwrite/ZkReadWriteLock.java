@@ -14,6 +14,7 @@ import io.zklock.core.LockDriver;
 import io.zklock.core.LockEngine;
 import io.zklock.core.LockNode;
 import io.zklock.core.Participant;
+import io.zklock.core.QueuedLock;
 import io.zklock.core.ReentrantLockSupport;
 import org.apache.curator.framework.CuratorFramework;
 import org.slf4j.Logger;
@@ -158,7 +159,7 @@ public final class ZkReadWriteLock {
      * while no writer holds or waits ahead of them. A blocking acquisition by a thread that
      * holds the write lock is a downgrade: granted at once, see the class comment.
      */
-    public final class ReadLock implements DistributedLock {
+    public final class ReadLock implements QueuedLock {
         private final Lock view = new JucLockView(this);
 
         private ReadLock() {
@@ -200,6 +201,26 @@ public final class ZkReadWriteLock {
             return readSync.isHeldByCurrentThread();
         }
 
+        /** The read half's engine, for a multi-lock. */
+        @Override
+        public LockEngine engine() {
+            return readSync.engine();
+        }
+
+        /**
+         * Re-entry for a multi-lock: a thread that holds the read lock counts it. A thread that
+         * holds only the write lock is refused: a multi-lock cannot downgrade.
+         */
+        @Override
+        public Optional<Lease> reenterIfHeld() {
+            Optional<Lease> again = readSync.reenterIfHeld();
+            if (again.isEmpty() && writeSync.holdCount() > 0) {
+                throw new IllegalStateException("the current thread holds the write lock of " + path()
+                        + "; take its read lock on its own (a downgrade), not in a multi-lock");
+            }
+            return again;
+        }
+
         /** How many open blocking acquisitions the current thread has on the read lock (0 if none). */
         public int holdCount() {
             return readSync.holdCount();
@@ -221,7 +242,7 @@ public final class ZkReadWriteLock {
      * while a reader holds. A blocking acquisition by a thread that holds only the read lock
      * is refused (upgrade), see the class comment.
      */
-    public final class WriteLock implements DistributedLock {
+    public final class WriteLock implements QueuedLock {
         private final Lock view = new JucLockView(this);
 
         private WriteLock() {
@@ -270,6 +291,26 @@ public final class ZkReadWriteLock {
         @Override
         public boolean isHeldByCurrentThread() {
             return writeSync.isHeldByCurrentThread();
+        }
+
+        /** The write half's engine, for a multi-lock. */
+        @Override
+        public LockEngine engine() {
+            return writeSync.engine();
+        }
+
+        /**
+         * Re-entry for a multi-lock: a thread that holds the write lock counts it. A thread that
+         * holds only the read lock is refused, as an upgrade is.
+         */
+        @Override
+        public Optional<Lease> reenterIfHeld() {
+            Optional<Lease> again = writeSync.reenterIfHeld();
+            if (again.isEmpty() && readSync.holdCount() > 0) {
+                throw new IllegalStateException("the current thread holds the read lock of " + path()
+                        + "; a multi-lock cannot upgrade it to the write lock");
+            }
+            return again;
         }
 
         /** How many open blocking acquisitions the current thread has on the write lock (0 if none). */

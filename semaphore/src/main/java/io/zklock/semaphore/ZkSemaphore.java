@@ -17,6 +17,7 @@ import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
 import io.zklock.core.LockEngine;
 import io.zklock.core.Participant;
+import io.zklock.core.QueuedLock;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
@@ -46,7 +47,7 @@ import org.apache.curator.framework.CuratorFramework;
  * }
  * }</pre>
  */
-public final class ZkSemaphore implements DistributedLock {
+public final class ZkSemaphore implements QueuedLock {
     private final LockEngine engine;
     private final Map<Long, Set<Lease>> blockingLeases = new ConcurrentHashMap<>();
     private final Lock view = new JucLockView(this);
@@ -114,6 +115,12 @@ public final class ZkSemaphore implements DistributedLock {
     @Override
     public Lock asLock() {
         return view;
+    }
+
+    /** This semaphore's engine, for a multi-lock (a permit taken there is one more permit). */
+    @Override
+    public LockEngine engine() {
+        return engine;
     }
 
     /** Holders and waiters in queue order; see {@link LockEngine#participants()}. */

@@ -1,0 +1,218 @@
+package io.zklock.multilock;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+
+import io.zklock.core.DistributedLock;
+import io.zklock.core.Lease;
+import io.zklock.core.LeaseState;
+import io.zklock.mutex.ZkMutex;
+import io.zklock.readwrite.ZkReadWriteLock;
+import io.zklock.semaphore.ZkSemaphore;
+import io.zklock.testing.Await;
+import io.zklock.testing.ZkProbe;
+import io.zklock.testing.ZkTesting;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** {@link ZkMultiLock} on a real server: contract, bad input, all-or-nothing, re-entry, round trips. */
+class ZkMultiLockTest {
+    private static final Duration LONG = Duration.ofSeconds(30);
+
+    private TestingServer server;
+    private CuratorFramework client;
+    private CuratorFramework other;
+
+    @BeforeEach
+    void start() throws Exception {
+        server = new TestingServer(true);
+        client = ZkTesting.client(server.getConnectString(), 20_000);
+        other = ZkTesting.client(server.getConnectString(), 20_000);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        other.close();
+        client.close();
+        server.close();
+    }
+
+    private int lockNodes(String... paths) {
+        int n = 0;
+        for (String p : paths) {
+            n += ZkTesting.lockNodesBelow(client, p).size();
+        }
+        return n;
+    }
+
+    /** Empty, null, duplicated, foreign and cross-client component lists are refused with a clear message. */
+    @Test
+    void badComponentListsAreRefused() {
+        ZkMutex a = new ZkMutex(client, "/m/a");
+        assertThrows(IllegalArgumentException.class, () -> new ZkMultiLock(null));
+        assertThrows(IllegalArgumentException.class, () -> new ZkMultiLock(List.of()));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new ZkMultiLock(List.of(a, a)))
+                .getMessage().contains("twice"));
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> new ZkMultiLock(List.of(a, new ZkMutex(client, "/m/a")))).getMessage().contains("twice"));
+        DistributedLock foreign = new DistributedLock() {
+            @Override public String path() { return "/foreign"; }
+            @Override public Lease acquire() { throw new UnsupportedOperationException(); }
+            @Override public Optional<Lease> tryAcquire(Duration t) { throw new UnsupportedOperationException(); }
+            @Override public CompletableFuture<Lease> acquireAsync(Duration t) { throw new UnsupportedOperationException(); }
+            @Override public boolean isHeldByCurrentThread() { return false; }
+            @Override public Lock asLock() { throw new UnsupportedOperationException(); }
+        };
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new ZkMultiLock(List.of(a, foreign)))
+                .getMessage().contains("not built on the zklock engine"));
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> new ZkMultiLock(List.of(a, new ZkMutex(other, "/m/b")))).getMessage().contains("different CuratorFramework"));
+        List<DistributedLock> withNull = new ArrayList<>();
+        withNull.add(a);
+        withNull.add(null);
+        assertThrows(IllegalArgumentException.class, () -> new ZkMultiLock(withNull));
+    }
+
+    /** Mixed kinds: a mutex, a read lock and a semaphore permit are taken together and released together. */
+    @Test
+    void mixedKindsAreTakenAndReleasedTogether() throws Exception {
+        ZkReadWriteLock rw = new ZkReadWriteLock(client, "/m/rw");
+        ZkMultiLock multi = new ZkMultiLock(List.of(new ZkMutex(client, "/m/x"), rw.readLock(),
+                new ZkSemaphore(client, "/m/sem", 2)));
+        ZkMultiLock.MultiLease lease = multi.acquire();
+        assertEquals(3, lease.components().size());
+        assertTrue(lease.isValid());
+        assertTrue(multi.isHeldByCurrentThread());
+        assertEquals(3, lockNodes("/m/x", "/m/rw", "/m/sem"));
+        try (Lease reader = rw.readLock().tryAcquire(Duration.ZERO).orElseThrow()) {
+            assertTrue(reader.isValid(), "readers share with the multi-lock's read component");
+        }
+        assertEquals(Optional.empty(), new ZkMutex(other, "/m/x").tryAcquire(Duration.ZERO));
+        lease.close();
+        assertEquals(LeaseState.RELEASED, lease.state());
+        assertFalse(multi.isHeldByCurrentThread());
+        Await.equal("nodes", 0, LONG, () -> lockNodes("/m/x", "/m/rw", "/m/sem"));
+    }
+
+    /** All or nothing: with one component held elsewhere, a timed attempt returns empty and leaves no node in any queue. */
+    @Test
+    void timeoutWithOnePartHeldElsewhereLeavesNothing() throws Exception {
+        ZkMultiLock multi = new ZkMultiLock(List.of(new ZkMutex(client, "/m/p"), new ZkMutex(client, "/m/q"),
+                new ZkMutex(client, "/m/r")));
+        try (Lease held = new ZkMutex(other, "/m/q").acquire()) {
+            assertEquals(Optional.empty(), multi.tryAcquire(Duration.ofMillis(200)));
+            assertEquals(Optional.empty(), multi.tryAcquire(Duration.ZERO));
+            CompletableFuture<Lease> async = multi.acquireAsync(Duration.ofMinutes(5));   // only the cancel can end it in time
+            Await.equal("async request queued", 4, LONG, () -> lockNodes("/m/p", "/m/q", "/m/r"));
+            assertTrue(async.cancel(true));
+            Await.equal("only the other holder's node", 1, LONG, () -> lockNodes("/m/p", "/m/q", "/m/r"));
+            assertTrue(held.isValid());
+        }
+        try (Lease all = multi.tryAcquire(LONG).orElseThrow()) {
+            assertTrue(all.isValid());
+        }
+        Await.equal("nodes", 0, LONG, () -> lockNodes("/m/p", "/m/q", "/m/r"));
+    }
+
+    /** Re-entry: a component the thread holds is counted, not queued, and stays held until both leases close. */
+    @Test
+    void heldComponentsAreCountedNotQueued() throws Exception {
+        ZkMutex a = new ZkMutex(client, "/m/ra");
+        ZkMutex b = new ZkMutex(client, "/m/rb");
+        Lease single = a.acquire();
+        ZkMultiLock.MultiLease both = new ZkMultiLock(List.of(a, b)).acquire();
+        assertEquals(single.nodePath(), both.components().get(0).nodePath());
+        assertEquals(2, a.holdCount());
+        assertEquals(2, lockNodes("/m/ra", "/m/rb"));
+        both.close();
+        assertTrue(single.isValid());
+        assertEquals(1, lockNodes("/m/ra", "/m/rb"));
+        single.close();
+        assertEquals(0, lockNodes("/m/ra", "/m/rb"));
+    }
+
+    /** A multi-lock cannot downgrade or upgrade a read-write lock the thread holds: refused, nothing left held. */
+    @Test
+    void otherHalfHeldIsRefused() throws Exception {
+        ZkReadWriteLock rw = new ZkReadWriteLock(client, "/m/half");
+        ZkMutex x = new ZkMutex(client, "/m/hx");
+        try (Lease write = rw.writeLock().acquire()) {
+            assertThrows(IllegalStateException.class, () -> new ZkMultiLock(List.of(x, rw.readLock())).acquire());
+            assertFalse(x.isHeldByCurrentThread());
+        }
+        try (Lease read = rw.readLock().acquire()) {
+            assertThrows(IllegalStateException.class, () -> new ZkMultiLock(List.of(rw.writeLock(), x)).acquire());
+        }
+        assertEquals(0, lockNodes("/m/half", "/m/hx"));
+    }
+
+    /** Round trips: for N = 1, 4, 8 an uncontended acquire is 1 transaction + N reads, a release 1 transaction. */
+    @Test
+    void roundTripsAreOneTransactionAndNReads() throws Exception {
+        ZkProbe probe = new ZkProbe(server.getPort());
+        CuratorFramework quiet = ZkTesting.client(server.getConnectString(), 60_000);
+        try {
+            for (int n : new int[] {1, 4, 8}) {
+                List<DistributedLock> locks = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    locks.add(new ZkMutex(quiet, "/rt" + n + "/lock" + i));
+                }
+                ZkMultiLock multi = new ZkMultiLock(locks);
+                multi.acquire().close();       // creates the directories
+                long acquire = Long.MAX_VALUE;
+                long release = Long.MAX_VALUE;
+                for (int i = 0; i < 3; i++) {
+                    Lease[] lease = new Lease[1];
+                    acquire = Math.min(acquire, probe.requestsDuring(() -> lease[0] = multi.acquire()));
+                    release = Math.min(release, probe.requestsDuring(lease[0]::close));
+                }
+                assertEquals(1 + n, acquire, "requests per acquire of " + n + " locks");
+                assertEquals(1, release, "requests per release of " + n + " locks");
+            }
+        } finally {
+            quiet.close();
+        }
+    }
+
+    /** Listed in opposite orders by two threads on two sessions, over and over, two multi-locks never deadlock. */
+    @Test
+    void oppositeOrdersNeverDeadlock() throws Exception {
+        ZkMultiLock ab = new ZkMultiLock(List.of(new ZkMutex(client, "/m/da"), new ZkMutex(client, "/m/db")));
+        ZkMultiLock ba = new ZkMultiLock(List.of(new ZkMutex(other, "/m/db"), new ZkMutex(other, "/m/da")));
+        List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        for (ZkMultiLock multi : List.of(ab, ba)) {
+            Thread t = new Thread(() -> {
+                try {
+                    for (int i = 0; i < 20; i++) {
+                        try (Lease lease = multi.tryAcquire(LONG).orElseThrow()) {
+                            assertTrue(lease.isValid());
+                        }
+                    }
+                } catch (Throwable e) {
+                    errors.add(e);
+                }
+            });
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) {
+            t.join(TimeUnit.SECONDS.toMillis(60));
+            assertFalse(t.isAlive(), "deadlocked");
+        }
+        assertEquals(List.of(), errors);
+    }
+}
