@@ -1,0 +1,186 @@
+package io.zklock.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import io.zklock.core.DistributedLock;
+import io.zklock.core.Lease;
+import io.zklock.multilock.ZkMultiLock;
+import io.zklock.mutex.ZkMutex;
+import io.zklock.readwrite.ZkReadWriteLock;
+import io.zklock.semaphore.ZkSemaphore;
+import io.zklock.testing.Await;
+import io.zklock.testing.FencedResource;
+import io.zklock.testing.ZkTesting;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.ShrinkingMode;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
+import org.apache.curator.framework.CuratorFramework;
+
+/**
+ * Multi-lock properties: random orders over overlapping lock sets from many sessions, mixed
+ * with single-lock users of the same locks, never deadlock and never overlap; a timed attempt
+ * with a part held elsewhere takes nothing; mixed kinds keep each kind's own rule.
+ */
+class MultiLockPropertiesTest extends ConformanceSupport {
+    private static final int LOCKS = 4;
+
+    @Override
+    Recipe recipe() {
+        return new Recipe() {
+            @Override
+            public String name() {
+                return "multilock";
+            }
+
+            @Override
+            public DistributedLock create(CuratorFramework client, String path) {
+                return new ZkMutex(client, path);
+            }
+
+            @Override
+            public int capacity() {
+                return 1;
+            }
+
+            @Override
+            public boolean reentrant() {
+                return true;
+            }
+        };
+    }
+
+    private String lockPath(int i) {
+        return path + "/lock" + i;
+    }
+
+    /**
+     * No deadlock, no overlap: threads on several sessions take random subsets of four mutexes,
+     * listed in random orders, through multi-locks, while single-lock users take one at a
+     * time; every request completes, and no lock ever has two holders.
+     */
+    @Property(tries = 6, shrinking = ShrinkingMode.BOUNDED)
+    void overlappingSetsInAnyOrderNeverDeadlockNorOverlap(
+            @ForAll @IntRange(min = 2, max = 3) int sessions,
+            @ForAll @Size(min = 3, max = 6) List<@Size(min = 1, max = LOCKS) List<@IntRange(min = 0, max = LOCKS - 1) Integer>> requests,
+            @ForAll @IntRange(min = 0, max = 2) int singleUsers) throws Exception {
+        List<CuratorFramework> sessionClients = new ArrayList<>();
+        for (int s = 0; s < sessions; s++) {
+            locksOnNewSessions(1);
+            sessionClients.add(clients.get(clients.size() - 1));
+        }
+        List<FencedResource> resources = new ArrayList<>();
+        for (int i = 0; i < LOCKS; i++) {
+            resources.add(new FencedResource(1, true));
+        }
+        runThreads(requests.size() + singleUsers, t -> {
+            CuratorFramework client = sessionClients.get(t % sessions);
+            if (t >= requests.size()) {
+                int which = t % LOCKS;
+                for (int round = 0; round < 3; round++) {
+                    try (Lease lease = new ZkMutex(client, lockPath(which)).tryAcquire(LONG).orElseThrow()) {
+                        use(resources.get(which), lease.fencingToken());
+                    }
+                }
+                return;
+            }
+            List<Integer> order = new ArrayList<>(new LinkedHashSet<>(requests.get(t)));
+            List<DistributedLock> locks = new ArrayList<>();
+            for (int i : order) {
+                locks.add(new ZkMutex(client, lockPath(i)));
+            }
+            ZkMultiLock multi = new ZkMultiLock(locks);
+            for (int round = 0; round < 2; round++) {
+                Optional<Lease> got = multi.tryAcquire(LONG);
+                try (ZkMultiLock.MultiLease lease = (ZkMultiLock.MultiLease) got.orElseThrow(
+                        () -> new AssertionError("multi-lock " + order + " not granted: deadlock?"))) {
+                    Map<Integer, Long> tokens = new HashMap<>();
+                    for (int k = 0; k < order.size(); k++) {
+                        tokens.put(order.get(k), lease.components().get(k).fencingToken());
+                    }
+                    for (Map.Entry<Integer, Long> e : tokens.entrySet()) {
+                        assertTrue(resources.get(e.getKey()).enter(e.getValue()), "stale token on lock " + e.getKey());
+                    }
+                    sleep(1);
+                    tokens.forEach((i, token) -> resources.get(i).exit(token));
+                }
+            }
+        });
+        for (FencedResource resource : resources) {
+            assertEquals(List.of(), resource.overlaps());
+        }
+        assertClean();
+    }
+
+    /**
+     * All or nothing: when one of the locks is held elsewhere, a timed multi-lock attempt
+     * returns empty and leaves no node in any of the queues, the held one included.
+     */
+    @Property(tries = 5, shrinking = ShrinkingMode.BOUNDED)
+    void aTimedAttemptWithAPartHeldElsewhereTakesNothing(
+            @ForAll @IntRange(min = 2, max = LOCKS) int size,
+            @ForAll @IntRange(min = 0, max = LOCKS - 1) int heldIndex,
+            @ForAll @IntRange(min = 0, max = 50) int timeoutMillis) throws Exception {
+        locksOnNewSessions(2);
+        int held = heldIndex % size;
+        Lease holder = new ZkMutex(clients.get(0), lockPath(held)).acquire();
+        List<DistributedLock> locks = new ArrayList<>();
+        for (int i = 0; i < size; i++) {
+            locks.add(new ZkMutex(clients.get(1), lockPath(i)));
+        }
+        Collections.shuffle(locks);
+        assertEquals(Optional.empty(), new ZkMultiLock(locks).tryAcquire(Duration.ofMillis(timeoutMillis)));
+        Await.equal("only the holder's node", 1, LONG,
+                () -> ZkTesting.lockNodesBelow(clients.get(0), path).size());
+        Await.equal("watches on the server", 0, LONG, zk.probe::watchCount);
+        assertTrue(holder.isValid());
+        holder.close();
+        assertClean();
+    }
+
+    /**
+     * Mixed kinds: a multi-lock of a mutex, a read lock and a semaphore permit excludes the
+     * mutex's other users and the write lock's, shares the read lock with other readers, and
+     * counts as one permit of the semaphore.
+     */
+    @Property(tries = 3, shrinking = ShrinkingMode.OFF)
+    void mixedKindsKeepEachKindsRule(@ForAll @IntRange(min = 1, max = 3) int permits) throws Exception {
+        locksOnNewSessions(2);
+        CuratorFramework mine = clients.get(0);
+        CuratorFramework theirs = clients.get(1);
+        ZkMultiLock multi = new ZkMultiLock(List.of(new ZkMutex(mine, lockPath(0)),
+                new ZkReadWriteLock(mine, lockPath(1)).readLock(), new ZkSemaphore(mine, lockPath(2), permits)));
+        try (Lease lease = multi.acquire()) {
+            assertEquals(Optional.empty(), new ZkMutex(theirs, lockPath(0)).tryAcquire(Duration.ZERO));
+            ZkReadWriteLock rw = new ZkReadWriteLock(theirs, lockPath(1));
+            assertEquals(Optional.empty(), rw.writeLock().tryAcquire(Duration.ZERO));
+            rw.readLock().tryAcquire(Duration.ZERO).orElseThrow().close();
+            ZkSemaphore semaphore = new ZkSemaphore(theirs, lockPath(2), permits);
+            List<Lease> rest = new ArrayList<>();
+            for (int i = 0; i < permits - 1; i++) {
+                rest.add(semaphore.tryAcquire(Duration.ZERO).orElseThrow());
+            }
+            assertEquals(Optional.empty(), semaphore.tryAcquire(Duration.ZERO), "the multi-lock holds one permit");
+            rest.forEach(Lease::close);
+            assertTrue(lease.isValid());
+        }
+        assertClean();
+    }
+
+    private static void use(FencedResource resource, long token) throws InterruptedException {
+        assertTrue(resource.enter(token), "stale token " + token);
+        sleep(1);
+        resource.exit(token);
+    }
+}
