@@ -647,6 +647,36 @@ class ReadWriteLockConformanceTest extends LockConformance {
         assertClean();
     }
 
+    /**
+     * Reaped and re-created directory: a thread whose write node was deleted under it (the
+     * directory then emptied, was reaped and re-created, its counter back at 0, and another
+     * client's write node took the same number) asks for a downgrade. Its read node must not
+     * take the stranger's write node for its own: it waits as an ordinary reader, and the
+     * stranger keeps the lock alone.
+     */
+    @Property(tries = 2, shrinking = ShrinkingMode.OFF)
+    void downgradeNeverAnchorsOnAStrangersNodeInARecreatedDirectory(@ForAll boolean zero) throws Exception {
+        List<ZkReadWriteLock> locks = readWriteLocksOnNewSessions(2, SESSION_TIMEOUT_MS);
+        ZkReadWriteLock mine = locks.get(0);
+        Lease write = mine.writeLock().acquire();
+        clients.get(1).delete().forPath(write.nodePath());      // an operator's revoke
+        Await.until("empty directory reaped", LONG, () -> {
+            try {
+                return clients.get(1).checkExists().forPath(path) == null;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try (Lease stranger = locks.get(1).writeLock().acquire()) {
+            assertEquals(sequenceOf(write), sequenceOf(stranger), "the re-created directory's counter restarted");
+            Optional<Lease> read = mine.readLock().tryAcquire(zero ? Duration.ZERO : Duration.ofMillis(300));
+            assertEquals(Optional.empty(), read, "a read lease beside a stranger's write lease");
+            assertTrue(stranger.isValid());
+        }
+        write.close();
+        assertClean();
+    }
+
     // ---- helpers -------------------------------------------------------------------------------
 
     List<ZkReadWriteLock> readWriteLocksOnNewSessions(int sessions, int sessionTimeoutMs) {

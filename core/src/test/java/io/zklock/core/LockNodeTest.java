@@ -213,4 +213,15 @@ class LockNodeTest {
     static LockNode node(String protectedId, String kind, long sequence) {
         return LockNode.parse(curatorName(protectedId, kind, sequence)).orElseThrow();
     }
+
+    /** After ZooKeeper's counter wraps past 2^31 - 1, a new node still sorts after the old ones. */
+    @Test
+    void queueOrderSurvivesTheCounterWrap() {
+        LockNode beforeWrap = LockNode.parse("_c_0f8fad5b-d9cb-469f-a165-70867728950e-lock-2147483647").orElseThrow();
+        LockNode afterWrap = LockNode.parse("_c_1f8fad5b-d9cb-469f-a165-70867728950e-lock--2147483648").orElseThrow();
+        LockNode later = LockNode.parse("_c_2f8fad5b-d9cb-469f-a165-70867728950e-lock--2147483647").orElseThrow();
+        java.util.List<LockNode> sorted = new java.util.ArrayList<>(java.util.List.of(later, afterWrap, beforeWrap));
+        sorted.sort(LockNode.QUEUE_ORDER);
+        org.junit.jupiter.api.Assertions.assertEquals(java.util.List.of(beforeWrap, afterWrap, later), sorted);
+    }
 }

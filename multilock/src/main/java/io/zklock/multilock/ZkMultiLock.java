@@ -42,8 +42,11 @@ import io.zklock.core.QueuedLock;
  * <p><b>Re-entry.</b> A blocking acquisition by a thread that already holds a reentrant
  * component (a mutex, or the same half of a read-write lock) counts that component instead of
  * queueing it; the component stays held until both leases are closed. Components the
- * multi-lock acquired are not thread holds: a later single acquisition of one of them by the
- * same thread queues behind the multi-lock's node. {@link #acquireAsync} never re-enters.
+ * multi-lock acquired are not thread holds (that is what lets one transaction release them):
+ * a later single acquisition of one of them by the same thread queues behind the multi-lock's
+ * node, and so does the thread's request for the other half of a read-write lock whose one
+ * half the multi-lock holds (neither refused as an upgrade nor granted as a downgrade); close
+ * the multi-lease first. {@link #acquireAsync} never re-enters.
  *
  * <pre>{@code
  * ZkMultiLock both = new ZkMultiLock(List.of(new ZkMutex(client, "/locks/a"), new ZkMutex(client, "/locks/b")));

@@ -10,6 +10,7 @@ import io.zklock.core.Decision;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.JucLockView;
 import io.zklock.core.Lease;
+import io.zklock.core.LeaseState;
 import io.zklock.core.LockDriver;
 import io.zklock.core.LockEngine;
 import io.zklock.core.LockNode;
@@ -342,9 +343,15 @@ public final class ZkReadWriteLock {
         }
         long deadline = System.nanoTime() + Math.max(0, timeoutNanos);
         Optional<Lease> pin = writeSync.reenterIfHeld();
+        if (pin.isPresent() && pin.get().state() != LeaseState.HELD) {
+            LeaseState state = pin.get().state();
+            pin.get().close();                 // not known to hold: no downgrade on a maybe-gone node
+            throw new IllegalStateException("the write lease of " + path() + " is " + state
+                    + "; a downgrade needs it HELD (try again once the connection is back)");
+        }
         if (pin.isPresent()) {
             try (Lease write = pin.get()) {
-                AnchorWitness witness = new AnchorWitness();
+                AnchorWitness witness = new AnchorWitness(write.nodePath().substring(write.nodePath().lastIndexOf('/') + 1));
                 LockEngine anchored = readSync.engine().anchoredAt(sequenceOf(write), witness);
                 Optional<Lease> read = timeoutNanos < 0 ? Optional.of(anchored.acquire()) : anchored.tryAcquire(left(deadline));
                 if (read.isEmpty() || witness.sawAnchor) {
@@ -403,13 +410,21 @@ public final class ZkReadWriteLock {
      * that granted the node still showed the anchor write node (step 3 of the overview).
      */
     private static final class AnchorWitness implements LockDriver {
+        private final String anchorName;
         volatile boolean sawAnchor;
+
+        /** @param anchorName the full name of our write node: its uuid, not only its sequence */
+        AnchorWitness(String anchorName) {
+            this.anchorName = anchorName;
+        }
 
         @Override
         public Decision decide(List<LockNode> sorted, LockNode ours, int maxLeases) {
             Decision decision = ReadWriteDriver.INSTANCE.decide(sorted, ours, maxLeases);
             if (decision.getsTheLock()) {
-                sawAnchor = sorted.stream().anyMatch(node -> node.is(ReadWriteDriver.WRITE)
+                // the sequence alone is not enough: a reaped and re-created directory restarts
+                // its counter, and a stranger's write node may carry our write node's number
+                sawAnchor = sorted.stream().anyMatch(node -> node.name().equals(anchorName)
                         && ReadWriteDriver.isAnchorOf(node, ours));
             }
             return decision;
