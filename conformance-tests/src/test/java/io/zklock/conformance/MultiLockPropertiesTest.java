@@ -38,27 +38,7 @@ class MultiLockPropertiesTest extends ConformanceSupport {
 
     @Override
     Recipe recipe() {
-        return new Recipe() {
-            @Override
-            public String name() {
-                return "multilock";
-            }
-
-            @Override
-            public DistributedLock create(CuratorFramework client, String path) {
-                return new ZkMutex(client, path);
-            }
-
-            @Override
-            public int capacity() {
-                return 1;
-            }
-
-            @Override
-            public boolean reentrant() {
-                return true;
-            }
-        };
+        return Recipe.of("multilock", 1, true, (client, path) -> new ZkMutex(client, path));
     }
 
     private String lockPath(int i) {

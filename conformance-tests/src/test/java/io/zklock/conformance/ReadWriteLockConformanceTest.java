@@ -54,27 +54,7 @@ class ReadWriteLockConformanceTest extends LockConformance {
 
     @Override
     Recipe recipe() {
-        return new Recipe() {
-            @Override
-            public String name() {
-                return "rwlock";
-            }
-
-            @Override
-            public DistributedLock create(CuratorFramework client, String path) {
-                return new ZkReadWriteLock(client, path).writeLock();
-            }
-
-            @Override
-            public int capacity() {
-                return 1;
-            }
-
-            @Override
-            public boolean reentrant() {
-                return true;
-            }
-        };
+        return Recipe.of("rwlock", 1, true, (client, path) -> new ZkReadWriteLock(client, path).writeLock());
     }
 
     // ---- exclusion -----------------------------------------------------------------------------

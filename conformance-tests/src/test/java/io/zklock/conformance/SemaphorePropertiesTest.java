@@ -40,27 +40,7 @@ class SemaphorePropertiesTest extends ConformanceSupport {
 
     @Override
     Recipe recipe() {
-        return new Recipe() {
-            @Override
-            public String name() {
-                return "semaphore-props";
-            }
-
-            @Override
-            public DistributedLock create(CuratorFramework client, String path) {
-                return new ZkSemaphore(client, path, permits);
-            }
-
-            @Override
-            public int capacity() {
-                return permits;
-            }
-
-            @Override
-            public boolean reentrant() {
-                return false;
-            }
-        };
+        return Recipe.of("semaphore-props", () -> permits, false, (client, path) -> new ZkSemaphore(client, path, permits));
     }
 
     /** One waiter per new session, queued in this order (each waits until its node is listed). */

@@ -73,7 +73,7 @@ public final class JucLockView implements Lock {
      */
     @Override
     public void unlock() {
-        Long owner = owner();
+        Long owner = Owners.current();
         Deque<Lease> stack = leases.get(owner);
         Lease top = stack == null ? null : stack.pollFirst();
         if (top == null) {
@@ -92,14 +92,10 @@ public final class JucLockView implements Lock {
     }
 
     private Lease push(Lease lease) {
-        leases.computeIfAbsent(owner(), k -> new ArrayDeque<>()).addFirst(lease);
+        leases.computeIfAbsent(Owners.current(), k -> new ArrayDeque<>()).addFirst(lease);
         return lease;
     }
 
-    @SuppressWarnings("deprecation")
-    private static Long owner() {
-        return Thread.currentThread().getId();
-    }
 
     @Override
     public String toString() {

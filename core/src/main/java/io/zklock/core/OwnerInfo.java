@@ -25,7 +25,7 @@ public record OwnerInfo(String host, long pid, String thread, Instant requestedA
     public static OwnerInfo current() {
         String name = Thread.currentThread().getName();
         if (name.isEmpty()) {
-            name = "thread-" + Thread.currentThread().getId();
+            name = "thread-" + Owners.current();
         }
         if (name.length() > MAX_THREAD_NAME) {
             name = name.substring(0, MAX_THREAD_NAME);

@@ -76,13 +76,13 @@ public final class ReentrantLockSupport implements DistributedLock {
 
     @Override
     public boolean isHeldByCurrentThread() {
-        Hold hold = holds.get(owner());
+        Hold hold = holds.get(Owners.current());
         return hold != null && hold.count.get() > 0 && hold.base.state() == LeaseState.HELD;
     }
 
     /** The current thread's hold count: 0 when it does not hold the lock. */
     public int holdCount() {
-        Hold hold = holds.get(owner());
+        Hold hold = holds.get(Owners.current());
         return hold == null || ZkLease.isFinal(hold.base.state()) ? 0 : Math.max(0, hold.count.get());
     }
 
@@ -125,7 +125,7 @@ public final class ReentrantLockSupport implements DistributedLock {
     }
 
     private Lease reenter() {
-        Long owner = owner();
+        Long owner = Owners.current();
         Hold hold = holds.get(owner);
         if (hold == null) {
             return null;
@@ -145,15 +145,11 @@ public final class ReentrantLockSupport implements DistributedLock {
     }
 
     private Lease hold(Lease base) {
-        Hold hold = new Hold(owner(), base);
+        Hold hold = new Hold(Owners.current(), base);
         holds.put(hold.owner, hold);
         return new HoldLease(hold);
     }
 
-    @SuppressWarnings("deprecation")           // Thread.threadId() is JDK 19+; getId() is the same number
-    private static Long owner() {
-        return Thread.currentThread().getId();
-    }
 
     private final class Hold {
         final Long owner;

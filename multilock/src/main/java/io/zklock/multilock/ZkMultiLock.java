@@ -20,6 +20,7 @@ import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
 import io.zklock.core.LockEngine;
+import io.zklock.core.Owners;
 import io.zklock.core.MultiLockEngine;
 import io.zklock.core.QueuedLock;
 
@@ -148,7 +149,7 @@ public final class ZkMultiLock implements DistributedLock {
     /** Whether the current thread holds a valid lease of this multi-lock taken by a blocking call. */
     @Override
     public boolean isHeldByCurrentThread() {
-        Set<MultiLease> mine = blockingLeases.get(owner());
+        Set<MultiLease> mine = blockingLeases.get(Owners.current());
         return mine != null && mine.stream().anyMatch(Lease::isValid);
     }
 
@@ -200,7 +201,7 @@ public final class ZkMultiLock implements DistributedLock {
         for (int k = 0; k < queuedIndexes.size(); k++) {
             components.set(queuedIndexes.get(k), acquired.get(k));
         }
-        MultiLease lease = new MultiLease(components, acquired, owner());
+        MultiLease lease = new MultiLease(components, acquired, Owners.current());
         blockingLeases.computeIfAbsent(lease.owner, k -> ConcurrentHashMap.newKeySet()).add(lease);
         return Optional.of(lease);
     }
@@ -213,10 +214,6 @@ public final class ZkMultiLock implements DistributedLock {
         }
     }
 
-    @SuppressWarnings("deprecation")           // Thread.threadId() is JDK 19+; getId() is the same number
-    private static Long owner() {
-        return Thread.currentThread().getId();
-    }
 
     @Override
     public String toString() {

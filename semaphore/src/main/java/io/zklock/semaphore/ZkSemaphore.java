@@ -16,6 +16,7 @@ import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
 import io.zklock.core.LockEngine;
+import io.zklock.core.Owners;
 import io.zklock.core.Participant;
 import io.zklock.core.QueuedLock;
 import org.apache.curator.framework.CuratorFramework;
@@ -108,7 +109,7 @@ public final class ZkSemaphore implements QueuedLock {
     /** Whether the current thread holds at least one valid permit taken by a blocking call. */
     @Override
     public boolean isHeldByCurrentThread() {
-        Set<Lease> mine = blockingLeases.get(owner());
+        Set<Lease> mine = blockingLeases.get(Owners.current());
         return mine != null && mine.stream().anyMatch(Lease::isValid);
     }
 
@@ -129,7 +130,7 @@ public final class ZkSemaphore implements QueuedLock {
     }
 
     private Lease track(Lease lease) {
-        Long owner = owner();
+        Long owner = Owners.current();
         Set<Lease> mine = blockingLeases.computeIfAbsent(owner, k -> ConcurrentHashMap.newKeySet());
         Lease tracked = new TrackedLease(lease, owner);
         mine.add(tracked);
@@ -143,10 +144,6 @@ public final class ZkSemaphore implements QueuedLock {
         });
     }
 
-    @SuppressWarnings("deprecation")           // Thread.threadId() is JDK 19+; getId() is the same number
-    private static Long owner() {
-        return Thread.currentThread().getId();
-    }
 
     @Override
     public String toString() {
