@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
@@ -79,12 +80,17 @@ public final class MultiLockEngine {
             if (e == null) {
                 throw new IllegalArgumentException("null lock in " + engines);
             }
-            if (!paths.add(e.path())) {
-                throw new IllegalArgumentException("lock path " + e.path() + " appears twice in the multi-lock");
-            }
             if (e.client().getZookeeperClient() != engines.get(0).client().getZookeeperClient()) {
                 throw new IllegalArgumentException("locks " + engines.get(0).path() + " and " + e.path()
                         + " use different CuratorFramework clients; one transaction needs one session");
+            }
+            if (!namespaceOf(e).equals(namespaceOf(engines.get(0)))) {
+                throw new IllegalArgumentException("locks " + engines.get(0).path() + " and " + e.path()
+                        + " use different namespaces of one client ('" + namespaceOf(engines.get(0)) + "', '"
+                        + namespaceOf(e) + "'); give every lock of a multi-lock the same namespace");
+            }
+            if (!paths.add(e.serverPath(e.path()))) {
+                throw new IllegalArgumentException("lock path " + e.path() + " appears twice in the multi-lock");
             }
         }
         this.engines = List.copyOf(engines);
@@ -94,6 +100,11 @@ public final class MultiLockEngine {
 
     public List<LockEngine> engines() {
         return engines;
+    }
+
+    private static String namespaceOf(LockEngine e) {
+        String ns = e.client().getNamespace();
+        return ns == null ? "" : ns;
     }
 
     /** Waits as long as it takes; the leases come in the order of {@link #engines()}. */
@@ -176,9 +187,8 @@ public final class MultiLockEngine {
         try {
             return Optional.of(attempt.result.get());
         } catch (InterruptedException e) {
-            if (!attempt.giveUp(new LockEngine.Withdrawn("interrupted"))) {
-                attempt.result.thenAccept(this::releaseAll);
-            }
+            attempt.giveUp(new LockEngine.Withdrawn("interrupted"));
+            attempt.result.thenAccept(this::releaseAll);        // a grant that beat the withdrawal
             try {
                 attempt.result.get(GIVE_UP_WAIT_MS, TimeUnit.MILLISECONDS);
             } catch (Exception ignored) {
@@ -225,8 +235,7 @@ public final class MultiLockEngine {
         private final long timeoutNanos;
         private final long deadline;
         private final byte[] ownerData = OwnerInfo.current().toBytes();
-        private final AtomicBoolean withdrawn = new AtomicBoolean();
-        private volatile Throwable withdrawal;
+        private final AtomicReference<Throwable> withdrawal = new AtomicReference<>();
         private volatile List<Acquisition> waits = List.of();
 
         Attempt(long timeoutNanos) {
@@ -246,10 +255,9 @@ public final class MultiLockEngine {
         }
 
         boolean giveUp(Throwable reason) {
-            if (result.isDone() || !withdrawn.compareAndSet(false, true)) {
+            if (result.isDone() || !withdrawal.compareAndSet(null, reason)) {
                 return false;
             }
-            withdrawal = reason;
             List<Acquisition> current = waits;
             if (current.isEmpty()) {
                 return true;                   // the transaction's reply will see the withdrawal
@@ -261,8 +269,8 @@ public final class MultiLockEngine {
         // ---- 1. the transaction ---------------------------------------------------------
 
         void transaction() {
-            if (withdrawn.get()) {
-                result.completeExceptionally(withdrawal);
+            if (withdrawal.get() != null) {
+                result.completeExceptionally(withdrawal.get());
                 return;
             }
             List<String> uuids = new ArrayList<>();
@@ -281,6 +289,14 @@ public final class MultiLockEngine {
         }
 
         private void transacted(KeeperException.Code rc, List<OpResult> results, List<String> uuids) {
+            try {
+                onTransaction(rc, results, uuids);
+            } catch (RuntimeException e) {
+                result.completeExceptionally(new LockException("multi-lock transaction reply not understood", e));
+            }
+        }
+
+        private void onTransaction(KeeperException.Code rc, List<OpResult> results, List<String> uuids) {
             if (rc == KeeperException.Code.OK) {
                 List<Acquisition> started = new ArrayList<>();
                 for (int i = 0; i < engines.size(); i++) {
@@ -289,8 +305,8 @@ public final class MultiLockEngine {
                             clientPath(created.getPath()), created.getStat()));
                 }
                 waits = started;
-                if (withdrawn.get()) {
-                    started.forEach(a -> a.giveUp(withdrawal));
+                if (withdrawal.get() != null) {
+                    started.forEach(a -> a.giveUp(withdrawal.get()));
                 }
                 collect(started);
             } else if (rc == KeeperException.Code.NONODE) {
@@ -304,14 +320,29 @@ public final class MultiLockEngine {
             }
         }
 
+        /** Makes the missing directories as containers; part of the same attempt, also for a zero timeout. */
         private void makeDirectories() {
             AtomicInteger left = new AtomicInteger(engines.size());
+            AtomicBoolean retry = new AtomicBoolean();
             for (LockEngine e : engines) {
                 try {
                     client.create().creatingParentContainersIfNeeded().withMode(CreateMode.CONTAINER)
                             .inBackground((c, event) -> {
-                                if (left.decrementAndGet() == 0) {
-                                    retryOrTimeOut();
+                                KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
+                                if (isConnectionTrouble(rc)) {
+                                    retry.set(true);
+                                } else if (rc != KeeperException.Code.OK && rc != KeeperException.Code.NODEEXISTS) {
+                                    result.completeExceptionally(new LockException("could not create lock directory "
+                                            + e.path(), KeeperException.create(rc)));
+                                }
+                                if (left.decrementAndGet() == 0 && !result.isDone()) {
+                                    if (retry.get()) {
+                                        Threads.TIMER.schedule(this::makeDirectoriesOrTimeOut, 100, TimeUnit.MILLISECONDS);
+                                    } else if (timeoutNanos > 0 && expired()) {
+                                        result.completeExceptionally(new TimeoutException("timed out waiting for multi-lock"));
+                                    } else {
+                                        transaction();
+                                    }
                                 }
                             }).forPath(e.path());
                 } catch (Exception ex) {
@@ -321,23 +352,46 @@ public final class MultiLockEngine {
             }
         }
 
-        /** After a transaction with an unknown outcome: delete whatever it created, then try again. */
+        private void makeDirectoriesOrTimeOut() {
+            if (timeoutNanos != 0 && expired() || monitor.isClosed()) {
+                result.completeExceptionally(new TimeoutException("timed out waiting for multi-lock"));
+            } else {
+                makeDirectories();
+            }
+        }
+
+        /**
+         * After a transaction with an unknown outcome: list every directory, delete whatever it
+         * created, wait for those deletes, then try again. A directory that cannot be listed
+         * yet is listed again later: a new transaction never starts while an old one's nodes
+         * may be left.
+         */
         private void sweep(List<String> uuids) {
             AtomicInteger left = new AtomicInteger(engines.size());
+            AtomicBoolean unlisted = new AtomicBoolean();
+            List<CompletableFuture<Void>> deletes = Collections.synchronizedList(new ArrayList<>());
             for (LockEngine e : engines) {
                 try {
                     client.getChildren().inBackground((c, event) -> {
-                        if (event.getChildren() != null) {
+                        KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
+                        if (rc == KeeperException.Code.OK) {
                             for (String child : event.getChildren()) {
                                 for (String uuid : uuids) {
                                     if (child.startsWith("_c_" + uuid + "-")) {
-                                        e.deleteGuaranteed(e.path() + "/" + child);
+                                        deletes.add(e.deleteGuaranteed(e.path() + "/" + child));
                                     }
                                 }
                             }
+                        } else if (rc != KeeperException.Code.NONODE) {
+                            unlisted.set(true);
                         }
                         if (left.decrementAndGet() == 0) {
-                            retryOrTimeOut();
+                            if (unlisted.get() && !monitor.isClosed()) {
+                                Threads.TIMER.schedule(() -> sweep(uuids), 100, TimeUnit.MILLISECONDS);
+                            } else {
+                                CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new))
+                                        .whenComplete((v, x) -> retryOrTimeOut());
+                            }
                         }
                     }).forPath(e.path());
                 } catch (Exception ex) {
@@ -381,6 +435,11 @@ public final class MultiLockEngine {
         }
 
         private void finish(List<Acquisition> started, List<ZkLease> granted, boolean failed) {
+            if (!failed && (withdrawal.get() != null)) {
+                releaseQuietly(granted);       // granted just as the caller withdrew
+                result.completeExceptionally(withdrawal.get());
+                return;
+            }
             if (!failed) {
                 if (!result.complete(new ArrayList<>(granted))) {
                     releaseQuietly(granted);
@@ -399,12 +458,12 @@ public final class MultiLockEngine {
                     }
                 }
             }
-            if (reason instanceof Acquisition.MustRequeue && !withdrawn.get()) {
+            if (reason instanceof Acquisition.MustRequeue && withdrawal.get() == null) {
                 LOG.info("multi-lock re-queueing: {}", reason.getMessage());
                 waits = List.of();
                 retryOrTimeOut();
             } else {
-                result.completeExceptionally(withdrawn.get() ? withdrawal : reason);
+                result.completeExceptionally(withdrawal.get() != null ? withdrawal.get() : reason);
             }
         }
 

@@ -133,7 +133,7 @@ public final class ZkMultiLock implements DistributedLock {
                 user.completeExceptionally(error);
                 return;
             }
-            MultiLease lease = new MultiLease(leases, List.of(), null);
+            MultiLease lease = new MultiLease(leases, leases, null);
             if (!user.complete(lease)) {
                 lease.close();                 // cancelled while the grant was on its way
             }
@@ -236,7 +236,7 @@ public final class ZkMultiLock implements DistributedLock {
 
         MultiLease(List<Lease> components, List<Lease> created, Long owner) {
             this.components = List.copyOf(components);
-            this.created = created == null || created.isEmpty() ? this.components : List.copyOf(created);
+            this.created = List.copyOf(created);
             this.owner = owner;
             for (Lease component : this.components) {
                 component.addListener((l, s) -> recompute());
@@ -254,7 +254,10 @@ public final class ZkMultiLock implements DistributedLock {
             return components.get(0).nodePath();
         }
 
-        /** The largest of the components' tokens; each component's own token guards its resource. */
+        /**
+         * The largest of the components' tokens. It fences no single resource: guard each
+         * resource with its own component's token ({@link #components()}).
+         */
         @Override
         public long fencingToken() {
             return components.stream().mapToLong(Lease::fencingToken).max().orElseThrow();
@@ -268,18 +271,22 @@ public final class ZkMultiLock implements DistributedLock {
             return worst();
         }
 
+        /** LOST over RELEASED over SUSPENDED over HELD; a component closed behind our back counts as lost. */
         private LeaseState worst() {
-            LeaseState worst = LeaseState.HELD;
+            boolean released = false;
+            boolean suspended = false;
             for (Lease component : components) {
                 LeaseState s = component.state();
-                if (s == LeaseState.LOST || s == LeaseState.RELEASED) {
-                    return s == LeaseState.RELEASED && !closed.get() ? LeaseState.LOST : s;
+                if (s == LeaseState.LOST) {
+                    return LeaseState.LOST;
                 }
-                if (s == LeaseState.SUSPENDED) {
-                    worst = LeaseState.SUSPENDED;
-                }
+                released |= s == LeaseState.RELEASED;
+                suspended |= s == LeaseState.SUSPENDED;
             }
-            return worst;
+            if (released) {
+                return closed.get() ? LeaseState.RELEASED : LeaseState.LOST;
+            }
+            return suspended ? LeaseState.SUSPENDED : LeaseState.HELD;
         }
 
         @Override
@@ -295,16 +302,20 @@ public final class ZkMultiLock implements DistributedLock {
             listeners.add(listener);
         }
 
-        private synchronized void recompute() {
-            LeaseState now = state();
-            if (now != told && told != LeaseState.LOST && told != LeaseState.RELEASED) {
+        private void recompute() {
+            LeaseState now;
+            synchronized (this) {
+                now = state();
+                if (now == told || told == LeaseState.LOST || told == LeaseState.RELEASED) {
+                    return;
+                }
                 told = now;
-                for (LeaseListener listener : listeners) {
-                    try {
-                        listener.stateChanged(this, now);
-                    } catch (RuntimeException e) {
-                        // a listener's failure must not stop the others
-                    }
+            }
+            for (LeaseListener listener : listeners) {
+                try {
+                    listener.stateChanged(this, now);
+                } catch (RuntimeException e) {
+                    // a listener's failure must not stop the others
                 }
             }
         }
@@ -324,7 +335,9 @@ public final class ZkMultiLock implements DistributedLock {
             List<Lease> others = new ArrayList<>(components);
             others.removeAll(created);
             closeAll(others);
-            engine.releaseAll(created);
+            if (!created.isEmpty()) {
+                engine.releaseAll(created);
+            }
             recompute();
         }
 

@@ -9,13 +9,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.LockSupport;
 
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
+import io.zklock.core.LockException;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
 import io.zklock.semaphore.ZkSemaphore;
@@ -24,6 +27,7 @@ import io.zklock.testing.ZkProbe;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.CreateMode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -214,5 +218,75 @@ class ZkMultiLockTest {
             assertFalse(t.isAlive(), "deadlocked");
         }
         assertEquals(List.of(), errors);
+    }
+
+    /** When every component is re-entered, closing the multi-lease gives each hold back, and the nodes go with the singles. */
+    @Test
+    void allComponentsReenteredAreGivenBackOnClose() throws Exception {
+        ZkMutex a = new ZkMutex(client, "/m/aa");
+        ZkMutex b = new ZkMutex(client, "/m/ab");
+        Lease first = a.acquire();
+        Lease second = b.acquire();
+        new ZkMultiLock(List.of(a, b)).acquire().close();
+        assertEquals(1, a.holdCount());
+        assertEquals(1, b.holdCount());
+        first.close();
+        second.close();
+        assertEquals(0, lockNodes("/m/aa", "/m/ab"));
+    }
+
+    /** Components on different namespaces of one client are refused: one transaction, one namespace. */
+    @Test
+    void differentNamespacesAreRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new ZkMultiLock(List.of(
+                new ZkMutex(client.usingNamespace("ns1"), "/x"), new ZkMutex(client.usingNamespace("ns2"), "/y"))));
+        assertTrue(e.getMessage().contains("namespace"), e.getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new ZkMultiLock(List.of(
+                new ZkMutex(client.usingNamespace("ns1"), "/q"), new ZkMutex(client.usingNamespace("ns1"), "/q"))))
+                .getMessage().contains("twice"));
+    }
+
+    /** A zero timeout on never-used paths makes their directories and still takes the locks in that one attempt. */
+    @Test
+    void zeroTimeoutOnFreshPathsSucceeds() throws Exception {
+        ZkMultiLock multi = new ZkMultiLock(List.of(new ZkMutex(client, "/fresh/a"), new ZkMutex(client, "/fresh/b")));
+        try (Lease lease = multi.tryAcquire(Duration.ZERO).orElseThrow()) {
+            assertTrue(lease.isValid());
+        }
+    }
+
+    /** A directory that can never be made (under an ephemeral node) fails the request with LockException, not a spin to the timeout. */
+    @Test
+    void impossibleDirectoryFailsClearly() throws Exception {
+        client.create().withMode(CreateMode.EPHEMERAL).forPath("/eph");
+        ZkMultiLock multi = new ZkMultiLock(List.of(new ZkMutex(client, "/eph/y"), new ZkMutex(client, "/m/z")));
+        long start = System.nanoTime();
+        assertThrows(LockException.class, () -> multi.tryAcquire(Duration.ofSeconds(20)));
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10), "failed fast");
+        assertEquals(0, lockNodes("/m/z"));
+    }
+
+    /** Interrupts at any moment of a blocking acquisition, granted or not, leave no node behind. */
+    @Test
+    void interruptsAtAnyMomentLeaveNoNode() throws Exception {
+        ZkMultiLock multi = new ZkMultiLock(List.of(new ZkMutex(client, "/m/ia"), new ZkMutex(client, "/m/ib")));
+        multi.acquire().close();
+        Random random = new Random(42);
+        for (int i = 0; i < 150; i++) {
+            long delayNanos = random.nextInt(3_000_000);
+            Thread worker = new Thread(() -> {
+                try {
+                    multi.acquire().close();   // granted before the interrupt: released normally
+                } catch (InterruptedException expected) {
+                    // interrupted while waiting: the request must leave nothing behind
+                }
+            });
+            worker.start();
+            LockSupport.parkNanos(delayNanos);
+            worker.interrupt();
+            worker.join(TimeUnit.SECONDS.toMillis(30));
+            assertFalse(worker.isAlive());
+            Await.equal("nodes after interrupt " + i, 0, LONG, () -> lockNodes("/m/ia", "/m/ib"));
+        }
     }
 }
