@@ -1,2 +1,0 @@
-/** The {@code zklock} command (demo, status, revoke); not yet implemented. */
-package io.zklock.cli;
