@@ -61,14 +61,34 @@ class VirtualThreadPinningTest {
         Path file = Files.createTempFile("zklock-pinning", ".jfr");
         FencedResource resource = new FencedResource(1, true);
         try (Recording recording = new Recording()) {
-            recording.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
-            recording.start();
             List<ZkMutex> mutexes = new ArrayList<>();
             for (int i = 0; i < SESSIONS; i++) {
                 CuratorFramework client = ZkTesting.client(zk.connectString(), 30_000);
                 clients.add(client);
                 mutexes.add(new ZkMutex(client, path));
             }
+            // Warm-up on a platform thread, outside the recording: the first use of a class
+            // loads and initialises it, and a virtual thread that waits for another one's class
+            // loading is pinned by the JDK, whatever the code does. The property is about
+            // waiting for the lock, so the classes on its path are loaded first.
+            for (ZkMutex mutex : mutexes) {
+                mutex.acquire().close();
+                mutex.acquireAsync(Duration.ofSeconds(30)).get(30, TimeUnit.SECONDS).close();
+            }
+            Lease held = mutexes.get(0).acquire();                  // and one contended wait
+            Thread waiter = new Thread(() -> {
+                try {
+                    mutexes.get(1).acquire().close();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            waiter.start();
+            Thread.sleep(50);
+            held.close();
+            waiter.join(TimeUnit.SECONDS.toMillis(30));
+            recording.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
+            recording.start();
             ExecutorService virtual = newVirtualThreadPerTaskExecutor();   // not AutoCloseable on 17
             try {
                 List<Future<?>> done = new ArrayList<>();
