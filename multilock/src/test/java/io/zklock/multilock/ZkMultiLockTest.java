@@ -23,36 +23,15 @@ import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
 import io.zklock.semaphore.ZkSemaphore;
 import io.zklock.testing.Await;
+import io.zklock.testing.EmbeddedServerTest;
 import io.zklock.testing.ZkProbe;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** {@link ZkMultiLock} on a real server: contract, bad input, all-or-nothing, re-entry, round trips. */
-class ZkMultiLockTest {
-    private static final Duration LONG = Duration.ofSeconds(30);
-
-    private TestingServer server;
-    private CuratorFramework client;
-    private CuratorFramework other;
-
-    @BeforeEach
-    void start() throws Exception {
-        server = new TestingServer(true);
-        client = ZkTesting.client(server.getConnectString(), 20_000);
-        other = ZkTesting.client(server.getConnectString(), 20_000);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        other.close();
-        client.close();
-        server.close();
-    }
+class ZkMultiLockTest extends EmbeddedServerTest {
 
     private int lockNodes(String... paths) {
         int n = 0;

@@ -22,37 +22,15 @@ import io.zklock.core.LeaseState;
 import io.zklock.core.LockNode;
 import io.zklock.core.Participant;
 import io.zklock.testing.Await;
+import io.zklock.testing.EmbeddedServerTest;
 import io.zklock.testing.ZkTesting;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** {@link ZkReadWriteLock} on a real server: the API contract, node naming, downgrade, upgrade and bad input. */
-class ZkReadWriteLockTest {
-    private static final Duration LONG = Duration.ofSeconds(30);
-
-    private TestingServer server;
-    private CuratorFramework client;
-    private CuratorFramework other;
-
-    @BeforeEach
-    void start() throws Exception {
-        server = new TestingServer(true);
-        client = ZkTesting.client(server.getConnectString(), 20_000);
-        other = ZkTesting.client(server.getConnectString(), 20_000);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        other.close();
-        client.close();
-        server.close();
-    }
+class ZkReadWriteLockTest extends EmbeddedServerTest {
 
     private List<String> nodes(String path) {
         return ZkTesting.children(client, path).stream().sorted().toList();

@@ -17,35 +17,14 @@ import java.util.concurrent.TimeUnit;
 
 import io.zklock.core.Lease;
 import io.zklock.testing.Await;
+import io.zklock.testing.EmbeddedServerTest;
 import io.zklock.testing.ZkProbe;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** {@link ZkSemaphore} on a real server: permits, maxLeases agreement, bad input, round trips. */
-class ZkSemaphoreTest {
-    private static final Duration LONG = Duration.ofSeconds(30);
-
-    private TestingServer server;
-    private CuratorFramework client;
-    private CuratorFramework other;
-
-    @BeforeEach
-    void start() throws Exception {
-        server = new TestingServer(true);
-        client = ZkTesting.client(server.getConnectString(), 60_000);
-        other = ZkTesting.client(server.getConnectString(), 60_000);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        other.close();
-        client.close();
-        server.close();
-    }
+class ZkSemaphoreTest extends EmbeddedServerTest {
 
     private int nodes(String path) {
         return ZkTesting.children(client, path).size();
