@@ -2,6 +2,7 @@ package io.zklock.benchmarks;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
@@ -137,6 +138,51 @@ interface Recipes {
                         .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(path + "/n-");
                 client.getChildren().forPath(path);
                 return () -> client.delete().forPath(node);
+            };
+        }
+
+        @Override
+        public Lock[] readWrite(CuratorFramework client, String path) {
+            throw new UnsupportedOperationException("raw floor: mutex cycle only");
+        }
+
+        @Override
+        public Lock semaphore(CuratorFramework client, String path, int maxLeases) {
+            throw new UnsupportedOperationException("raw floor: mutex cycle only");
+        }
+
+        @Override
+        public Lock multi(CuratorFramework client, List<String> paths) {
+            throw new UnsupportedOperationException("raw floor: mutex cycle only");
+        }
+    };
+
+    /**
+     * The same floor through Curator's background calls, the path zklock's asynchronous engine
+     * takes: each reply reaches the waiting caller through ZooKeeper's event thread instead of
+     * waking it directly. Comparing scenarios 1 and 1b measures that hand-off alone.
+     */
+    Recipes RAW_ASYNC = new Recipes() {
+        @Override
+        public String name() {
+            return "raw-async";
+        }
+
+        @Override
+        public Lock mutex(CuratorFramework client, String path) {
+            return () -> {
+                CompletableFuture<String> created = new CompletableFuture<>();
+                client.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                        .inBackground((c, e) -> created.complete(e.getName())).forPath(path + "/n-");
+                String node = created.get();
+                CompletableFuture<Void> listed = new CompletableFuture<>();
+                client.getChildren().inBackground((c, e) -> listed.complete(null)).forPath(path);
+                listed.get();
+                return () -> {
+                    CompletableFuture<Void> deleted = new CompletableFuture<>();
+                    client.delete().inBackground((c, e) -> deleted.complete(null)).forPath(node);
+                    deleted.get();
+                };
             };
         }
 

@@ -72,6 +72,8 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
         return List.of(
                 new Scenario("1", "raw floor: create+getChildren+delete, plain client (same workload both sides)",
                         List.of("cycle"), (r, cs, root) -> uncontended(Recipes.RAW, cs, root)),
+                new Scenario("1b", "raw floor through background calls, replies via the event thread (same workload both sides)",
+                        List.of("cycle"), (r, cs, root) -> uncontended(Recipes.RAW_ASYNC, cs, root)),
                 new Scenario("2", "uncontended mutex acquire+release, one client re-acquiring",
                         List.of("acquire+release"), Scenario::uncontended),
                 new Scenario("3", "contended mutex, 4 sessions x 2 threads",
