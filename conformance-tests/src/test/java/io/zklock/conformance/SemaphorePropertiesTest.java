@@ -11,14 +11,17 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
+import io.zklock.core.LeaseState;
 import io.zklock.semaphore.ZkSemaphore;
 import io.zklock.testing.Await;
 import io.zklock.testing.FencedResource;
+import io.zklock.testing.Sessions;
 import io.zklock.testing.ZkTesting;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -149,6 +152,46 @@ class SemaphorePropertiesTest extends ConformanceSupport {
         for (Lease lease : holders) {
             lease.close();
         }
+        for (int i = 1; i < waiting; i++) {
+            waiters.get(i).get(LONG.toSeconds(), TimeUnit.SECONDS).close();
+        }
+        assertClean();
+    }
+
+    /**
+     * Session expiry of a holder frees its permit: its lease turns LOST, tells its listener,
+     * and the earliest waiter is granted while the other holders keep theirs.
+     */
+    @Property(tries = 3, shrinking = ShrinkingMode.OFF)
+    void aHoldersSessionExpiryFreesItsPermitForTheEarliestWaiter(
+            @ForAll @IntRange(min = 1, max = 3) int maxLeases,
+            @ForAll @IntRange(min = 1, max = 3) int waiting) throws Exception {
+        permits = maxLeases;
+        List<DistributedLock> holderLocks = locksOnNewSessions(maxLeases);
+        List<Lease> holders = new ArrayList<>();
+        for (DistributedLock lock : holderLocks) {
+            holders.add(lock.acquire());
+        }
+        List<LeaseState> told = new CopyOnWriteArrayList<>();
+        Lease doomed = holders.get(0);
+        doomed.addListener((lease, state) -> told.add(state));
+        List<CompletableFuture<Lease>> waiters = queueWaiters(waiting);
+
+        Sessions.expire(clients.get(0), zk.connectString());
+
+        Lease granted = waiters.get(0).get(LONG.toSeconds(), TimeUnit.SECONDS);
+        assertTrue(granted.isValid());
+        Await.until("the expired holder's lease is LOST", LONG, () -> doomed.state() == LeaseState.LOST);
+        Await.until("its listener told LOST", LONG, () -> told.contains(LeaseState.LOST));
+        for (int i = 1; i < waiting; i++) {
+            assertFalse(waiters.get(i).isDone(), "waiter " + i + " granted: more permits than freed");
+        }
+        for (int i = 1; i < holders.size(); i++) {
+            assertTrue(holders.get(i).isValid(), "other holders keep their permits");
+        }
+        doomed.close();
+        holders.subList(1, holders.size()).forEach(Lease::close);
+        granted.close();
         for (int i = 1; i < waiting; i++) {
             waiters.get(i).get(LONG.toSeconds(), TimeUnit.SECONDS).close();
         }

@@ -121,12 +121,19 @@ public final class LockEngine {
 
     /** See {@link DistributedLock#acquire()}; never re-enters. */
     public Lease acquire() throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
         return await(start(-1)).orElseThrow(() -> new IllegalStateException("unbounded acquisition timed out"));
     }
 
     /** See {@link DistributedLock#tryAcquire(Duration)}; never re-enters. */
     public Optional<Lease> tryAcquire(Duration timeout) throws InterruptedException {
-        return await(start(timeoutNanos(timeout)));
+        long nanos = timeoutNanos(timeout);
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        return await(start(nanos));
     }
 
     /** See {@link DistributedLock#acquireAsync(Duration)}. */
