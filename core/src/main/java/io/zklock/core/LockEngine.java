@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
@@ -165,13 +166,24 @@ public final class LockEngine {
     }
 
     private Optional<Lease> await(Acquisition acquisition) throws InterruptedException {
+        return LockEngine.<ZkLease>await(acquisition.result, () -> acquisition.giveUp(new Withdrawn("interrupted")),
+                ZkLease::release, "acquisition of lock " + path).map(Lease.class::cast);
+    }
+
+    /**
+     * The blocking side of every acquisition, single or multi: waits for {@code result}; on
+     * an interrupt withdraws the request, releases a grant that beat the withdrawal, waits
+     * for the cleanup and throws; maps a timeout to empty, a driver's refusal to
+     * IllegalStateException and anything else to LockException.
+     */
+    static <T> Optional<T> await(CompletableFuture<T> result, Runnable withdraw, Consumer<? super T> release,
+            String what) throws InterruptedException {
         try {
-            return Optional.of(acquisition.result.get());
+            return Optional.of(result.get());
         } catch (InterruptedException e) {
-            if (!acquisition.giveUp(new Withdrawn("interrupted"))) {
-                acquisition.result.thenAccept(ZkLease::release);     // granted as we were interrupted
-            }
-            awaitQuietly(acquisition.result);                        // its node is gone when we throw
+            withdraw.run();
+            result.thenAccept(release);        // granted as we were interrupted: release, never leak
+            awaitQuietly(result);              // its nodes are gone when we throw
             throw e;
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
@@ -179,9 +191,9 @@ public final class LockEngine {
                 return Optional.empty();
             }
             if (cause instanceof IllegalStateException) {
-                throw new IllegalStateException(cause.getMessage(), cause);   // refused by the driver
+                throw new IllegalStateException(cause.getMessage(), cause);   // refused by a driver
             }
-            throw new LockException("acquisition of lock " + path + " failed: " + cause.getMessage(), cause);
+            throw new LockException(what + " failed: " + cause.getMessage(), cause);
         }
     }
 

@@ -9,9 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -60,7 +58,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class MultiLockEngine {
     private static final Logger LOG = LoggerFactory.getLogger(MultiLockEngine.class);
-    private static final long GIVE_UP_WAIT_MS = 10_000;
 
     private final List<LockEngine> engines;
     private final CuratorFramework client;
@@ -184,27 +181,8 @@ public final class MultiLockEngine {
             attempt.giveUp(new LockEngine.Withdrawn("interrupted"));
             throw new InterruptedException();
         }
-        try {
-            return Optional.of(attempt.result.get());
-        } catch (InterruptedException e) {
-            attempt.giveUp(new LockEngine.Withdrawn("interrupted"));
-            attempt.result.thenAccept(this::releaseAll);        // a grant that beat the withdrawal
-            try {
-                attempt.result.get(GIVE_UP_WAIT_MS, TimeUnit.MILLISECONDS);
-            } catch (Exception ignored) {
-                // the withdrawal itself is what we waited for
-            }
-            throw e;
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof TimeoutException) {
-                return Optional.empty();
-            }
-            if (cause instanceof IllegalStateException) {
-                throw new IllegalStateException(cause.getMessage(), cause);
-            }
-            throw new LockException("multi-lock acquisition failed: " + cause.getMessage(), cause);
-        }
+        return LockEngine.await(attempt.result, () -> attempt.giveUp(new LockEngine.Withdrawn("interrupted")),
+                this::releaseAll, "multi-lock acquisition");
     }
 
     /**
