@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -14,8 +15,11 @@ import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
@@ -35,7 +39,15 @@ import org.slf4j.LoggerFactory;
  *                container parent; the czxid (fencing token) and ephemeralOwner come from the
  *                create's own Stat (one exists() call only when Curator found the node again
  *                after a connection loss and so returned no Stat).
- *   2. LISTING   getChildren(dir); parse with LockNode, sort by sequence.
+ *                Or, when this session's DirectoryView of the directory is exact, one
+ *                multi() that sets the directory's (empty) data and creates the node: the
+ *                directory's Stat in its reply lets the view vouch for the children as of
+ *                the create (sequence-gap inference, see DirectoryView); if the driver grants
+ *                on them, the request is granted without step 2. A transaction whose outcome
+ *                was lost to the connection is resolved by listing the directory for its
+ *                uuid: the node is adopted if it is there, else a new one is created.
+ *   2. LISTING   getChildren(dir); parse with LockNode, sort by sequence. The reply's Stat
+ *                makes the session's DirectoryView exact again.
  *                - our node missing, or owned by a session that is no longer ours (the old
  *                  session's ephemerals can still be listed just after expiry: CURATOR-604):
  *                  delete it and go back to 1 with a new node (re-queue);
@@ -73,6 +85,7 @@ final class Acquisition {
     private static final Logger LOG = LoggerFactory.getLogger(Acquisition.class);
     private static final long MAX_BACKOFF_MS = 1_000;
     private static final long CLEANUP_WAIT_MS = 5_000;
+    private static final byte[] EMPTY = new byte[0];
 
     private enum Phase { CREATING, LISTING, WATCHING, BACKOFF, DONE }
 
@@ -105,6 +118,7 @@ final class Acquisition {
     private Supplier<Runnable> retryAction;
     private long backoffMs;
     private Throwable giveUpReason;
+    private String unresolvedUuid;         // a transaction's uuid whose outcome is not known yet
 
     /** Set when the node was created for us by a multi-lock transaction: we may not re-queue alone. */
     private final boolean adopted;
@@ -190,6 +204,11 @@ final class Acquisition {
         ourNode = null;
         czxid = 0;
         ephemeralOwner = 0;
+        DirectoryView view = engine.view();
+        long session = monitor.sessionId();
+        if (view.usable(session) && createInferring(view, session)) {
+            return null;
+        }
         Stat stat = new Stat();
         try {
             client.create()
@@ -204,6 +223,131 @@ final class Acquisition {
             createInFlight = false;
             return giveUpLocked(refused("create under " + engine.path(), e));
         }
+    }
+
+    /**
+     * Step 1 as one transaction, sent on the ZooKeeper handle (never retried behind our back):
+     * an empty setData on the directory, whose Stat comes back, and the create2 of our node.
+     */
+    private boolean createInferring(DirectoryView view, long session) {
+        String uuid = UUID.randomUUID().toString();
+        try {
+            List<Op> ops = List.of(
+                    Op.setData(engine.serverPath(engine.path()), EMPTY, -1),
+                    engine.createOp(engine.path() + "/_c_" + uuid + "-" + engine.namePrefix() + "-", ownerData));
+            client.getZookeeperClient().getZooKeeper().multi(ops,
+                    (rc, path, ctx, results) -> transacted(KeeperException.Code.get(rc), results, view, session, uuid),
+                    null);
+            return true;
+        } catch (Exception e) {
+            LOG.debug("could not send the transaction on {}; creating through Curator", engine.path(), e);
+            view.invalidate();
+            return false;                      // nothing was sent: the plain create takes over
+        }
+    }
+
+    private void transacted(KeeperException.Code rc, List<OpResult> results, DirectoryView view, long session,
+            String uuid) {
+        Runnable after = null;
+        List<String> inferred = null;
+        String path = null;
+        Stat stat = null;
+        if (rc == KeeperException.Code.OK) {
+            Stat directory = ((OpResult.SetDataResult) results.get(0)).getStat();
+            OpResult.CreateResult create = (OpResult.CreateResult) results.get(1);
+            path = engine.clientPath(create.getPath());
+            stat = create.getStat();
+            String name = ZKPaths.getNodeFromPath(path);
+            // the view is updated here, on the event thread, in the order of the replies
+            inferred = LockNode.parse(name)
+                    .map(node -> view.created(session, directory, name, (int) node.sequence()))
+                    .orElse(null);
+        } else {
+            view.invalidate();                 // nothing applied, or we do not know what was
+            if (rc == KeeperException.Code.NOAUTH || rc == KeeperException.Code.BADARGUMENTS
+                    || rc == KeeperException.Code.UNIMPLEMENTED) {
+                view.refuse();                 // this directory will never take the transaction
+            }
+        }
+        lock.lock();
+        try {
+            createInFlight = false;
+            if (rc == KeeperException.Code.OK) {
+                if (phase == Phase.DONE) {
+                    after = cleanup(path);       // gave up while the transaction was in flight
+                } else {
+                    ourPath = path;
+                    ourNode = LockNode.parse(ZKPaths.getNodeFromPath(path)).orElse(null);
+                    recordStat(stat);
+                    if (ourNode == null) {
+                        after = giveUpLocked(new LockException("created node " + path + " has an unexpected name"));
+                    } else {
+                        after = inferred != null ? decideInferred(inferred) : list();
+                    }
+                }
+            } else if (isConnectionTrouble(rc)) {
+                unresolvedUuid = uuid;           // it may have been applied: find out before anything else
+                after = phase == Phase.DONE ? cleanup(null) : resolve();
+            } else if (phase == Phase.DONE) {
+                after = this::completeGiveUp;
+            } else {
+                after = create();                // e.g. no directory yet: the plain create makes it
+            }
+        } finally {
+            lock.unlock();
+        }
+        run(after);
+    }
+
+    /** Lists the directory to learn whether a transaction whose reply was lost created our node. */
+    private Runnable resolve() {
+        phase = Phase.CREATING;
+        createInFlight = false;
+        int s = ++step;
+        try {
+            client.getChildren().inBackground((c, event) -> resolved(event, s)).forPath(engine.path());
+            return null;
+        } catch (Exception e) {
+            return giveUpLocked(refused("list of " + engine.path(), e));
+        }
+    }
+
+    private void resolved(CuratorEvent event, int s) {
+        KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
+        Runnable after = null;
+        lock.lock();
+        try {
+            if (phase == Phase.DONE || s != step) {
+                return;                          // a give-up sweeps the uuid itself
+            }
+            if (rc == KeeperException.Code.OK || rc == KeeperException.Code.NONODE) {
+                String found = rc == KeeperException.Code.OK ? findUnresolved(event.getChildren()) : null;
+                unresolvedUuid = null;
+                if (found == null) {
+                    after = create();
+                } else {
+                    ourPath = engine.path() + "/" + found;
+                    ourNode = LockNode.parse(found).orElse(null);
+                    after = ourNode == null
+                            ? giveUpLocked(new LockException("created node " + ourPath + " has an unexpected name"))
+                            : fetchStat();
+                }
+            } else {
+                after = failedCall(rc, "list of " + engine.path(), this::resolve);
+            }
+        } finally {
+            lock.unlock();
+        }
+        run(after);
+    }
+
+    private String findUnresolved(List<String> children) {
+        for (String child : children) {
+            if (child.startsWith("_c_" + unresolvedUuid + "-")) {
+                return child;
+            }
+        }
+        return null;
     }
 
     private void created(CuratorEvent event, Stat stat) {
@@ -316,6 +460,9 @@ final class Acquisition {
 
     private void listed(CuratorEvent event, int s, WatchKey key) {
         KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
+        if (rc == KeeperException.Code.OK) {
+            engine.view().listed(monitor.sessionId(), event.getStat(), event.getChildren());   // in reply order
+        }
         Runnable after = null;
         lock.lock();
         try {
@@ -393,6 +540,24 @@ final class Acquisition {
             return null;
         }
         return list(true);
+    }
+
+    /**
+     * Decides on the children the view vouched for after an inferring transaction: a grant is
+     * final; anything else is decided again on a listing, which also sets up the wait.
+     */
+    private Runnable decideInferred(List<String> children) {
+        List<LockNode> sorted = LockEngine.parseSorted(children);
+        long session = monitor.sessionId();
+        if (session == 0 || session != ephemeralOwner || !sorted.contains(ourNode)) {
+            return list();
+        }
+        Decision decision = engine.driver().decide(sorted, ourNode, engine.maxLeases());
+        if (decision.outcome() != Decision.Outcome.GRANTED) {
+            return list();
+        }
+        LOG.debug("{} granted in {} without a listing (sequence-gap inference)", ourNode.name(), engine.path());
+        return grant(sorted);
     }
 
     private Runnable requeue(String why) {
@@ -497,12 +662,7 @@ final class Acquisition {
 
     /** A call failed: back off and retry if the error is one of the connection's, else give up. */
     private Runnable failedCall(KeeperException.Code rc, String what, Supplier<Runnable> again) {
-        boolean connectionTrouble = rc == KeeperException.Code.CONNECTIONLOSS
-                || rc == KeeperException.Code.SESSIONEXPIRED
-                || rc == KeeperException.Code.SESSIONMOVED
-                || rc == KeeperException.Code.OPERATIONTIMEOUT
-                || rc == KeeperException.Code.REQUESTTIMEOUT;
-        if (!connectionTrouble || clientClosed()) {
+        if (!isConnectionTrouble(rc) || clientClosed()) {
             String why = clientClosed() ? what + " failed: the CuratorFramework client is closed" : what + " failed";
             return giveUpLocked(new LockException(why, KeeperException.create(rc)));
         }
@@ -515,6 +675,14 @@ final class Acquisition {
         retryAction = again;
         retry = Threads.TIMER.schedule(this::retryFromTimer, backoffMs, TimeUnit.MILLISECONDS);
         return null;
+    }
+
+    private static boolean isConnectionTrouble(KeeperException.Code rc) {
+        return rc == KeeperException.Code.CONNECTIONLOSS
+                || rc == KeeperException.Code.SESSIONEXPIRED
+                || rc == KeeperException.Code.SESSIONMOVED
+                || rc == KeeperException.Code.OPERATIONTIMEOUT
+                || rc == KeeperException.Code.REQUESTTIMEOUT;
     }
 
     private void retryFromTimer() {
@@ -639,6 +807,10 @@ final class Acquisition {
     private Runnable cleanup(String node) {
         if (node != null) {
             cleanups.add(engine.deleteGuaranteed(node));
+        }
+        if (unresolvedUuid != null) {
+            cleanups.add(engine.sweep(unresolvedUuid));
+            unresolvedUuid = null;
         }
         removeConfirmedWatches();
         ourPath = null;

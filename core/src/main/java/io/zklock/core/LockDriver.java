@@ -7,8 +7,9 @@ import java.util.List;
  * order, one of them ours, does our node hold the lock, and if not, which node's deletion must
  * we wait for. A driver takes no client and does no I/O.
  *
- * <p>Every driver must be <b>monotone</b>: removing nodes that precede ours never turns a
- * grant into a wait. The engine relies on this when it decides on a superset of the children.
+ * <p>The engine only ever asks on the exact children of one moment: a listing's, or those
+ * sequence-gap inference proved unchanged since a listing (see {@code DirectoryView}), so a
+ * driver need not be monotone.
  */
 @FunctionalInterface
 public interface LockDriver {

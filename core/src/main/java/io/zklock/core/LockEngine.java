@@ -14,7 +14,13 @@ import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.CreateOptions;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.proto.CreateRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -118,6 +124,11 @@ public final class LockEngine {
 
     SessionMonitor monitor() {
         return monitor;
+    }
+
+    /** This client's view of the lock directory, for sequence-gap inference. */
+    DirectoryView view() {
+        return monitor.view(serverPath(path));
     }
 
     /** See {@link DistributedLock#acquire()}; never re-enters. */
@@ -257,7 +268,13 @@ public final class LockEngine {
     CompletableFuture<Void> deleteGuaranteed(String node) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         try {
-            client.delete().guaranteed().inBackground((c, event) -> done.complete(null)).forPath(node);
+            client.delete().guaranteed().inBackground((c, event) -> {
+                int rc = event.getResultCode();
+                if (rc == KeeperException.Code.OK.intValue() || rc == KeeperException.Code.NONODE.intValue()) {
+                    nodeDeleted(node);
+                }
+                done.complete(null);
+            }).forPath(node);
         } catch (Exception e) {
             LOG.warn("could not delete {}", node, e);
             done.complete(null);
@@ -282,6 +299,66 @@ public final class LockEngine {
             done.complete(null);
         }
         return done;
+    }
+
+    /** {@code serverPath} as this client names it: without the client's namespace. */
+    String clientPath(String serverPath) {
+        String namespace = client.getNamespace();
+        return namespace == null || namespace.isEmpty() ? serverPath : serverPath.substring(namespace.length() + 1);
+    }
+
+    /**
+     * Deletes whatever node of this directory carries {@code uuid} (a transaction whose reply
+     * was lost may have created one); completes when the deletes were answered. A listing that
+     * fails on the connection is tried again until the client closes.
+     */
+    CompletableFuture<Void> sweep(String uuid) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        sweep(uuid, done);
+        return done;
+    }
+
+    private void sweep(String uuid, CompletableFuture<Void> done) {
+        try {
+            client.getChildren().inBackground((c, event) -> {
+                KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
+                if (rc == KeeperException.Code.OK) {
+                    List<CompletableFuture<Void>> deletes = new ArrayList<>();
+                    for (String child : event.getChildren()) {
+                        if (child.startsWith("_c_" + uuid + "-")) {
+                            deletes.add(deleteGuaranteed(path + "/" + child));
+                        }
+                    }
+                    CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> done.complete(null));
+                } else if (rc == KeeperException.Code.NONODE || monitor.isClosed()) {
+                    done.complete(null);
+                } else {
+                    Threads.TIMER.schedule(() -> sweep(uuid, done), 100, TimeUnit.MILLISECONDS);
+                }
+            }).forPath(path);
+        } catch (Exception e) {
+            LOG.warn("could not list {} to remove a node of an unanswered transaction", path, e);
+            done.complete(null);
+        }
+    }
+
+    /** Our node at {@code nodePath} is confirmed gone: the directory view forgets it. */
+    void nodeDeleted(String nodePath) {
+        view().deleted(ZKPaths.getNodeFromPath(nodePath));
+    }
+
+    /**
+     * An ephemeral-sequential create2 operation for {@code path}, sent on the ZooKeeper handle
+     * (so its reply carries the node's Stat): the server path and ACL are those Curator's own
+     * create would use (namespace, ACLProvider), taken from Curator's transaction op, whose
+     * create returns no Stat.
+     */
+    Op createOp(String path, byte[] data) throws Exception {
+        Op curators = client.transactionOp().create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(path, data).get();
+        List<ACL> acl = ((CreateRequest) curators.toRequestRecord()).getAcl();
+        return Op.create(curators.getPath(), data,
+                CreateOptions.newBuilder(acl == null || acl.isEmpty() ? ZooDefs.Ids.OPEN_ACL_UNSAFE : acl,
+                        CreateMode.EPHEMERAL_SEQUENTIAL).build());
     }
 
     /** {@code path} as the server knows it: with the client's namespace, if it has one. */

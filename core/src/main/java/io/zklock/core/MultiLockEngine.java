@@ -20,13 +20,9 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.CreateOptions;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
-import org.apache.zookeeper.ZooDefs;
-import org.apache.zookeeper.data.ACL;
-import org.apache.zookeeper.proto.CreateRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -185,26 +181,8 @@ public final class MultiLockEngine {
                 this::releaseAll, "multi-lock acquisition");
     }
 
-    /**
-     * The create2 operation for {@code path}: the path and ACL are those Curator's own create
-     * would use (namespace, ACLProvider), taken from Curator's transaction op, whose create
-     * returns no Stat.
-     */
-    private Op create2(String path, byte[] data) throws Exception {
-        Op curators = client.transactionOp().create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(path, data).get();
-        List<ACL> acl = ((CreateRequest) curators.toRequestRecord()).getAcl();
-        return Op.create(curators.getPath(), data,
-                CreateOptions.newBuilder(acl == null || acl.isEmpty() ? ZooDefs.Ids.OPEN_ACL_UNSAFE : acl,
-                        CreateMode.EPHEMERAL_SEQUENTIAL).build());
-    }
-
     private String serverPath(String path) {
         return ZKPaths.fixForNamespace(client.getNamespace(), path);
-    }
-
-    private String clientPath(String serverPath) {
-        String ns = client.getNamespace();
-        return ns == null || ns.isEmpty() ? serverPath : serverPath.substring(ns.length() + 1);
     }
 
     /** One acquisition, through as many transactions as session loss requires. */
@@ -257,7 +235,7 @@ public final class MultiLockEngine {
                 for (LockEngine e : engines) {
                     String uuid = UUID.randomUUID().toString();
                     uuids.add(uuid);
-                    ops.add(create2(e.path() + "/_c_" + uuid + "-" + e.namePrefix() + "-", ownerData));
+                    ops.add(e.createOp(e.path() + "/_c_" + uuid + "-" + e.namePrefix() + "-", ownerData));
                 }
                 client.getZookeeperClient().getZooKeeper().multi(ops,
                         (rc, path, ctx, results) -> transacted(KeeperException.Code.get(rc), results, uuids), null);
@@ -280,7 +258,7 @@ public final class MultiLockEngine {
                 for (int i = 0; i < engines.size(); i++) {
                     OpResult.CreateResult created = (OpResult.CreateResult) results.get(i);
                     started.add(Acquisition.adopting(engines.get(i), remaining(),
-                            clientPath(created.getPath()), created.getStat()));
+                            engines.get(i).clientPath(created.getPath()), created.getStat()));
                 }
                 waits = started;
                 if (withdrawal.get() != null) {

@@ -2,6 +2,7 @@ package io.zklock.core;
 
 import java.lang.ref.WeakReference;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
@@ -27,12 +28,22 @@ import org.slf4j.LoggerFactory;
 final class SessionMonitor {
     private static final Logger LOG = LoggerFactory.getLogger(SessionMonitor.class);
     private static final Map<CuratorZookeeperClient, SessionMonitor> MONITORS = new WeakHashMap<>();
+    /** Directories whose view is kept, most recently used first: the hot locks of a client. */
+    private static final int MAX_VIEWS = 1_024;
 
     private final WeakReference<CuratorZookeeperClient> zookeeper;   // the map's key: not held strongly
     final Set<ZkLease> held = ConcurrentHashMap.newKeySet();
     final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
     final Set<ZkLease> releasing = ConcurrentHashMap.newKeySet();
     private final Map<WatchKey, Integer> watchRefs = new HashMap<>();   // guarded by itself
+    private final Map<String, DirectoryView> views = new LinkedHashMap<>(16, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, DirectoryView> eldest) {
+            return size() > MAX_VIEWS;
+        }
+    };                                                                  // guarded by itself
     private volatile boolean closed;
 
     private SessionMonitor(CuratorZookeeperClient zookeeper) {
@@ -73,6 +84,13 @@ final class SessionMonitor {
             return zk.getZooKeeper().getSessionId();
         } catch (Exception e) {
             return 0;
+        }
+    }
+
+    /** This client's view of the lock directory at {@code serverPath} (see DirectoryView). */
+    DirectoryView view(String serverPath) {
+        synchronized (views) {
+            return views.computeIfAbsent(serverPath, p -> new DirectoryView());
         }
     }
 

@@ -117,6 +117,7 @@ final class ZkLease implements Lease {
 
     /** The claimed delete succeeded, or found the node gone. */
     void deletedByCaller() {
+        engine.nodeDeleted(nodePath);
         engine.monitor().releasing.remove(this);
         engine.monitor().held.remove(this);
         LeaseState released = move(null, LeaseState.RELEASED);

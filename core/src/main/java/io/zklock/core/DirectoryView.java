@@ -1,0 +1,109 @@
+package io.zklock.core;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.apache.zookeeper.data.Stat;
+
+/*
+ * Sequence-gap inference (DESIGN §4): what one session knows of one lock directory, so that a
+ * client that re-acquires a lock nobody else touched can decide its grant without listing.
+ *
+ * The facts it rests on, about ZooKeeper's directories:
+ *   - a sequential child's number is the directory's count of child creations so far (deletes
+ *     do not advance it). The Stat a client sees reports cversion = 2 x creations - children,
+ *     so creations = (cversion + numChildren) / 2;
+ *   - a directory that is deleted and made again has a new czxid and its count restarts at 0.
+ *
+ * The view holds, for one directory incarnation (its czxid), the next sequence number the
+ * server will hand out and a superset of the children: the children some listing returned,
+ * plus the nodes this session created since in transactions the view saw, minus the nodes
+ * whose delete it saw confirmed (a confirmed delete is final: names carry a uuid).
+ *
+ * An inferring acquire creates its node in one multi() together with a setData on the
+ * directory, whose Stat gives the directory's czxid, creation count and number of children as
+ * the node is created. If the czxid is the view's and the node's number is the view's next
+ * number, nobody created anything there since the view was exact, in the same incarnation: the
+ * children are a subset of the view's superset. If their number also equals the superset's
+ * size, they are exactly the superset, and the driver decides on the true children plus the
+ * new node. (DESIGN §4 settles for the superset, relying on every driver being monotone; the
+ * count makes the set exact for free, so no driver has to be: a semaphore's maxLeases check,
+ * for one, is not monotone.) Anything else falls back to a listing. The czxid check closes the
+ * reaped-directory hazard: a container that empties can be reaped and made again by another
+ * client with its count restarted, so that a number alone could match by coincidence while
+ * strangers' nodes sit ahead.
+ *
+ * Updates come from replies: a listing and a transaction reply must be applied in the order the
+ * server applied them, which holds because ZooKeeper answers one session's requests in order
+ * and delivers every reply on that session's one event thread. A delete may be applied in any
+ * order (it only shrinks the superset).
+ */
+final class DirectoryView {
+    /** Past this count, cversion arithmetic could overflow an int: no inference. */
+    private static final int MAX_SEQUENCE = 1 << 30;
+
+    private long session;
+    private long czxid;
+    private int next;
+    private boolean valid;
+    private boolean refused;              // the transaction was refused (ACL): stop trying here
+    private final Set<String> children = new HashSet<>();
+
+    /** Whether an acquire on {@code session} should try the inferring transaction. */
+    synchronized boolean usable(long session) {
+        return valid && !refused && session != 0 && this.session == session;
+    }
+
+    /** A listing made by {@code session}, with the directory's Stat from the same reply. */
+    synchronized void listed(long session, Stat stat, List<String> names) {
+        if (stat == null || session == 0 || stat.getCversion() < 0 || stat.getCversion() >= MAX_SEQUENCE) {
+            valid = false;
+            return;
+        }
+        this.session = session;
+        this.czxid = stat.getCzxid();
+        this.next = (stat.getCversion() + stat.getNumChildren()) / 2;
+        children.clear();
+        children.addAll(names);
+        valid = true;
+    }
+
+    /**
+     * The reply of an inferring transaction that created {@code name} with number
+     * {@code sequence}; {@code directory} is the directory's Stat just before the create.
+     *
+     * @return the directory's children as of the create, our node included, or null if the
+     *         view cannot vouch for them
+     */
+    synchronized List<String> created(long session, Stat directory, String name, int sequence) {
+        boolean proven = valid && session != 0 && this.session == session
+                && directory.getCzxid() == czxid && sequence == next
+                && (directory.getCversion() + directory.getNumChildren()) / 2 == sequence
+                && directory.getNumChildren() == children.size();
+        if (!proven || sequence + 1 >= MAX_SEQUENCE) {
+            valid = false;                    // the next listing makes it exact again
+            return null;
+        }
+        children.add(name);
+        next = sequence + 1;
+        return new ArrayList<>(children);
+    }
+
+    /** The child {@code name} is confirmed gone. */
+    synchronized void deleted(String name) {
+        children.remove(name);
+    }
+
+    /** A transaction failed in a way that says nothing of the children. */
+    synchronized void invalidate() {
+        valid = false;
+    }
+
+    /** The server refused the inferring transaction itself (e.g. no write permission on the directory). */
+    synchronized void refuse() {
+        refused = true;
+        valid = false;
+    }
+}
