@@ -82,20 +82,29 @@ class ZkSemaphoreTest extends EmbeddedServerTest {
         }
     }
 
-    /** Uncontended acquire is 2 requests and release 1; a grant to a waiter with a follower adds one write. */
+    /**
+     * An acquire after another session's turn is 2 requests (create, list), a re-acquire of a
+     * semaphore nobody else touched since 1 (one transaction, no listing), a release 1.
+     */
     @Test
     void roundTrips() throws Exception {
         ZkProbe probe = new ZkProbe(server.getPort());
         ZkSemaphore semaphore = new ZkSemaphore(client, "/sem/rt", 2);
+        ZkSemaphore others = new ZkSemaphore(other, "/sem/rt", 2);
         semaphore.acquire().close();
         long acquire = Long.MAX_VALUE;
+        long reacquire = Long.MAX_VALUE;
         long release = Long.MAX_VALUE;
         for (int i = 0; i < 5; i++) {
+            others.acquire().close();
             Lease[] lease = new Lease[1];
             acquire = Math.min(acquire, probe.requestsDuring(() -> lease[0] = semaphore.acquire()));
             release = Math.min(release, probe.requestsDuring(lease[0]::close));
+            reacquire = Math.min(reacquire, probe.requestsDuring(() -> lease[0] = semaphore.acquire()));
+            lease[0].close();
         }
-        assertEquals(2, acquire, "requests per uncontended acquire");
+        assertEquals(2, acquire, "requests per acquire after another session's turn");
+        assertEquals(1, reacquire, "requests per re-acquire");
         assertEquals(1, release, "requests per release");
     }
 
