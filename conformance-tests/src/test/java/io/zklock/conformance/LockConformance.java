@@ -374,10 +374,50 @@ abstract class LockConformance extends ConformanceSupport {
     void emptyLockDirectoryIsReapedAndRecreatedOnDemand(@ForAll @IntRange(min = 1, max = 3) int holders)
             throws Exception {
         List<DistributedLock> locks = locksOnNewSessions(holders);
-        CuratorFramework any = clients.get(0);
         for (DistributedLock lock : locks) {
             lock.acquire().close();
         }
+        awaitReaped();
+        try (Lease lease = locks.get(0).tryAcquire(LONG).orElseThrow()) {
+            assertTrue(lease.isValid());
+        }
+        assertClean();
+    }
+
+    /**
+     * Sequence-gap inference is never fooled by a re-created directory: a client that
+     * re-acquired the lock alone (so it would infer its next grant without listing) sees the
+     * directory reaped and made again by other sessions, which hold it to capacity and bring the
+     * new directory's creation count to exactly the number the client expects next. The
+     * client's next attempt is not granted while they hold, and is granted once they let go.
+     */
+    @Property(tries = 3, shrinking = ShrinkingMode.OFF)
+    void reacquireIsNeverGrantedOnAReapedAndRecreatedDirectoryWhileOthersHold(
+            @ForAll @IntRange(min = 0, max = 2) int extraCycles) throws Exception {
+        List<DistributedLock> locks = locksOnNewSessions(3);
+        DistributedLock mine = locks.get(0);
+        int cycles = recipe().capacity() + extraCycles;     // our nodes are numbered 0 .. cycles - 1
+        for (int i = 0; i < cycles; i++) {
+            mine.acquire().close();
+        }
+        awaitReaped();
+        List<Lease> theirs = fillToCapacity(locks.get(1));  // numbers 0 .. capacity - 1 in the new directory
+        for (int i = recipe().capacity(); i < cycles; i++) {
+            assertEquals(Optional.empty(), locks.get(2).tryAcquire(Duration.ZERO), "full: a request gives up");
+        }
+        assertEquals(cycles, nextSequence(), "the new directory's count is at the number we expect next");
+
+        assertEquals(Optional.empty(), mine.tryAcquire(Duration.ofMillis(300)), "granted beside the holders");
+        theirs.forEach(Lease::close);
+        try (Lease lease = mine.tryAcquire(LONG).orElseThrow()) {
+            assertTrue(lease.isValid());
+        }
+        assertClean();
+    }
+
+    /** Waits until the server has reaped the try's empty lock directory. */
+    void awaitReaped() {
+        CuratorFramework any = clients.get(0);
         Await.until("empty lock directory reaped", LONG, () -> {
             try {
                 return any.checkExists().forPath(path) == null;
@@ -385,10 +425,11 @@ abstract class LockConformance extends ConformanceSupport {
                 throw new IllegalStateException(e);
             }
         });
-        try (Lease lease = locks.get(0).tryAcquire(LONG).orElseThrow()) {
-            assertTrue(lease.isValid());
-        }
-        assertClean();
     }
 
+    /** The sequence number the server gives the next node created in the try's directory. */
+    int nextSequence() throws Exception {
+        var stat = clients.get(0).checkExists().forPath(path);
+        return (stat.getCversion() + stat.getNumChildren()) / 2;
+    }
 }

@@ -770,4 +770,37 @@ class ReadWriteLockConformanceTest extends LockConformance {
         sessions.forEach(s -> out.put(s, all.getOrDefault(s, 0L)));
         return out;
     }
+
+    /**
+     * Sequence-gap inference is never fooled by a re-created directory, even where the count of
+     * children matches: a reader whose last look showed another session's read node (which then
+     * went without it looking again) sees the directory reaped and made again, with a writer
+     * holding it and the creation count brought to exactly the number the reader expects next.
+     * A number and a count alone would let the reader infer it is queued behind that old reader
+     * only; its next read acquire must instead wait for the writer.
+     */
+    @Property(tries = 3, shrinking = ShrinkingMode.OFF)
+    void readReacquireIsNeverGrantedBesideAWriterInARecreatedDirectory(
+            @ForAll @IntRange(min = 1, max = 3) int cycles) throws Exception {
+        List<ZkReadWriteLock> locks = readWriteLocksOnNewSessions(3, SESSION_TIMEOUT_MS);
+        ZkReadWriteLock mine = locks.get(0);
+        Lease old = locks.get(1).readLock().acquire();          // number 0
+        for (int i = 0; i < cycles; i++) {
+            mine.readLock().acquire().close();                   // numbers 1 .. cycles; the first lists and sees 0
+        }
+        old.close();                                             // gone, and we did not look
+        awaitReaped();
+        Lease writer = locks.get(2).writeLock().acquire();      // number 0 of the new directory
+        for (int i = 0; i < cycles; i++) {
+            assertEquals(Optional.empty(), locks.get(1).readLock().tryAcquire(Duration.ZERO), "a reader behind the writer");
+        }
+        assertEquals(cycles + 1, nextSequence(), "the new directory's count is at the number the reader expects next");
+
+        assertEquals(Optional.empty(), mine.readLock().tryAcquire(QUIET), "read lease granted beside a writer");
+        writer.close();
+        try (Lease lease = mine.readLock().tryAcquire(LONG).orElseThrow()) {
+            assertTrue(lease.isValid());
+        }
+        assertClean();
+    }
 }
