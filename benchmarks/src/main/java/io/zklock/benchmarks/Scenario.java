@@ -74,7 +74,9 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
                         List.of("cycle"), (r, cs, root) -> uncontended(Recipes.RAW, cs, root)),
                 new Scenario("1b", "raw floor through background calls, replies via the event thread (same workload both sides)",
                         List.of("cycle"), (r, cs, root) -> uncontended(Recipes.RAW_ASYNC, cs, root)),
-                new Scenario("2", "uncontended mutex acquire+release, one client re-acquiring",
+                new Scenario("2", "uncontended mutex acquire+release, two sessions taking turns (nobody waits)",
+                        List.of("acquire+release"), Scenario::turns),
+                new Scenario("2r", "uncontended mutex acquire+release, one client re-acquiring (nobody else touches it)",
                         List.of("acquire+release"), Scenario::uncontended),
                 new Scenario("3", "contended mutex, 4 sessions x 2 threads",
                         List.of("acquire+release", "hand-off"), (r, cs, root) -> contended(r, cs, root, 4, 2)),
@@ -96,6 +98,23 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
         var w = new Workload(connectString);
         Lock lock = recipes.mutex(w.session(), root + "/lock");
         w.workers.add(m -> {
+            long t0 = System.nanoTime();
+            lock.acquire().release();
+            m[0].add(System.nanoTime() - t0);
+        });
+        return w;
+    }
+
+    /**
+     * One thread cycles on one mutex through two sessions in turn: never contended, but every
+     * acquire follows a turn of the other session, so no client can infer its grant.
+     */
+    private static Workload turns(Recipes recipes, String connectString, String root) {
+        var w = new Workload(connectString);
+        Lock[] locks = {recipes.mutex(w.session(), root + "/lock"), recipes.mutex(w.session(), root + "/lock")};
+        int[] turn = {0};
+        w.workers.add(m -> {
+            Lock lock = locks[turn[0]++ & 1];
             long t0 = System.nanoTime();
             lock.acquire().release();
             m[0].add(System.nanoTime() - t0);

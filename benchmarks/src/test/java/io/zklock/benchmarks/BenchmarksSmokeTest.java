@@ -31,5 +31,9 @@ class BenchmarksSmokeTest {
             }
         }
         assertTrue(printed.contains("Targets"), printed);
+        Benchmarks.Outcome reacquire = outcomes.stream().filter(o -> o.scenario().id().equals("2r")).findFirst().orElseThrow();
+        assertTrue(reacquire.zklock().requestsPerOp() < reacquire.curator().requestsPerOp() - 0.5,
+                "a re-acquire nobody else touched skips the listing: " + reacquire.zklock().requestsPerOp()
+                        + " vs " + reacquire.curator().requestsPerOp() + " requests per cycle");
     }
 }
