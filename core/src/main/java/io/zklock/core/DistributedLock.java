@@ -17,6 +17,11 @@ import java.util.concurrent.locks.Lock;
  * order in which their requests reached the ZooKeeper leader. Nothing is promised about the
  * order of two requests that were issued concurrently.
  *
+ * <p><b>The lock directory.</b> The path is a directory of queue nodes, made as a container
+ * (the server removes it once it is empty). It belongs to zklock: its own data is overwritten
+ * with empty bytes by a client that re-acquires the lock in one round trip, so nothing else
+ * should be stored there.
+ *
  * <p><b>Memory consistency.</b> Actions in a thread before it closes a lease
  * <i>happen-before</i> actions that follow a successful acquisition of the same lock by a
  * thread of the same JVM. Across JVMs the only ordering is the one ZooKeeper gives; use the
