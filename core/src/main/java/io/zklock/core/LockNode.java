@@ -4,8 +4,6 @@ import java.util.Comparator;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * One child of a lock directory, parsed once from its name
@@ -27,9 +25,17 @@ import java.util.regex.Pattern;
 public record LockNode(String name, String protectedId, String kind, long sequence, OptionalLong anchor)
         implements Comparable<LockNode> {
 
-    private static final Pattern NAME =
-            Pattern.compile("_c_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
-                    + "-([a-z][a-z0-9]*)(?:\\.(-[0-9]{9,10}|[0-9]{10}))?-(-[0-9]{9,10}|[0-9]{10})");
+    /*
+     * The grammar parse() accepts, as a regular expression (the parser below is a hand-written
+     * matcher of exactly this language; it runs on every child of every listing, on the event
+     * thread, where the regex engine cost several times more):
+     *   _c_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})
+     *   -([a-z][a-z0-9]*)(?:\.(-[0-9]{9,10}|[0-9]{10}))?-(-[0-9]{9,10}|[0-9]{10})
+     */
+    private static final String PROTECTED_PREFIX = "_c_";
+    private static final int UUID_START = PROTECTED_PREFIX.length();
+    private static final int UUID_LENGTH = 36;
+    private static final int KIND_START = UUID_START + UUID_LENGTH + 1;
 
     /**
      * Queue order: by {@linkplain #position() position}, then by sequence number, then by name
@@ -91,12 +97,74 @@ public record LockNode(String name, String protectedId, String kind, long sequen
         if (name == null) {
             return Optional.empty();
         }
-        Matcher m = NAME.matcher(name);
-        if (!m.matches()) {
+        int n = name.length();
+        if (n <= KIND_START || !name.startsWith(PROTECTED_PREFIX) || !isUuid(name, UUID_START)
+                || name.charAt(KIND_START - 1) != '-') {
             return Optional.empty();
         }
-        OptionalLong anchor = m.group(3) == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(m.group(3)));
-        return Optional.of(new LockNode(name, m.group(1), m.group(2), Long.parseLong(m.group(4)), anchor));
+        int i = KIND_START;
+        if (!isLowerLetter(name.charAt(i))) {
+            return Optional.empty();
+        }
+        do {
+            i++;
+        } while (i < n && (isLowerLetter(name.charAt(i)) || isDigit(name.charAt(i))));
+        int kindEnd = i;
+        OptionalLong anchor = OptionalLong.empty();
+        if (i < n && name.charAt(i) == '.') {
+            int end = numberEnd(name, i + 1);
+            if (end < 0) {
+                return Optional.empty();
+            }
+            anchor = OptionalLong.of(Long.parseLong(name, i + 1, end, 10));
+            i = end;
+        }
+        if (i >= n || name.charAt(i) != '-' || numberEnd(name, i + 1) != n) {
+            return Optional.empty();
+        }
+        long sequence = Long.parseLong(name, i + 1, n, 10);
+        return Optional.of(new LockNode(name, name.substring(UUID_START, UUID_START + UUID_LENGTH),
+                name.substring(KIND_START, kindEnd), sequence, anchor));
+    }
+
+    /** Whether {@code s} holds a lower-case 8-4-4-4-12 hex uuid at {@code from}. */
+    private static boolean isUuid(String s, int from) {
+        if (s.length() < from + UUID_LENGTH) {
+            return false;
+        }
+        for (int k = 0; k < UUID_LENGTH; k++) {
+            char c = s.charAt(from + k);
+            boolean ok = k == 8 || k == 13 || k == 18 || k == 23 ? c == '-' : isDigit(c) || (c >= 'a' && c <= 'f');
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The end of a number written like a sequence number ({@code -} and 9 or 10 digits, or
+     * exactly 10 digits) starting at {@code from}, or -1. The digit run is taken whole: in a
+     * name a number is followed by {@code -} or the end, never by a digit.
+     */
+    private static int numberEnd(String s, int from) {
+        int n = s.length();
+        boolean negative = from < n && s.charAt(from) == '-';
+        int i = negative ? from + 1 : from;
+        int digitsStart = i;
+        while (i < n && isDigit(s.charAt(i))) {
+            i++;
+        }
+        int digits = i - digitsStart;
+        return (negative ? digits == 9 || digits == 10 : digits == 10) ? i : -1;
+    }
+
+    private static boolean isDigit(char c) {
+        return c >= '0' && c <= '9';
+    }
+
+    private static boolean isLowerLetter(char c) {
+        return c >= 'a' && c <= 'z';
     }
 
     /** Whether this node is of the given kind. */

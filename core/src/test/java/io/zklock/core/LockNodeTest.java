@@ -137,6 +137,43 @@ class LockNodeTest {
         LockNode.parse(name).ifPresent(node -> assertEquals(name, node.name()));
     }
 
+    /** The node-name grammar as a regular expression: the oracle the hand-written parser must agree with. */
+    private static final java.util.regex.Pattern GRAMMAR = java.util.regex.Pattern.compile(
+            "_c_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
+                    + "-([a-z][a-z0-9]*)(?:\\.(-[0-9]{9,10}|[0-9]{10}))?-(-[0-9]{9,10}|[0-9]{10})");
+
+    /** parse accepts exactly the names the grammar matches, and reads the same fields out of them. */
+    @Property(tries = 3000)
+    void parseAgreesWithTheGrammar(@ForAll("grammarEdges") String name) {
+        java.util.regex.Matcher m = GRAMMAR.matcher(name);
+        Optional<LockNode> expected = !m.matches() ? Optional.empty()
+                : Optional.of(new LockNode(name, m.group(1), m.group(2), Long.parseLong(m.group(4)),
+                        m.group(3) == null ? java.util.OptionalLong.empty()
+                                : java.util.OptionalLong.of(Long.parseLong(m.group(3)))));
+
+        assertEquals(expected, LockNode.parse(name));
+    }
+
+    /** Names assembled from valid and invalid kinds, anchors and numbers, then mutated a little. */
+    @Provide
+    Arbitrary<String> grammarEdges() {
+        Arbitrary<String> kind = Arbitraries.of("lock", "read", "a", "r2d2", "Lock", "", "lo-ck", "9x", "x.y");
+        Arbitrary<String> number = Arbitraries.of("0000000001", "-123456789", "-1234567890", "123456789",
+                "00000000001", "-12345678", "2147483647", "-2147483648", "", "-", "000000000a", "--123456789");
+        Arbitrary<String> anchor = Arbitraries.oneOf(Arbitraries.just(""), number.map(n -> "." + n));
+        Arbitrary<String> built = net.jqwik.api.Combinators.combine(kind, anchor, number)
+                .as((k, a, n) -> "_c_" + UUID_TEXT + "-" + k + a + "-" + n);
+        return built.flatMap(b -> Arbitraries.integers().between(-1, b.length() - 1).flatMap(at ->
+                Arbitraries.of('0', '9', 'a', 'f', 'g', 'A', '-', '.', '_').map(c -> {
+                    if (at < 0) {
+                        return b;
+                    }
+                    StringBuilder sb = new StringBuilder(b);
+                    sb.setCharAt(at, c);
+                    return sb.toString();
+                })));
+    }
+
     /** Every name made from a random uuid, a valid kind and a non-negative int sequence parses back into those parts. */
     @Property(tries = 500)
     void parseInvertsCuratorNaming(@ForAll("kinds") String kind,
