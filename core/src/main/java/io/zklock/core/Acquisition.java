@@ -47,7 +47,10 @@ import org.slf4j.LoggerFactory;
  *                was lost to the connection is resolved by listing the directory for its
  *                uuid: the node is adopted if it is there, else a new one is created.
  *   2. LISTING   getChildren(dir); parse with LockNode, sort by sequence. The reply's Stat
- *                makes the session's DirectoryView exact again.
+ *                makes the session's DirectoryView exact again. After a plain create the
+ *                first listing is sent right behind the create, not after its reply: one
+ *                session's requests are answered in order, so it sees our node, and it is
+ *                used only once the create's reply has come (else created() lists again).
  *                - our node missing, or owned by a session that is no longer ours (the old
  *                  session's ephemerals can still be listed just after expiry: CURATOR-604):
  *                  delete it and go back to 1 with a new node (re-queue);
@@ -119,6 +122,7 @@ final class Acquisition {
     private long backoffMs;
     private Throwable giveUpReason;
     private String unresolvedUuid;         // a transaction's uuid whose outcome is not known yet
+    private int earlyStep;                 // the step of a listing sent behind the create, 0 if none
 
     /** Set when the node was created for us by a multi-lock transaction: we may not re-queue alone. */
     private final boolean adopted;
@@ -218,10 +222,27 @@ final class Acquisition {
                     .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                     .inBackground((c, event) -> created(event, stat))
                     .forPath(engine.path() + "/" + engine.namePrefix() + "-", ownerData);
-            return null;
         } catch (Exception e) {
             createInFlight = false;
             return giveUpLocked(refused("create under " + engine.path(), e));
+        }
+        listEarly();
+        return null;
+    }
+
+    /**
+     * Sends step 2's listing right behind the create, without waiting for its reply: the
+     * server answers one session's requests in order, so the listing sees our node, and its
+     * reply comes after the create's. It is used only if the create's reply made us LISTING
+     * first; otherwise (the create was retried, or made the directory) created() lists again.
+     */
+    private void listEarly() {
+        int s = ++step;
+        earlyStep = s;
+        try {
+            client.getChildren().inBackground((c, event) -> listed(event, s, null)).forPath(engine.path());
+        } catch (Exception e) {
+            earlyStep = 0;                     // created() lists the ordinary way
         }
     }
 
@@ -367,7 +388,11 @@ final class Acquisition {
                         after = giveUpLocked(new LockException("created node " + path + " has an unexpected name"));
                     } else if (event.getStat() != null || stat.getCzxid() != 0) {
                         recordStat(event.getStat() != null ? event.getStat() : stat);
-                        after = list();
+                        if (earlyStep != 0 && earlyStep == step) {
+                            phase = Phase.LISTING;   // the early listing's reply decides
+                        } else {
+                            after = list();
+                        }
                     } else {
                         after = fetchStat();     // found again after a connection loss: no Stat came back
                     }
@@ -469,13 +494,28 @@ final class Acquisition {
             if (key != null) {
                 after = watchRegistered(rc, key, s);
             }
+            boolean early = key == null && s == earlyStep;
+            if (early) {
+                earlyStep = 0;
+            }
             if (phase != Phase.DONE && s == step) {
-                after = decide(rc, event.getChildren(), key != null && rc == KeeperException.Code.OK);
+                if (early && phase != Phase.LISTING) {
+                    after = null;              // came before the create's reply: created() lists again
+                } else if (early && (rc == KeeperException.Code.NONODE
+                        || rc == KeeperException.Code.OK && !containsOurNode(event.getChildren()))) {
+                    after = list();            // never re-queue on a listing sent before the create was confirmed
+                } else {
+                    after = decide(rc, event.getChildren(), key != null && rc == KeeperException.Code.OK);
+                }
             }
         } finally {
             lock.unlock();
         }
         run(after);
+    }
+
+    private boolean containsOurNode(List<String> children) {
+        return ourNode != null && children != null && children.contains(ourNode.name());
     }
 
     /**
