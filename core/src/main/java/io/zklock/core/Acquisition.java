@@ -374,6 +374,10 @@ final class Acquisition {
     private void created(CuratorEvent event, Stat stat) {
         KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
         String path = event.getName();
+        if (rc == KeeperException.Code.OK && path != null) {
+            LockNode.parse(ZKPaths.getNodeFromPath(path))
+                    .ifPresent(node -> engine.view().plainCreate(monitor.sessionId(), (int) node.sequence()));
+        }
         Runnable after = null;
         lock.lock();
         try {

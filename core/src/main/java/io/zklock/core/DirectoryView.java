@@ -49,11 +49,26 @@ final class DirectoryView {
     private int next;
     private boolean valid;
     private boolean refused;              // the transaction was refused (ACL): stop trying here
+    private boolean missed;               // the last inference failed: others are active here
     private final Set<String> children = new HashSet<>();
 
     /** Whether an acquire on {@code session} should try the inferring transaction. */
     synchronized boolean usable(long session) {
-        return valid && !refused && session != 0 && this.session == session;
+        return valid && !refused && !missed && session != 0 && this.session == session;
+    }
+
+    /**
+     * A plain create by {@code session} got number {@code sequence}. The view is not extended
+     * (the reply tells nothing of the directory's incarnation; the listing behind it refreshes
+     * the view), but if the number is the one expected next, an inference would have held, so
+     * the next acquire tries it again. This keeps a lock that other sessions use in turns on
+     * the plain path, whose listing is sent right behind the create, instead of a transaction
+     * followed by a listing.
+     */
+    synchronized void plainCreate(long session, int sequence) {
+        if (valid && session != 0 && this.session == session && sequence == next) {
+            missed = false;
+        }
     }
 
     /** A listing made by {@code session}, with the directory's Stat from the same reply. */
@@ -84,6 +99,7 @@ final class DirectoryView {
                 && directory.getNumChildren() == children.size();
         if (!proven || sequence + 1 >= MAX_SEQUENCE) {
             valid = false;                    // the next listing makes it exact again
+            missed = true;
             return null;
         }
         children.add(name);
