@@ -3,6 +3,10 @@ package io.zklock.readwrite;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+
 import io.zklock.core.Lease;
 import io.zklock.testing.ZkProbe;
 import io.zklock.testing.ZkTesting;
@@ -28,39 +32,17 @@ class ReadWriteRoundTripTest {
         try (TestingServer server = new TestingServer(true);
              CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000);
              CuratorFramework other = ZkTesting.client(server.getConnectString(), 60_000)) {
-            ZkProbe probe = new ZkProbe(server.getPort());
-            ZkReadWriteLock lock = new ZkReadWriteLock(client, "/locks/rt");
             ZkReadWriteLock others = new ZkReadWriteLock(other, "/locks/rt");
-            lock.writeLock().acquire().close();        // creates the directory
-
-            long[] read = {Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE};     // acquire, re-enter, release
-            long[] write = {Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE};
-            long downgrade = Long.MAX_VALUE;
-            for (int i = 0; i < REPEAT; i++) {
-                others.writeLock().acquire().close();   // creations this client has not seen: no inference
-                Lease[] r = new Lease[2];
-                read[0] = Math.min(read[0], probe.requestsDuring(() -> r[0] = lock.readLock().acquire()));
-                read[1] = Math.min(read[1], probe.requestsDuring(() -> r[1] = lock.readLock().acquire()));
-                r[1].close();
-                read[2] = Math.min(read[2], probe.requestsDuring(r[0]::close));
-
-                others.readLock().acquire().close();
-                Lease[] w = new Lease[3];
-                write[0] = Math.min(write[0], probe.requestsDuring(() -> w[0] = lock.writeLock().acquire()));
-                write[1] = Math.min(write[1], probe.requestsDuring(() -> w[1] = lock.writeLock().acquire()));
-                w[1].close();
-                others.readLock().tryAcquire(java.time.Duration.ZERO);   // queues behind the writer, gives up
-                downgrade = Math.min(downgrade, probe.requestsDuring(() -> w[2] = lock.readLock().acquire()));
-                w[2].close();
-                write[2] = Math.min(write[2], probe.requestsDuring(w[0]::close));
-            }
-            assertEquals(2, read[0], "requests per read acquire after another session's turn");
-            assertEquals(0, read[1], "requests per read re-entry");
-            assertEquals(1, read[2], "requests per read release");
-            assertEquals(2, write[0], "requests per write acquire after another session's turn");
-            assertEquals(0, write[1], "requests per write re-entry");
-            assertEquals(1, write[2], "requests per write release");
-            assertEquals(2, downgrade, "requests per downgrade");
+            long[] least = leastRequests(new ZkProbe(server.getPort()), new ZkReadWriteLock(client, "/locks/rt"),
+                    step -> {                  // creations this client has not seen: no inference
+                        switch (step) {
+                            case 0 -> others.writeLock().acquire().close();
+                            case 1 -> others.readLock().acquire().close();
+                            default -> others.readLock().tryAcquire(Duration.ZERO);   // queues behind the writer, gives up
+                        }
+                    });
+            assertEquals(List.of(2L, 0L, 1L, 2L, 0L, 1L, 2L), toList(least),
+                    "requests per read acquire, re-entry, release; write acquire, re-entry, release; downgrade");
         }
     }
 
@@ -73,36 +55,49 @@ class ReadWriteRoundTripTest {
     void reacquireOfALockNobodyElseTouchedIsOneRequestPerAcquire() throws Exception {
         try (TestingServer server = new TestingServer(true);
              CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000)) {
-            ZkProbe probe = new ZkProbe(server.getPort());
-            ZkReadWriteLock lock = new ZkReadWriteLock(client, "/locks/again");
-            lock.writeLock().acquire().close();        // creates the directory
-
-            long[] read = {Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE};     // acquire, re-enter, release
-            long[] write = {Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE};
-            long downgrade = Long.MAX_VALUE;
-            for (int i = 0; i < REPEAT; i++) {
-                Lease[] r = new Lease[2];
-                read[0] = Math.min(read[0], probe.requestsDuring(() -> r[0] = lock.readLock().acquire()));
-                read[1] = Math.min(read[1], probe.requestsDuring(() -> r[1] = lock.readLock().acquire()));
-                r[1].close();
-                read[2] = Math.min(read[2], probe.requestsDuring(r[0]::close));
-
-                Lease[] w = new Lease[3];
-                write[0] = Math.min(write[0], probe.requestsDuring(() -> w[0] = lock.writeLock().acquire()));
-                write[1] = Math.min(write[1], probe.requestsDuring(() -> w[1] = lock.writeLock().acquire()));
-                w[1].close();
-                downgrade = Math.min(downgrade, probe.requestsDuring(() -> w[2] = lock.readLock().acquire()));
-                w[2].close();
-                write[2] = Math.min(write[2], probe.requestsDuring(w[0]::close));
-            }
-            assertEquals(1, read[0], "requests per read re-acquire");
-            assertEquals(0, read[1], "requests per read re-entry");
-            assertEquals(1, read[2], "requests per read release");
-            assertEquals(1, write[0], "requests per write re-acquire");
-            assertEquals(0, write[1], "requests per write re-entry");
-            assertEquals(1, write[2], "requests per write release");
-            assertEquals(1, downgrade, "requests per downgrade");
+            long[] least = leastRequests(new ZkProbe(server.getPort()), new ZkReadWriteLock(client, "/locks/again"),
+                    step -> { });
+            assertEquals(List.of(1L, 0L, 1L, 1L, 0L, 1L, 1L), toList(least),
+                    "requests per read acquire, re-entry, release; write acquire, re-entry, release; downgrade");
         }
+    }
+
+    /** What another session does before step 0 (read acquire), 1 (write acquire) or 2 (downgrade). */
+    interface Between {
+        void before(int step) throws Exception;
+    }
+
+    /**
+     * The least request counts over {@link #REPEAT} rounds of: read acquire, read re-entry,
+     * read release, write acquire, write re-entry, write release and downgrade.
+     */
+    private static long[] leastRequests(ZkProbe probe, ZkReadWriteLock lock, Between between) throws Exception {
+        lock.writeLock().acquire().close();            // creates the directory
+        long[] least = new long[7];
+        Arrays.fill(least, Long.MAX_VALUE);
+        for (int i = 0; i < REPEAT; i++) {
+            Lease[] r = new Lease[2];
+            between.before(0);
+            least[0] = Math.min(least[0], probe.requestsDuring(() -> r[0] = lock.readLock().acquire()));
+            least[1] = Math.min(least[1], probe.requestsDuring(() -> r[1] = lock.readLock().acquire()));
+            r[1].close();
+            least[2] = Math.min(least[2], probe.requestsDuring(r[0]::close));
+
+            Lease[] w = new Lease[3];
+            between.before(1);
+            least[3] = Math.min(least[3], probe.requestsDuring(() -> w[0] = lock.writeLock().acquire()));
+            least[4] = Math.min(least[4], probe.requestsDuring(() -> w[1] = lock.writeLock().acquire()));
+            w[1].close();
+            between.before(2);
+            least[6] = Math.min(least[6], probe.requestsDuring(() -> w[2] = lock.readLock().acquire()));
+            w[2].close();
+            least[5] = Math.min(least[5], probe.requestsDuring(w[0]::close));
+        }
+        return least;
+    }
+
+    private static List<Long> toList(long[] values) {
+        return Arrays.stream(values).boxed().toList();
     }
 
     /**
