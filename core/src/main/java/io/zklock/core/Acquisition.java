@@ -89,6 +89,8 @@ final class Acquisition {
     private static final long MAX_BACKOFF_MS = 1_000;
     private static final long CLEANUP_WAIT_MS = 5_000;
     private static final byte[] EMPTY = new byte[0];
+    /** Creates in a row that may find the directory reaped before the request gives up. */
+    private static final int MAX_REAPED_UNDER_CREATE = 100;
 
     private enum Phase { CREATING, LISTING, WATCHING, BACKOFF, DONE }
 
@@ -123,6 +125,7 @@ final class Acquisition {
     private Throwable giveUpReason;
     private String unresolvedUuid;         // a transaction's uuid whose outcome is not known yet
     private int earlyStep;                 // the step of a listing sent behind the create, 0 if none
+    private int reapedUnderCreate;         // creates that found the directory gone, in a row
 
     /** Set when the node was created for us by a multi-lock transaction: we may not re-queue alone. */
     private final boolean adopted;
@@ -156,14 +159,18 @@ final class Acquisition {
             a.createInFlight = false;
             a.ourPath = nodePath;
             a.ourNode = LockNode.parse(nodePath.substring(nodePath.lastIndexOf('/') + 1)).orElse(null);
-            a.recordStat(stat);
             if (!a.unbounded && !a.singleAttempt) {
                 long remaining = a.deadline - System.nanoTime();
-                a.timer = Threads.TIMER.schedule(a::timeout, Math.max(0, remaining), TimeUnit.NANOSECONDS);
+                a.timer = Threads.TIMER.schedule(() -> a.guard(a::timeout), Math.max(0, remaining), TimeUnit.NANOSECONDS);
             }
-            after = a.ourNode == null
-                    ? a.giveUpLocked(new LockException("created node " + nodePath + " has an unexpected name"))
-                    : a.list();
+            if (a.ourNode == null) {
+                after = a.giveUpLocked(new LockException("created node " + nodePath + " has an unexpected name"));
+            } else if (stat == null) {
+                after = a.fetchStat();         // a server before 3.7.2 / 3.8.2 / 3.9.0 (ZOOKEEPER-4026)
+            } else {
+                a.recordStat(stat);
+                after = a.list();
+            }
         } finally {
             a.lock.unlock();
         }
@@ -188,7 +195,7 @@ final class Acquisition {
         try {
             if (!unbounded && !singleAttempt) {
                 long remaining = deadline - System.nanoTime();
-                timer = Threads.TIMER.schedule(this::timeout, Math.max(0, remaining), TimeUnit.NANOSECONDS);
+                timer = Threads.TIMER.schedule(() -> guard(this::timeout), Math.max(0, remaining), TimeUnit.NANOSECONDS);
             }
             after = create();
         } finally {
@@ -210,7 +217,7 @@ final class Acquisition {
         ephemeralOwner = 0;
         DirectoryView view = engine.view();
         long session = monitor.sessionId();
-        if (view.usable(session) && createInferring(view, session)) {
+        if (view.usable(session) && monitor.multiCreateReturnsStat() && createInferring(view, session)) {
             return null;
         }
         Stat stat = new Stat();
@@ -220,7 +227,7 @@ final class Acquisition {
                     .creatingParentContainersIfNeeded()
                     .withProtection()
                     .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-                    .inBackground((c, event) -> created(event, stat))
+                    .inBackground((c, event) -> guard(() -> created(event, stat)))
                     .forPath(engine.path() + "/" + engine.namePrefix() + "-", ownerData);
         } catch (Exception e) {
             createInFlight = false;
@@ -240,7 +247,7 @@ final class Acquisition {
         int s = ++step;
         earlyStep = s;
         try {
-            client.getChildren().inBackground((c, event) -> listed(event, s, null)).forPath(engine.path());
+            client.getChildren().inBackground((c, event) -> guard(() -> listed(event, s, null))).forPath(engine.path());
         } catch (Exception e) {
             earlyStep = 0;                     // created() lists the ordinary way
         }
@@ -257,7 +264,7 @@ final class Acquisition {
                     Op.setData(engine.serverPath(engine.path()), EMPTY, -1),
                     engine.createOp(engine.path() + "/_c_" + uuid + "-" + engine.namePrefix() + "-", ownerData));
             client.getZookeeperClient().getZooKeeper().multi(ops,
-                    (rc, path, ctx, results) -> transacted(KeeperException.Code.get(rc), results, view, session, uuid),
+                    (rc, path, ctx, results) -> guard(() -> transacted(KeeperException.Code.get(rc), results, view, session, uuid)),
                     null);
             return true;
         } catch (Exception e) {
@@ -299,10 +306,15 @@ final class Acquisition {
                 } else {
                     ourPath = path;
                     ourNode = LockNode.parse(ZKPaths.getNodeFromPath(path)).orElse(null);
-                    recordStat(stat);
                     if (ourNode == null) {
                         after = giveUpLocked(new LockException("created node " + path + " has an unexpected name"));
+                    } else if (stat == null) {
+                        // a server before 3.7.2 / 3.8.2 / 3.9.0 returns no Stat for a create in
+                        // multi() (ZOOKEEPER-4026): read the token, and create plainly from now on
+                        monitor.multiCreateWithoutStat();
+                        after = fetchStat();
                     } else {
+                        recordStat(stat);
                         after = inferred != null ? decideInferred(inferred) : list();
                     }
                 }
@@ -326,7 +338,7 @@ final class Acquisition {
         createInFlight = false;
         int s = ++step;
         try {
-            client.getChildren().inBackground((c, event) -> resolved(event, s)).forPath(engine.path());
+            client.getChildren().inBackground((c, event) -> guard(() -> resolved(event, s))).forPath(engine.path());
             return null;
         } catch (Exception e) {
             return giveUpLocked(refused("list of " + engine.path(), e));
@@ -386,6 +398,7 @@ final class Acquisition {
                 if (phase == Phase.DONE) {
                     after = cleanup(path);       // gave up while the create was in flight
                 } else {
+                    reapedUnderCreate = 0;
                     ourPath = path;
                     ourNode = LockNode.parse(path.substring(path.lastIndexOf('/') + 1)).orElse(null);
                     if (ourNode == null) {
@@ -403,6 +416,8 @@ final class Acquisition {
                 }
             } else if (phase == Phase.DONE) {
                 after = this::completeGiveUp;
+            } else if (rc == KeeperException.Code.NONODE) {
+                after = directoryReaped();
             } else {
                 after = failedCall(rc, "create under " + engine.path(), this::create);
             }
@@ -412,11 +427,25 @@ final class Acquisition {
         run(after);
     }
 
+    /**
+     * The container directory was reaped between its making and our create (an idle lock's
+     * directory is, at any moment): make it again and create again, inside the deadline.
+     */
+    private Runnable directoryReaped() {
+        if (++reapedUnderCreate > MAX_REAPED_UNDER_CREATE || !unbounded && !singleAttempt && deadline - System.nanoTime() <= 0) {
+            return giveUpLocked(singleAttempt || !unbounded ? timedOut()
+                    : new LockException("lock directory " + engine.path() + " was deleted under " + MAX_REAPED_UNDER_CREATE
+                            + " creates in a row"));
+        }
+        LOG.debug("lock directory {} was reaped under our create; making it again", engine.path());
+        return create();
+    }
+
     private Runnable fetchStat() {
         phase = Phase.CREATING;
         int s = ++step;
         try {
-            client.checkExists().inBackground((c, event) -> statFetched(event, s)).forPath(ourPath);
+            client.checkExists().inBackground((c, event) -> guard(() -> statFetched(event, s))).forPath(ourPath);
             return null;
         } catch (Exception e) {
             return giveUpLocked(refused("read of " + ourPath, e));
@@ -462,19 +491,19 @@ final class Acquisition {
         int s = ++step;
         if (!watch) {
             try {
-                client.getChildren().inBackground((c, event) -> listed(event, s, null)).forPath(engine.path());
+                client.getChildren().inBackground((c, event) -> guard(() -> listed(event, s, null))).forPath(engine.path());
                 return null;
             } catch (Exception e) {
                 return giveUpLocked(refused("list of " + engine.path(), e));
             }
         }
         WatchKey key = WatchKey.children(engine.serverPath(engine.path()));
-        Watcher watcher = event -> watchEvent(event, s);
+        Watcher watcher = event -> guard(() -> watchEvent(event, s));
         Exception[] refused = new Exception[1];
         monitor.watchIssued(key, () -> {
             try {
                 client.getChildren().usingWatcher(watcher)
-                        .inBackground((c, event) -> listed(event, s, key)).forPath(engine.path());
+                        .inBackground((c, event) -> guard(() -> listed(event, s, key))).forPath(engine.path());
             } catch (Exception e) {
                 refused[0] = e;
             }
@@ -621,13 +650,13 @@ final class Acquisition {
     private Runnable watch(String path) {
         phase = Phase.WATCHING;
         int s = ++step;
-        Watcher watcher = event -> watchEvent(event, s);
+        Watcher watcher = event -> guard(() -> watchEvent(event, s));
         WatchKey key = WatchKey.data(engine.serverPath(path));
         Exception[] refused = new Exception[1];
         monitor.watchIssued(key, () -> {
             try {
                 client.getData().usingWatcher(watcher)
-                        .inBackground((c, event) -> watchSet(event, key, s)).forPath(path);
+                        .inBackground((c, event) -> guard(() -> watchSet(event, key, s))).forPath(path);
             } catch (Exception e) {
                 refused[0] = e;
             }
@@ -688,6 +717,10 @@ final class Acquisition {
 
     /** The connection came back or the session was lost: look again. */
     void kick() {
+        guard(this::lookAgain);
+    }
+
+    private void lookAgain() {
         Runnable after = null;
         lock.lock();
         try {
@@ -706,9 +739,11 @@ final class Acquisition {
 
     /** A call failed: back off and retry if the error is one of the connection's, else give up. */
     private Runnable failedCall(KeeperException.Code rc, String what, Supplier<Runnable> again) {
-        if (!isConnectionTrouble(rc) || clientClosed()) {
-            String why = clientClosed() ? what + " failed: the CuratorFramework client is closed" : what + " failed";
-            return giveUpLocked(new LockException(why, KeeperException.create(rc)));
+        if (clientClosed()) {
+            return giveUpLocked(LockEngine.clientClosed("lock " + engine.path()));
+        }
+        if (!isConnectionTrouble(rc)) {
+            return giveUpLocked(new LockException(what + " failed", KeeperException.create(rc)));
         }
         if (singleAttempt) {
             return giveUpLocked(timedOut());   // one attempt, and it could not reach ZooKeeper
@@ -717,7 +752,7 @@ final class Acquisition {
         phase = Phase.BACKOFF;
         backoffMs = Math.min(MAX_BACKOFF_MS, Math.max(10, backoffMs * 2));
         retryAction = again;
-        retry = Threads.TIMER.schedule(this::retryFromTimer, backoffMs, TimeUnit.MILLISECONDS);
+        retry = Threads.TIMER.schedule(() -> guard(this::retryFromTimer), backoffMs, TimeUnit.MILLISECONDS);
         return null;
     }
 
@@ -766,7 +801,7 @@ final class Acquisition {
      */
     private Runnable grant(List<LockNode> sorted) {
         if (clientClosed()) {
-            return giveUpLocked(new LockException("the CuratorFramework client of lock " + engine.path() + " was closed"));
+            return giveUpLocked(LockEngine.clientClosed("lock " + engine.path()));
         }
         phase = Phase.DONE;
         cancelTimers();
@@ -795,13 +830,12 @@ final class Acquisition {
     }
 
     private LockException refused(String what, Exception e) {
-        String why = clientClosed() ? "the CuratorFramework client is closed" : e.toString();
-        return new LockException(what + " failed: " + why, e);
+        return clientClosed() ? LockEngine.clientClosed("lock " + engine.path()) : new LockException(what + " failed: " + e, e);
     }
 
-    /** Fails the request (client closed, unrecoverable error). */
-    void fail(Throwable reason) {
-        giveUp(reason);
+    /** The client is closing: fails the request the way every recipe reports a closed client. */
+    void clientClosing() {
+        giveUp(LockEngine.clientClosed("lock " + engine.path()));
     }
 
     /**
@@ -890,6 +924,47 @@ final class Acquisition {
             retry.cancel(false);
             retry = null;
         }
+    }
+
+    /**
+     * Runs one reply, event or timer step. Whatever it throws fails the request with that
+     * cause and removes its node, so no wait outlives a callback that died.
+     */
+    private void guard(Runnable step) {
+        try {
+            step.run();
+        } catch (RuntimeException | Error e) {
+            LockException failure = new LockException("lock " + engine.path() + ": a ZooKeeper reply could not be handled: " + e, e);
+            boolean ended;
+            try {
+                ended = giveUp(failure);
+            } catch (RuntimeException | Error again) {
+                failure.addSuppressed(again);
+                ended = false;
+            }
+            if (!ended && !result.isDone()) {
+                abandon(failure);              // it died half-way through ending: end it here
+            }
+        }
+    }
+
+    /** Last resort of {@link #guard}: deletes the node, if any, and fails the caller at once. */
+    private void abandon(Throwable failure) {
+        String node;
+        lock.lock();
+        try {
+            phase = Phase.DONE;
+            cancelTimers();
+            node = ourPath;
+            ourPath = null;
+        } finally {
+            lock.unlock();
+        }
+        monitor.waiting.remove(this);
+        if (node != null) {
+            engine.deleteGuaranteed(node);
+        }
+        result.completeExceptionally(failure);
     }
 
     private static void run(Runnable after) {

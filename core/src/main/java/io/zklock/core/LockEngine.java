@@ -136,7 +136,7 @@ public final class LockEngine {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        return await(start(-1)).orElseThrow(() -> new IllegalStateException("unbounded acquisition timed out"));
+        return await(start(-1)).orElseThrow(() -> new LockException("acquisition of lock " + path + " ended without a grant"));
     }
 
     /** See {@link DistributedLock#tryAcquire(Duration)}; never re-enters. */
@@ -150,7 +150,13 @@ public final class LockEngine {
 
     /** See {@link DistributedLock#acquireAsync(Duration)}. */
     public CompletableFuture<Lease> acquireAsync(Duration timeout) {
-        Acquisition acquisition = start(timeoutNanos(timeout));
+        long nanos = timeoutNanos(timeout);
+        Acquisition acquisition;
+        try {
+            acquisition = start(nanos);
+        } catch (LockException e) {
+            return CompletableFuture.failedFuture(e);   // a closed client fails the future, as while waiting
+        }
         CompletableFuture<Lease> user = new CompletableFuture<>();
         acquisition.result.whenCompleteAsync((lease, error) -> {
             if (lease == null) {
@@ -168,12 +174,28 @@ public final class LockEngine {
     }
 
     private Acquisition start(long timeoutNanos) {
+        checkStarted(client, "lock " + path);
+        return new Acquisition(this, timeoutNanos).start();
+    }
+
+    /**
+     * Refuses a request on a client that cannot serve it: a closed client the same way every
+     * recipe reports it while waiting ({@link LockException}), one never started as misuse.
+     */
+    static void checkStarted(CuratorFramework client, String what) {
         CuratorFrameworkState state = client.getState();
+        if (state == CuratorFrameworkState.STOPPED) {
+            throw clientClosed(what);
+        }
         if (state != CuratorFrameworkState.STARTED) {
-            throw new IllegalStateException("the CuratorFramework client of lock " + path + " is " + state
+            throw new IllegalStateException("the CuratorFramework client of " + what + " is " + state
                     + "; start it before acquiring");
         }
-        return new Acquisition(this, timeoutNanos).start();
+    }
+
+    /** How every recipe reports a closed client, before or while waiting. */
+    static LockException clientClosed(String what) {
+        return new LockException("the CuratorFramework client of " + what + " is closed");
     }
 
     private Optional<Lease> await(Acquisition acquisition) throws InterruptedException {
@@ -276,7 +298,11 @@ public final class LockEngine {
                 done.complete(null);
             }).forPath(node);
         } catch (Exception e) {
-            LOG.warn("could not delete {}", node, e);
+            if (monitor.isClosed() || client.getState() == CuratorFrameworkState.STOPPED) {
+                LOG.debug("not deleting {}: the client is closed, which ends its session and its nodes", node);
+            } else {
+                LOG.warn("could not delete {}", node, e);
+            }
             done.complete(null);
         }
         return done;

@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -102,7 +103,7 @@ public final class MultiLockEngine {
 
     /** Waits as long as it takes; the leases come in the order of {@link #engines()}. */
     public List<Lease> acquire() throws InterruptedException {
-        return await(start(-1)).orElseThrow(() -> new IllegalStateException("unbounded acquisition timed out"));
+        return await(start(-1)).orElseThrow(() -> new LockException("multi-lock acquisition ended without a grant"));
     }
 
     /** Empty if not every lock is granted within {@code timeout}; then no node is left. */
@@ -112,7 +113,13 @@ public final class MultiLockEngine {
 
     /** Completes with the leases, or with TimeoutException; {@code cancel()} withdraws the request. */
     public CompletableFuture<List<Lease>> acquireAsync(Duration timeout) {
-        Attempt attempt = start(LockEngine.timeoutNanos(timeout));
+        long nanos = LockEngine.timeoutNanos(timeout);
+        Attempt attempt;
+        try {
+            attempt = start(nanos);
+        } catch (LockException e) {
+            return CompletableFuture.failedFuture(e);   // a closed client fails the future, as while waiting
+        }
         CompletableFuture<List<Lease>> user = new CompletableFuture<>();
         attempt.result.whenCompleteAsync((leases, error) -> {
             if (leases == null) {
@@ -163,10 +170,7 @@ public final class MultiLockEngine {
     }
 
     private Attempt start(long timeoutNanos) {
-        CuratorFrameworkState state = client.getState();
-        if (state != CuratorFrameworkState.STARTED) {
-            throw new IllegalStateException("the CuratorFramework client is " + state + "; start it before acquiring");
-        }
+        LockEngine.checkStarted(client, "multi-lock " + paths());
         Attempt attempt = new Attempt(timeoutNanos);
         attempt.transaction();
         return attempt;
@@ -179,6 +183,10 @@ public final class MultiLockEngine {
         }
         return LockEngine.await(attempt.result, () -> attempt.giveUp(new LockEngine.Withdrawn("interrupted")),
                 this::releaseAll, "multi-lock acquisition");
+    }
+
+    private String paths() {
+        return String.join(",", engines.stream().map(LockEngine::path).toList());
     }
 
     private String serverPath(String path) {
@@ -240,39 +248,54 @@ public final class MultiLockEngine {
                 client.getZookeeperClient().getZooKeeper().multi(ops,
                         (rc, path, ctx, results) -> transacted(KeeperException.Code.get(rc), results, uuids), null);
             } catch (Exception e) {
-                result.completeExceptionally(new LockException("could not issue the multi-lock transaction", e));
+                fail(e, uuids);
             }
         }
 
         private void transacted(KeeperException.Code rc, List<OpResult> results, List<String> uuids) {
             try {
                 onTransaction(rc, results, uuids);
-            } catch (RuntimeException e) {
-                result.completeExceptionally(new LockException("multi-lock transaction reply not understood", e));
+            } catch (RuntimeException | Error e) {
+                fail(e, uuids);
             }
+        }
+
+        /**
+         * Ends the attempt on a failure no retry can fix: the closed client as every recipe
+         * reports it, anything else with its cause; whatever the transaction created is
+         * deleted first (found by its uuids), and the waits it started are given up.
+         */
+        private void fail(Throwable e, List<String> uuids) {
+            Throwable reason = clientClosed() ? LockEngine.clientClosed("multi-lock " + paths())
+                    : e instanceof LockException ? e : new LockException("multi-lock " + paths() + " failed: " + e, e);
+            waits.forEach(a -> a.giveUp(reason));
+            if (clientClosed()) {
+                result.completeExceptionally(reason);
+                return;
+            }
+            sweep(uuids, () -> result.completeExceptionally(reason));
         }
 
         private void onTransaction(KeeperException.Code rc, List<OpResult> results, List<String> uuids) {
             if (rc == KeeperException.Code.OK) {
-                List<Acquisition> started = new ArrayList<>();
+                List<Acquisition> started = new CopyOnWriteArrayList<>();
+                waits = started;                   // a failure half-way gives up those already started
                 for (int i = 0; i < engines.size(); i++) {
                     OpResult.CreateResult created = (OpResult.CreateResult) results.get(i);
                     started.add(Acquisition.adopting(engines.get(i), remaining(),
                             engines.get(i).clientPath(created.getPath()), created.getStat()));
                 }
-                waits = started;
                 if (withdrawal.get() != null) {
                     started.forEach(a -> a.giveUp(withdrawal.get()));
                 }
                 collect(started);
             } else if (rc == KeeperException.Code.NONODE) {
                 makeDirectories();
-            } else if (isConnectionTrouble(rc) && !monitor.isClosed()) {
+            } else if (isConnectionTrouble(rc) && !clientClosed()) {
                 LOG.debug("multi-lock transaction failed with {}; cleaning up and retrying", rc);
-                Threads.TIMER.schedule(() -> sweep(uuids), 50, TimeUnit.MILLISECONDS);
+                Threads.TIMER.schedule(() -> sweep(uuids, this::retryOrTimeOut), 50, TimeUnit.MILLISECONDS);
             } else {
-                result.completeExceptionally(new LockException("multi-lock transaction failed",
-                        KeeperException.create(rc)));
+                fail(KeeperException.create(rc), uuids);
             }
         }
 
@@ -283,7 +306,7 @@ public final class MultiLockEngine {
             for (LockEngine e : engines) {
                 try {
                     client.create().creatingParentContainersIfNeeded().withMode(CreateMode.CONTAINER)
-                            .inBackground((c, event) -> {
+                            .inBackground((c, event) -> guard(() -> {
                                 KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
                                 if (isConnectionTrouble(rc)) {
                                     retry.set(true);
@@ -300,7 +323,7 @@ public final class MultiLockEngine {
                                         transaction();
                                     }
                                 }
-                            }).forPath(e.path());
+                            })).forPath(e.path());
                 } catch (Exception ex) {
                     result.completeExceptionally(new LockException("could not create lock directory " + e.path(), ex));
                     return;
@@ -309,26 +332,37 @@ public final class MultiLockEngine {
         }
 
         private void makeDirectoriesOrTimeOut() {
-            if (timeoutNanos != 0 && expired() || monitor.isClosed()) {
+            if (clientClosed()) {
+                result.completeExceptionally(LockEngine.clientClosed("multi-lock " + paths()));
+            } else if (timeoutNanos != 0 && expired()) {
                 result.completeExceptionally(new TimeoutException("timed out waiting for multi-lock"));
             } else {
                 makeDirectories();
             }
         }
 
+        /** A reply step; whatever it throws fails the attempt, never silently. */
+        private void guard(Runnable step) {
+            try {
+                step.run();
+            } catch (RuntimeException | Error e) {
+                result.completeExceptionally(new LockException("multi-lock " + paths() + " failed: " + e, e));
+            }
+        }
+
         /**
-         * After a transaction with an unknown outcome: list every directory, delete whatever it
-         * created, wait for those deletes, then try again. A directory that cannot be listed
-         * yet is listed again later: a new transaction never starts while an old one's nodes
-         * may be left.
+         * After a transaction with an unknown outcome, or a failure: list every directory,
+         * delete whatever the transaction created, wait for those deletes, then {@code then}
+         * (a new transaction, or the failure). A directory that cannot be listed yet is listed
+         * again later: nothing goes on while an old transaction's nodes may be left.
          */
-        private void sweep(List<String> uuids) {
+        private void sweep(List<String> uuids, Runnable then) {
             AtomicInteger left = new AtomicInteger(engines.size());
             AtomicBoolean unlisted = new AtomicBoolean();
             List<CompletableFuture<Void>> deletes = Collections.synchronizedList(new ArrayList<>());
             for (LockEngine e : engines) {
                 try {
-                    client.getChildren().inBackground((c, event) -> {
+                    client.getChildren().inBackground((c, event) -> guard(() -> {
                         KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
                         if (rc == KeeperException.Code.OK) {
                             for (String child : event.getChildren()) {
@@ -342,14 +376,14 @@ public final class MultiLockEngine {
                             unlisted.set(true);
                         }
                         if (left.decrementAndGet() == 0) {
-                            if (unlisted.get() && !monitor.isClosed()) {
-                                Threads.TIMER.schedule(() -> sweep(uuids), 100, TimeUnit.MILLISECONDS);
+                            if (unlisted.get() && !clientClosed()) {
+                                Threads.TIMER.schedule(() -> sweep(uuids, then), 100, TimeUnit.MILLISECONDS);
                             } else {
                                 CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new))
-                                        .whenComplete((v, x) -> retryOrTimeOut());
+                                        .whenComplete((v, x) -> then.run());
                             }
                         }
-                    }).forPath(e.path());
+                    })).forPath(e.path());
                 } catch (Exception ex) {
                     result.completeExceptionally(new LockException("could not list " + e.path(), ex));
                     return;
@@ -358,7 +392,9 @@ public final class MultiLockEngine {
         }
 
         private void retryOrTimeOut() {
-            if (timeoutNanos == 0 || expired()) {
+            if (clientClosed()) {
+                result.completeExceptionally(LockEngine.clientClosed("multi-lock " + paths()));
+            } else if (timeoutNanos == 0 || expired()) {
                 result.completeExceptionally(new TimeoutException("timed out waiting for multi-lock"));
             } else {
                 transaction();
@@ -376,7 +412,7 @@ public final class MultiLockEngine {
                 index.put(started.get(i), i);
             }
             for (Acquisition a : started) {
-                a.result.whenComplete((lease, error) -> {
+                a.result.whenComplete((lease, error) -> guard(() -> {
                     if (error != null && failed.compareAndSet(false, true)) {
                         started.forEach(other -> other.giveUp(error));   // all or nothing
                     }
@@ -386,7 +422,7 @@ public final class MultiLockEngine {
                     if (pending.decrementAndGet() == 0) {
                         finish(started, granted, failed.get());
                     }
-                });
+                }));
             }
         }
 
@@ -430,6 +466,10 @@ public final class MultiLockEngine {
                 }
             }
         }
+    }
+
+    private boolean clientClosed() {
+        return monitor.isClosed() || client.getState() == CuratorFrameworkState.STOPPED;
     }
 
     private static boolean isConnectionTrouble(KeeperException.Code rc) {

@@ -35,6 +35,8 @@ final class SessionMonitor {
     final Set<ZkLease> held = ConcurrentHashMap.newKeySet();
     final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
     final Set<ZkLease> releasing = ConcurrentHashMap.newKeySet();
+    /** Lost leases whose node may outlive their session on the server: deleted on reconnection. */
+    final Set<ZkLease> orphans = ConcurrentHashMap.newKeySet();
     private final Map<WatchKey, Integer> watchRefs = new HashMap<>();   // guarded by itself
     private final Map<String, DirectoryView> views = new LinkedHashMap<>(16, 0.75f, true) {
         private static final long serialVersionUID = 1L;
@@ -45,6 +47,7 @@ final class SessionMonitor {
         }
     };                                                                  // guarded by itself
     private volatile boolean closed;
+    private volatile boolean multiCreateReturnsStat = true;
 
     private SessionMonitor(CuratorZookeeperClient zookeeper) {
         this.zookeeper = new WeakReference<>(zookeeper);
@@ -91,6 +94,19 @@ final class SessionMonitor {
     DirectoryView view(String serverPath) {
         synchronized (views) {
             return views.computeIfAbsent(serverPath, p -> new DirectoryView());
+        }
+    }
+
+    /** False once the server answered a create inside multi() without its Stat (ZOOKEEPER-4026). */
+    boolean multiCreateReturnsStat() {
+        return multiCreateReturnsStat;
+    }
+
+    void multiCreateWithoutStat() {
+        if (multiCreateReturnsStat) {
+            multiCreateReturnsStat = false;
+            LOG.info("the ZooKeeper server returns no Stat for a create inside multi() (a server before 3.7.2, "
+                    + "3.8.2 or 3.9.0); fencing tokens are read with one more request, and re-acquires take the plain path");
         }
     }
 
@@ -142,6 +158,7 @@ final class SessionMonitor {
         switch (state) {
             case SUSPENDED, READ_ONLY -> held.forEach(ZkLease::suspend);
             case CONNECTED, RECONNECTED -> {
+                orphans.forEach(ZkLease::deleteOrphan);   // first: leases lost below delete their own
                 long session = sessionId();
                 held.forEach(lease -> lease.reconnected(session));
                 releasing.forEach(ZkLease::retryDelete);
@@ -157,8 +174,9 @@ final class SessionMonitor {
 
     private void clientClosing() {
         closed = true;
+        orphans.clear();                       // closing the client ends the session and its nodes
         held.forEach(ZkLease::lose);
         releasing.forEach(ZkLease::lose);
-        waiting.forEach(a -> a.fail(new LockException("the CuratorFramework client was closed while waiting for the lock")));
+        waiting.forEach(Acquisition::clientClosing);
     }
 }

@@ -211,11 +211,47 @@ final class ZkLease implements Lease {
         }
     }
 
+    /**
+     * The session that owns the node is gone, or about to be. Curator declares a session LOST
+     * on its own clock, and the server may keep the session, and our node with it, until it
+     * expires it: every waiter behind us would wait that long. So the node is deleted as soon
+     * as the client is connected again (its name carries our uuid: it is ours and nobody
+     * else's), after the holder has been told LOST.
+     */
     void lose() {
-        engine.monitor().held.remove(this);
-        engine.monitor().releasing.remove(this);
+        SessionMonitor monitor = engine.monitor();
+        monitor.held.remove(this);
+        monitor.releasing.remove(this);
         firstDeleteAttempt.complete(null);
-        transition(null, LeaseState.LOST);
+        LeaseState lost = move(null, LeaseState.LOST);
+        tell(lost);                            // the holder hears first; only then can a waiter be let in
+        if (lost != null && !monitor.isClosed()) {
+            monitor.orphans.add(this);
+            if (monitor.isConnected()) {
+                deleteOrphan();
+            }
+        }
+    }
+
+    /** Deletes the node of a lost lease; kept for the next reconnection if ZooKeeper cannot be reached. */
+    void deleteOrphan() {
+        if (!engine.monitor().orphans.contains(this)) {
+            return;
+        }
+        try {
+            engine.client().delete().inBackground((c, event) -> {
+                KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
+                if (rc == KeeperException.Code.OK || rc == KeeperException.Code.NONODE) {
+                    engine.monitor().orphans.remove(this);
+                    engine.nodeDeleted(nodePath);
+                    LOG.debug("deleted {}, the node of a lost lease ({})", nodePath, rc);
+                } else {
+                    LOG.debug("delete of lost lease node {} failed ({}); retried on reconnection", nodePath, rc);
+                }
+            }).forPath(nodePath);
+        } catch (Exception e) {
+            LOG.debug("could not issue the delete of lost lease node {}", nodePath, e);
+        }
     }
 
     /**

@@ -1,0 +1,248 @@
+package io.zklock.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.zklock.core.DistributedLock;
+import io.zklock.core.Lease;
+import io.zklock.core.LeaseState;
+import io.zklock.core.LockDriver;
+import io.zklock.core.LockEngine;
+import io.zklock.core.LockException;
+import io.zklock.core.MultiLockEngine;
+import io.zklock.testing.Await;
+import io.zklock.testing.ZkTesting;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.CreateMode;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Promises that broke under faults, each a named test run against every recipe: a lost
+ * session's node is deleted on reconnection instead of blocking every waiter until the server
+ * expires the session; a closed client is reported as closed, never as a timeout; a reply or
+ * event handler that throws fails the caller and leaves no node. These tests stop and restart
+ * their own server, so they do not share the suite's.
+ */
+class FaultPromisesTest {
+    private static final Duration LONG = Duration.ofSeconds(60);
+    /** Short enough to keep the tests quick, long enough that the restarted server keeps the session a while. */
+    private static final int HOLDER_SESSION_MS = 6_000;
+    private static final int WAITER_SESSION_MS = 40_000;
+    private static TestingServer server;
+
+    private final List<CuratorFramework> clients = new CopyOnWriteArrayList<>();
+    private String path;
+    private CuratorFramework checker;
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        server = new TestingServer(true);
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        server.close();
+    }
+
+    @BeforeEach
+    void freshPath() {
+        path = "/promises/" + UUID.randomUUID();
+    }
+
+    @AfterEach
+    void closeClients() {
+        clients.forEach(CuratorFramework::close);
+        clients.clear();
+        checker = null;
+    }
+
+    static List<FaultCase> recipes() {
+        return FaultCase.all();
+    }
+
+    private CuratorFramework client(int sessionTimeoutMs) {
+        CuratorFramework client = ZkTesting.client(server.getConnectString(), sessionTimeoutMs);
+        clients.add(client);
+        return client;
+    }
+
+    private List<Lease> holdAll(FaultCase recipe, DistributedLock lock) throws Exception {
+        List<Lease> leases = new ArrayList<>();
+        for (int i = 0; i < recipe.holds(); i++) {
+            leases.add(lock.tryAcquire(LONG).orElseThrow(() -> new AssertionError("holder not granted")));
+        }
+        return leases;
+    }
+
+    /** The lock nodes below the test's path, read by a client of its own. */
+    private List<String> nodesLeft() {
+        if (checker == null) {
+            checker = client(WAITER_SESSION_MS);
+        }
+        return ZkTesting.lockNodesBelow(checker, path);
+    }
+
+    /**
+     * A holder whose session Curator declares LOST while the server still keeps it (and its
+     * node) is told LOST, and on reconnection its client deletes that node, so the next
+     * waiter is granted while the old session still lives on the server, not after the server
+     * expires it. Proven by an ephemeral marker of the old session that still exists when the
+     * waiter is granted.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("recipes")
+    void lostSessionsNodeIsDeletedOnReconnectionSoTheWaiterNeedNotWaitForServerExpiry(FaultCase recipe)
+            throws Exception {
+        CuratorFramework holderClient = client(HOLDER_SESSION_MS);
+        CuratorFramework waiterClient = client(WAITER_SESSION_MS);
+        DistributedLock holderLock = recipe.holder().apply(holderClient, path);
+        DistributedLock waiterLock = recipe.waiter().apply(waiterClient, path);
+        AtomicInteger order = new AtomicInteger();
+        AtomicInteger lostAt = new AtomicInteger();
+        List<Lease> held = holdAll(recipe, holderLock);
+        held.forEach(lease -> lease.addListener((l, state) -> {
+            if (state == LeaseState.LOST) {
+                lostAt.compareAndSet(0, order.incrementAndGet());
+            }
+        }));
+        String marker = holderClient.create().withMode(CreateMode.EPHEMERAL).forPath(path + "-marker");
+        CompletableFuture<Lease> waiting = waiterLock.acquireAsync(LONG);
+        Await.until("the waiter queued", LONG, () -> nodesLeft().size() > recipe.holds());
+
+        server.stop();
+        Await.until("the holder's leases LOST", LONG,
+                () -> held.stream().allMatch(l -> l.state() == LeaseState.LOST));
+        server.restart();
+
+        Lease granted = waiting.get(LONG.toSeconds(), TimeUnit.SECONDS);
+        int grantedAt = order.incrementAndGet();
+        assertNotNull(waiterClient.checkExists().forPath(marker),
+                "the waiter was granted only once the server expired the holder's old session");
+        assertTrue(lostAt.get() > 0 && lostAt.get() < grantedAt, "the holder was told LOST before the waiter's grant");
+        assertTrue(granted.isValid());
+        granted.close();
+        held.forEach(Lease::close);
+        assertEquals(LeaseState.LOST, held.get(0).state(), "closing a LOST lease keeps it LOST");
+        Await.equal("nodes left", List.of(), LONG, this::nodesLeft);
+    }
+
+    /**
+     * A client closed while one of its threads waits fails that wait with a LockException
+     * naming the closed client, never a timeout; an acquisition on the closed client fails the
+     * same way at once (blocking, zero timeout and asynchronous alike), and no node is left.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("recipes")
+    void closedClientIsReportedAsClosedNeverAsATimeout(FaultCase recipe) throws Exception {
+        CuratorFramework holderClient = client(WAITER_SESSION_MS);
+        CuratorFramework doomed = client(WAITER_SESSION_MS);
+        List<Lease> held = holdAll(recipe, recipe.holder().apply(holderClient, path));
+        DistributedLock lock = recipe.waiter().apply(doomed, path);
+        CompletableFuture<Throwable> blocked = CompletableFuture.supplyAsync(() -> {
+            try {
+                lock.acquire().close();
+                return null;
+            } catch (Throwable e) {
+                return e;
+            }
+        });
+        Await.until("the waiter queued", LONG, () -> nodesLeft().size() > recipe.holds());
+        doomed.close();
+        assertClosedClient(blocked.get(LONG.toSeconds(), TimeUnit.SECONDS));
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+            assertClosedClient(assertThrows(Throwable.class, lock::acquire));
+            assertClosedClient(assertThrows(Throwable.class, () -> lock.tryAcquire(Duration.ZERO)));
+            assertClosedClient(assertThrows(Throwable.class, () -> lock.tryAcquire(Duration.ofSeconds(5))));
+            ExecutionException async = assertThrows(ExecutionException.class,
+                    () -> lock.acquireAsync(Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS));
+            assertClosedClient(async.getCause());
+        });
+        held.forEach(Lease::close);
+        Await.equal("nodes left", List.of(), LONG, this::nodesLeft);
+    }
+
+    private static void assertClosedClient(Throwable thrown) {
+        assertNotNull(thrown, "the acquisition on a closed client succeeded");
+        assertInstanceOf(LockException.class, thrown, "a closed client is a LockException, not " + thrown);
+        assertTrue(thrown.getMessage().contains("client") && thrown.getMessage().contains("closed"),
+                "the message names the closed client: " + thrown.getMessage());
+    }
+
+    /** A driver whose decision throws: stands for any failure while a reply is handled. */
+    private static final LockDriver BROKEN = (sorted, ours, maxLeases) -> {
+        throw new IllegalStateException("driver failure on purpose");
+    };
+
+    /**
+     * An exception raised while a ZooKeeper reply is handled (here by the driver) reaches the
+     * waiting caller as a LockException with that cause, at once rather than at the timeout,
+     * and the attempt's node is deleted.
+     */
+    @Test
+    void failureWhileHandlingAReplyReachesTheCallerAndLeavesNoNode() throws Exception {
+        LockEngine engine = new LockEngine(client(WAITER_SESSION_MS), path, "mutex", BROKEN, 1);
+        LockException failure = assertTimeoutPreemptively(Duration.ofSeconds(20),
+                () -> assertThrows(LockException.class, () -> engine.tryAcquire(Duration.ofSeconds(30))));
+        assertTrue(causes(failure, "driver failure on purpose"), "the cause is kept: " + failure);
+        Await.equal("nodes left", List.of(), LONG, this::nodesLeft);
+    }
+
+    /**
+     * The same in a multi-lock: one component whose reply handling throws fails the whole
+     * acquisition with that cause, and no node of the transaction is left in any directory.
+     */
+    @Test
+    void failureWhileHandlingAReplyFailsTheMultiLockAndLeavesNoNode() throws Exception {
+        CuratorFramework client = client(WAITER_SESSION_MS);
+        MultiLockEngine multi = new MultiLockEngine(List.of(
+                new LockEngine(client, path + "/a", "mutex", LockDriver.EXCLUSIVE, 1),
+                new LockEngine(client, path + "/b", "mutex", BROKEN, 1)));
+        LockException failure = assertTimeoutPreemptively(Duration.ofSeconds(20),
+                () -> assertThrows(LockException.class, () -> multi.tryAcquire(Duration.ofSeconds(30))));
+        assertTrue(causes(failure, "driver failure on purpose"), "the cause is kept: " + failure);
+        Await.equal("nodes left", List.of(), LONG, this::nodesLeft);
+    }
+
+    /**
+     * An acquisition that cannot be granted because its reply handling keeps failing does
+     * not wait at all for a zero timeout either: it fails, it does not return empty.
+     */
+    @Test
+    void failureWhileHandlingAReplyIsNotReportedAsATimeout() throws Exception {
+        LockEngine engine = new LockEngine(client(WAITER_SESSION_MS), path, "mutex", BROKEN, 1);
+        LockException failure = assertTimeoutPreemptively(Duration.ofSeconds(20),
+                () -> assertThrows(LockException.class, () -> engine.tryAcquire(Duration.ZERO)));
+        assertTrue(causes(failure, "driver failure on purpose"), "the cause is kept: " + failure);
+        Await.equal("nodes left", List.of(), LONG, this::nodesLeft);
+    }
+
+    private static boolean causes(Throwable thrown, String message) {
+        for (Throwable t = thrown; t != null; t = t.getCause()) {
+            if (message.equals(t.getMessage())) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
