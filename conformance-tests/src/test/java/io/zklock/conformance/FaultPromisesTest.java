@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -29,6 +30,8 @@ import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs.OpCode;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -101,6 +104,57 @@ class FaultPromisesTest {
             checker = client(WAITER_SESSION_MS);
         }
         return ZkTesting.lockNodesBelow(checker, path);
+    }
+
+    /**
+     * A lock directory reaped between its making and the create of a node in it (the server
+     * reaps an empty container at any moment) is made again and the create retried, inside the
+     * caller's deadline and invisibly to it. Just before a request reaches the server the
+     * proxy deletes what it needs: the directory before a node's create, the parent before
+     * the directory's own create (while the client makes the chain of parents). The
+     * acquisition must still be granted, on a new directory and again on a re-acquire.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("recipes")
+    void directoryReapedUnderACreateIsMadeAgainInsideTheDeadline(FaultCase recipe) throws Exception {
+        CuratorFramework reaper = client(WAITER_SESSION_MS);
+        String root = path;
+        path = root + "/lock";
+        try (FaultProxy proxy = FaultProxy.to(server.getConnectString())) {
+            CuratorFramework proxied = ZkTesting.client(proxy.connectString(), WAITER_SESSION_MS);
+            clients.add(proxied);
+            DistributedLock lock = recipe.holder().apply(proxied, path);
+            for (int round = 0; round < 2; round++) {
+                AtomicInteger reaped = new AtomicInteger();
+                proxy.beforeRequest((opcode, node) -> {
+                    if (node == null || !node.startsWith(root + "/") || reaped.get() >= 6) {
+                        return;
+                    }
+                    String reap;
+                    if (opcode == OpCode.createContainer) {
+                        reap = node.substring(0, node.lastIndexOf('/'));      // the parent of a directory being made
+                    } else if (opcode == OpCode.create || opcode == OpCode.create2 || opcode == OpCode.multi) {
+                        reap = node.contains("/_c_") ? node.substring(0, node.lastIndexOf('/')) : node;
+                    } else {
+                        return;
+                    }
+                    try {
+                        reaper.delete().forPath(reap);
+                        reaped.incrementAndGet();
+                    } catch (KeeperException.NoNodeException | KeeperException.NotEmptyException e) {
+                        // nothing to reap at this moment
+                    }
+                });
+                Optional<Lease> got = assertTimeoutPreemptively(Duration.ofSeconds(30),
+                        () -> lock.tryAcquire(Duration.ofSeconds(20)));
+                proxy.beforeRequest(null);
+                assertTrue(got.isPresent(), "granted in round " + round);
+                assertTrue(reaped.get() > 0, "the directory was reaped under a create in round " + round);
+                assertTrue(got.get().isValid());
+                got.get().close();
+                Await.equal("nodes left", List.of(), LONG, this::nodesLeft);
+            }
+        }
     }
 
     /**

@@ -308,8 +308,8 @@ public final class MultiLockEngine {
                     client.create().creatingParentContainersIfNeeded().withMode(CreateMode.CONTAINER)
                             .inBackground((c, event) -> guard(() -> {
                                 KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
-                                if (isConnectionTrouble(rc)) {
-                                    retry.set(true);
+                                if (isConnectionTrouble(rc) || rc == KeeperException.Code.NONODE) {
+                                    retry.set(true);       // NoNode: a parent was reaped while the chain was made
                                 } else if (rc != KeeperException.Code.OK && rc != KeeperException.Code.NODEEXISTS) {
                                     result.completeExceptionally(new LockException("could not create lock directory "
                                             + e.path(), KeeperException.create(rc)));
