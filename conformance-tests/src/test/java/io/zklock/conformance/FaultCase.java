@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.function.BiFunction;
 
 import io.zklock.core.DistributedLock;
+import io.zklock.core.Lease;
 import io.zklock.multilock.ZkMultiLock;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
@@ -36,6 +37,19 @@ record FaultCase(String name, int holds, BiFunction<CuratorFramework, String, Di
                 new FaultCase("read lock", 1, read, write),
                 new FaultCase("write lock", 1, write, write),
                 new FaultCase("multi-lock", 1, multi, multi));
+    }
+
+    /** Every node a lease stands on (a multi-lease stands on one per component). */
+    static List<String> nodesOf(Lease lease) {
+        if (lease instanceof ZkMultiLock.MultiLease multi) {
+            return multi.components().stream().map(Lease::nodePath).toList();
+        }
+        return List.of(lease.nodePath());
+    }
+
+    /** How many nodes {@code leases} stand on together. */
+    static int nodeCount(List<Lease> leases) {
+        return leases.stream().mapToInt(l -> nodesOf(l).size()).sum();
     }
 
     @Override

@@ -60,7 +60,7 @@ class FaultPromisesTest {
 
     @BeforeAll
     static void startServer() throws Exception {
-        server = new TestingServer(true);
+        server = new TestingServer(ServerFaults.fastTicks(), true);
     }
 
     @AfterAll
@@ -182,7 +182,7 @@ class FaultPromisesTest {
         }));
         String marker = holderClient.create().withMode(CreateMode.EPHEMERAL).forPath(path + "-marker");
         CompletableFuture<Lease> waiting = waiterLock.acquireAsync(LONG);
-        Await.until("the waiter queued", LONG, () -> nodesLeft().size() > recipe.holds());
+        Await.until("the waiter queued", LONG, () -> nodesLeft().size() > FaultCase.nodeCount(held));
 
         server.stop();
         Await.until("the holder's leases LOST", LONG,
@@ -221,7 +221,7 @@ class FaultPromisesTest {
                 return e;
             }
         });
-        Await.until("the waiter queued", LONG, () -> nodesLeft().size() > recipe.holds());
+        Await.until("the waiter queued", LONG, () -> nodesLeft().size() > FaultCase.nodeCount(held));
         doomed.close();
         assertClosedClient(blocked.get(LONG.toSeconds(), TimeUnit.SECONDS));
         assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {

@@ -156,7 +156,10 @@ final class SessionMonitor {
         LOG.debug("connection state {}: {} held, {} waiting, {} releasing",
                 state, held.size(), waiting.size(), releasing.size());
         switch (state) {
-            case SUSPENDED, READ_ONLY -> held.forEach(ZkLease::suspend);
+            case SUSPENDED, READ_ONLY -> {
+                held.forEach(ZkLease::suspend);
+                releasing.forEach(ZkLease::stopWaiting);   // a close waiting on the delete returns; retried on reconnection
+            }
             case CONNECTED, RECONNECTED -> {
                 orphans.forEach(ZkLease::deleteOrphan);   // first: leases lost below delete their own
                 long session = sessionId();

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * every reconnection and on a timer. {@link #close()} waits for the first attempt only while
  * the client is connected and the caller is neither a ZooKeeper event thread nor a lease
  * listener (either would wait for a callback that needs that very thread); otherwise it
- * returns at once.
+ * returns at once. A connection lost during that wait ends it: the delete is retried on
+ * reconnection while the lease keeps its state.
  */
 final class ZkLease implements Lease {
     private static final Logger LOG = LoggerFactory.getLogger(ZkLease.class);
@@ -145,6 +146,11 @@ final class ZkLease implements Lease {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** The connection is gone: a close waiting for the first delete attempt returns now. */
+    void stopWaiting() {
+        firstDeleteAttempt.complete(null);
     }
 
     /** Issues the delete, again if an earlier attempt failed. */

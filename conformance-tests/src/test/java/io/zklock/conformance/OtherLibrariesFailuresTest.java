@@ -1,0 +1,321 @@
+package io.zklock.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import io.zklock.core.DistributedLock;
+import io.zklock.core.Lease;
+import io.zklock.core.LeaseState;
+import io.zklock.testing.Await;
+import io.zklock.testing.FencedResource;
+import io.zklock.testing.Sessions;
+import io.zklock.testing.ZkTesting;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.ZooDefs.OpCode;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The known failures of other lock libraries, each replayed against every recipe with the
+ * fault that caused it made to happen on purpose: a client's traffic goes through a
+ * {@link FaultProxy}, which loses one reply, cuts or deafens that client alone.
+ */
+class OtherLibrariesFailuresTest {
+    private static final Duration LONG = Duration.ofSeconds(60);
+    private static final int SESSION_MS = 40_000;
+    private static final int SHORT_SESSION_MS = 3_000;
+    private static TestingServer server;
+
+    private final List<CuratorFramework> clients = new CopyOnWriteArrayList<>();
+    private final List<FaultProxy> proxies = new CopyOnWriteArrayList<>();
+    private String path;
+    private CuratorFramework checker;
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        server = new TestingServer(ServerFaults.fastTicks(), true);
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        server.close();
+    }
+
+    @BeforeEach
+    void freshPath() {
+        path = "/others/" + UUID.randomUUID();
+        checker = client(SESSION_MS);
+    }
+
+    @AfterEach
+    void closeAll() {
+        proxies.forEach(FaultProxy::close);     // first, so that no client waits on a cut connection to close
+        proxies.clear();
+        clients.forEach(CuratorFramework::close);
+        clients.clear();
+    }
+
+    static List<FaultCase> recipes() {
+        return FaultCase.all();
+    }
+
+    private CuratorFramework client(int sessionMs) {
+        CuratorFramework client = ZkTesting.client(server.getConnectString(), sessionMs);
+        clients.add(client);
+        return client;
+    }
+
+    private CuratorFramework proxied(FaultProxy proxy, int sessionMs) {
+        proxies.add(proxy);
+        CuratorFramework client = ZkTesting.client(proxy.connectString(), sessionMs);
+        clients.add(client);
+        return client;
+    }
+
+    private List<Lease> holdAll(FaultCase recipe, DistributedLock lock) throws Exception {
+        List<Lease> leases = new ArrayList<>();
+        for (int i = 0; i < recipe.holds(); i++) {
+            leases.add(lock.tryAcquire(LONG).orElseThrow(() -> new AssertionError("holder not granted")));
+        }
+        return leases;
+    }
+
+    private List<String> nodes() {
+        return ZkTesting.lockNodesBelow(checker, path);
+    }
+
+    private void awaitQueued(int nodes) {
+        Await.until(nodes + " nodes queued", LONG, () -> nodes().size() >= nodes);
+    }
+
+    private static int releaseOpcode(FaultCase recipe) {
+        return recipe.name().equals("multi-lock") ? OpCode.multi : OpCode.delete;
+    }
+
+    private static int createOpcode(FaultCase recipe) {
+        return recipe.name().equals("multi-lock") ? OpCode.multi : OpCode.create2;
+    }
+
+    /**
+     * etcd #11456: a waiter whose session dies while it waits is never granted on the dead
+     * session; it queues again on its new session and, once the holder releases, is granted a
+     * lease whose node belongs to that live session.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("recipes")
+    void etcd11456_waiterWhoseSessionDiedIsGrantedOnlyOnItsLiveSession(FaultCase recipe) throws Exception {
+        CuratorFramework holderClient = client(SESSION_MS);
+        CuratorFramework waiterClient = client(SESSION_MS);
+        List<Lease> held = holdAll(recipe, recipe.holder().apply(holderClient, path));
+        CompletableFuture<Lease> waiting = recipe.waiter().apply(waiterClient, path).acquireAsync(LONG);
+        awaitQueued(FaultCase.nodeCount(held) + 1);
+        long deadSession = waiterClient.getZookeeperClient().getZooKeeper().getSessionId();
+        Sessions.expire(waiterClient, server.getConnectString());
+        Await.until("the waiter's new session", LONG, () -> currentSession(waiterClient) != deadSession
+                && currentSession(waiterClient) != 0 && waiterClient.getZookeeperClient().isConnected());
+        Await.until("the waiter queued again", LONG, () -> nodes().size() > FaultCase.nodeCount(held));
+        assertFalse(waiting.isDone(), "the waiter was granted while the holder holds");
+        held.forEach(Lease::close);
+        Lease granted = waiting.get(LONG.toSeconds(), TimeUnit.SECONDS);
+        long live = currentSession(waiterClient);
+        for (String node : FaultCase.nodesOf(granted)) {
+            Stat stat = checker.checkExists().forPath(node);
+            assertNotNull(stat, "the granted node exists: " + node);
+            assertEquals(live, stat.getEphemeralOwner(), "the granted node belongs to the waiter's live session");
+        }
+        assertTrue(granted.isValid());
+        granted.close();
+        Await.equal("nodes left", List.of(), LONG, this::nodes);
+    }
+
+    /**
+     * etcd #22082: a release whose delete reply is lost is retried, and the retry never
+     * deletes the lock of the holder granted in between: that holder keeps its node and its
+     * lease, and the stale lease ends RELEASED.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("recipes")
+    void etcd22082_retriedReleaseNeverDeletesTheNextHoldersNode(FaultCase recipe) throws Exception {
+        FaultProxy proxy = FaultProxy.to(server.getConnectString());
+        CuratorFramework holderClient = proxied(proxy, SESSION_MS);
+        CuratorFramework waiterClient = client(SESSION_MS);
+        List<Lease> held = holdAll(recipe, recipe.holder().apply(holderClient, path));
+        CompletableFuture<Lease> waiting = recipe.waiter().apply(waiterClient, path).acquireAsync(LONG);
+        awaitQueued(FaultCase.nodeCount(held) + 1);
+        proxy.dropReplyTo(releaseOpcode(recipe), p -> p != null && p.startsWith(path + "/"));
+        held.forEach(Lease::close);
+        Lease next = waiting.get(LONG.toSeconds(), TimeUnit.SECONDS);
+        assertEquals(1, proxy.repliesDropped(), "the release's reply was lost");
+        Await.until("the stale leases RELEASED", LONG,
+                () -> held.stream().allMatch(l -> l.state() == LeaseState.RELEASED));
+        for (String node : FaultCase.nodesOf(next)) {
+            assertNotNull(checker.checkExists().forPath(node), "the next holder's node survived the retry: " + node);
+        }
+        assertTrue(next.isValid(), "the next holder's lease is valid");
+        next.close();
+        Await.equal("nodes left", List.of(), LONG, this::nodes);
+    }
+
+    /**
+     * CURATOR-604: a waiter whose session Curator declared lost, and whose old node reached
+     * the head of the queue while the server still kept that session, is not granted on the
+     * dead session's node when it reconnects: once the server drops that session, the waiter
+     * queued behind is still not granted beside the first holder, judged by a fenced resource.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("recipes")
+    void curator604_noDoubleLockThroughADeadSessionsNodeAfterReconnection(FaultCase recipe) throws Exception {
+        FaultProxy proxy = FaultProxy.to(server.getConnectString());
+        CuratorFramework doomedClient = proxied(proxy, SHORT_SESSION_MS);
+        CompletableFuture<Void> sessionLost = new CompletableFuture<>();
+        doomedClient.getConnectionStateListenable().addListener((c, state) -> {
+            if (state == ConnectionState.LOST) {
+                sessionLost.complete(null);
+            }
+        });
+        CuratorFramework holderClient = client(SESSION_MS);
+        CuratorFramework otherClient = client(SESSION_MS);
+        List<Lease> held = holdAll(recipe, recipe.holder().apply(holderClient, path));
+        CompletableFuture<Lease> doomed = recipe.waiter().apply(doomedClient, path).acquireAsync(LONG);
+        awaitQueued(FaultCase.nodeCount(held) + 1);
+        CompletableFuture<Lease> other = recipe.waiter().apply(otherClient, path).acquireAsync(LONG);
+        awaitQueued(FaultCase.nodeCount(held) + 2);
+        long deadSession = currentSession(doomedClient);
+        proxy.deafen();                        // its requests still reach the server: the old session lives on
+        sessionLost.get(LONG.toSeconds(), TimeUnit.SECONDS);
+        held.forEach(Lease::close);            // the dead session's node is now at the head
+        proxy.heal();
+
+        FencedResource resource = new FencedResource(1, true);
+        CompletableFuture.anyOf(doomed, other).get(LONG.toSeconds(), TimeUnit.SECONDS);
+        CompletableFuture<Lease> firstFuture = doomed.isDone() ? doomed : other;
+        CompletableFuture<Lease> secondFuture = firstFuture == doomed ? other : doomed;
+        Lease first = firstFuture.get();
+        assertTrue(resource.enter(first.fencingToken()), "first holder refused");
+        Await.until("the server dropped the dead session", LONG, () -> ownedBy(deadSession).isEmpty());
+        assertFalse(secondFuture.isDone() && secondFuture.get().isValid() && first.isValid(),
+                "two valid holders once the dead session's node went");
+        resource.exit(first.fencingToken());
+        first.close();
+        Lease second = secondFuture.get(LONG.toSeconds(), TimeUnit.SECONDS);
+        assertTrue(resource.enter(second.fencingToken()), "second holder refused as stale");
+        resource.exit(second.fencingToken());
+        second.close();
+        assertEquals(List.of(), resource.overlaps());
+        Await.equal("nodes left", List.of(), LONG, this::nodes);
+    }
+
+    /** Nodes below the path whose ephemeral owner is {@code session}. */
+    private List<String> ownedBy(long session) {
+        List<String> owned = new ArrayList<>();
+        for (String node : nodes()) {
+            try {
+                Stat stat = checker.checkExists().forPath(node);
+                if (stat != null && stat.getEphemeralOwner() == session) {
+                    owned.add(node);
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return owned;
+    }
+
+    /**
+     * CURATOR-678: a release whose delete cannot reach ZooKeeper keeps the node in mind and
+     * deletes it once the connection is back, so the next waiter is granted while the
+     * releasing client's session is still alive (it never expires here).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("recipes")
+    void curator678_releaseThatFailedToDeleteIsRetriedOnReconnection(FaultCase recipe) throws Exception {
+        FaultProxy proxy = FaultProxy.to(server.getConnectString());
+        CuratorFramework holderClient = proxied(proxy, SESSION_MS);
+        CuratorFramework waiterClient = client(SESSION_MS);
+        List<Lease> held = holdAll(recipe, recipe.holder().apply(holderClient, path));
+        long session = currentSession(holderClient);
+        CompletableFuture<Lease> waiting = recipe.waiter().apply(waiterClient, path).acquireAsync(LONG);
+        awaitQueued(FaultCase.nodeCount(held) + 1);
+        proxy.cut();
+        held.forEach(Lease::close);
+        held.forEach(l -> assertTrue(l.state() != LeaseState.RELEASED, "RELEASED while its node is on the server"));
+        proxy.heal();
+        Lease next = waiting.get(LONG.toSeconds(), TimeUnit.SECONDS);
+        assertEquals(session, currentSession(holderClient), "the releasing client kept its session");
+        Await.until("the released leases RELEASED", LONG,
+                () -> held.stream().allMatch(l -> l.state() == LeaseState.RELEASED));
+        next.close();
+        Await.equal("nodes left", List.of(), LONG, this::nodes);
+    }
+
+    /**
+     * CURATOR-315/462: the reply to a waiter's create is lost to the connection and the
+     * request then times out: no node of it is left behind while its session lives, and the
+     * lock is granted to the next request at once.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("recipes")
+    void curator315_462_lostCreateReplyDuringAcquireLeavesNoOrphanNode(FaultCase recipe) throws Exception {
+        FaultProxy proxy = FaultProxy.to(server.getConnectString());
+        CuratorFramework holderClient = client(SESSION_MS);
+        CuratorFramework waiterClient = proxied(proxy, SESSION_MS);
+        List<Lease> held = holdAll(recipe, recipe.holder().apply(holderClient, path));
+        DistributedLock lock = recipe.waiter().apply(waiterClient, path);
+        proxy.dropReplyTo(createOpcode(recipe), p -> p != null && p.startsWith(path + "/"));
+        Optional<Lease> got = lock.tryAcquire(Duration.ofSeconds(3));
+        assertTrue(got.isEmpty(), "granted while the holder holds");
+        assertEquals(1, proxy.repliesDropped(), "the create's reply was lost");
+        Await.equal("nodes besides the holder's", FaultCase.nodeCount(held), LONG, () -> nodes().size());
+        held.forEach(Lease::close);
+        Lease next = lock.tryAcquire(LONG).orElseThrow(() -> new AssertionError("not granted after the loss"));
+        assertTrue(next.isValid());
+        next.close();
+        Await.equal("nodes left", List.of(), LONG, this::nodes);
+    }
+
+    /**
+     * CURATOR-315/462 on the one-round-trip path: the reply to a re-acquire's transaction is
+     * lost; the client finds out whether it created its node, holds the lock with exactly one
+     * node, and leaves none once it releases.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("recipes")
+    void curator315_462_lostReacquireReplyLeavesExactlyOneNode(FaultCase recipe) throws Exception {
+        FaultProxy proxy = FaultProxy.to(server.getConnectString());
+        CuratorFramework client = proxied(proxy, SESSION_MS);
+        DistributedLock lock = recipe.holder().apply(client, path);
+        lock.tryAcquire(LONG).orElseThrow().close();           // the next acquire may take the one-transaction path
+        proxy.dropReplyTo(OpCode.multi, p -> p != null && (p + "/").startsWith(path + "/"));
+        Lease lease = lock.tryAcquire(LONG).orElseThrow(() -> new AssertionError("not granted after the loss"));
+        assertEquals(1, proxy.repliesDropped(), "the transaction's reply was lost");
+        assertEquals(FaultCase.nodesOf(lease).size(), nodes().size(), "exactly the lease's nodes: " + nodes());
+        lease.close();
+        Await.equal("nodes left", List.of(), LONG, this::nodes);
+    }
+
+    private static long currentSession(CuratorFramework client) {
+        try {
+            return client.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+}
