@@ -50,7 +50,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class FaultPromisesTest {
     private static final Duration LONG = Duration.ofSeconds(60);
     /** Short enough to keep the tests quick, long enough that the restarted server keeps the session a while. */
-    private static final int HOLDER_SESSION_MS = 6_000;
+    private static final int HOLDER_SESSION_MS = 4_000;
     private static final int WAITER_SESSION_MS = 40_000;
     private static TestingServer server;
 

@@ -280,7 +280,7 @@ class OtherLibrariesFailuresTest {
         List<Lease> held = holdAll(recipe, recipe.holder().apply(holderClient, path));
         DistributedLock lock = recipe.waiter().apply(waiterClient, path);
         proxy.dropReplyTo(createOpcode(recipe), p -> p != null && p.startsWith(path + "/"));
-        Optional<Lease> got = lock.tryAcquire(Duration.ofSeconds(3));
+        Optional<Lease> got = lock.tryAcquire(Duration.ofMillis(1_500));
         assertTrue(got.isEmpty(), "granted while the holder holds");
         assertEquals(1, proxy.repliesDropped(), "the create's reply was lost");
         Await.equal("nodes besides the holder's", FaultCase.nodeCount(held), LONG, () -> nodes().size());

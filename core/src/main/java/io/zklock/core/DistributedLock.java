@@ -41,11 +41,13 @@ public interface DistributedLock {
      *   <li>the calling thread is interrupted: its queue node is deleted and
      *       {@link InterruptedException} is thrown;</li>
      *   <li>ZooKeeper refuses the request for a reason that retrying cannot fix (no
-     *       authorisation, client closed): {@link LockException} is thrown and no node is
-     *       left behind.</li>
+     *       authorisation), or the {@code CuratorFramework} client is closed before or while
+     *       waiting: {@link LockException} is thrown, its message naming the cause, and no node
+     *       is left behind.</li>
      * </ul>
      * Connection loss while waiting is ridden out; session expiry while waiting queues the
-     * request again at the back of the queue of the new session.
+     * request again at the back of the queue of the new session. A lock directory that the
+     * server reaps while the request creates its node is made again, invisibly.
      *
      * @return the lease, to be closed by the caller
      * @throws InterruptedException if the thread is interrupted on entry or while waiting
@@ -62,7 +64,8 @@ public interface DistributedLock {
      *       with {@link Duration#ZERO} exactly one attempt is made;</li>
      *   <li>the calling thread is interrupted: the node is deleted and
      *       {@link InterruptedException} is thrown;</li>
-     *   <li>ZooKeeper refuses the request: {@link LockException}.</li>
+     *   <li>ZooKeeper refuses the request, or the client is closed: {@link LockException};
+     *       never an empty optional.</li>
      * </ul>
      * A grant that arrives just as the timeout elapses is released, never leaked.
      *
@@ -76,12 +79,14 @@ public interface DistributedLock {
      *
      * <p>The future completes with the lease, or exceptionally with
      * {@link java.util.concurrent.TimeoutException} when {@code timeout} elapses, or with
-     * {@link LockException}. {@code cancel()} withdraws the request and deletes its node; a
+     * {@link LockException} (also when the client is closed, before or while waiting).
+     * {@code cancel()} withdraws the request and deletes its node; a
      * grant that races the cancellation is released. An asynchronous acquisition never
      * re-enters a lock held by the calling thread, and its lease is bound to no thread.
      *
      * @param timeout how long to wait; {@code ZERO} means one attempt
      * @throws IllegalArgumentException if the timeout is null or negative
+     * @throws IllegalStateException if the client was never started
      */
     CompletableFuture<Lease> acquireAsync(Duration timeout);
 

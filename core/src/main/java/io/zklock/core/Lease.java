@@ -6,9 +6,12 @@ package io.zklock.core;
  * <p>A lease starts {@link LeaseState#HELD}. While its session is disconnected it is
  * {@link LeaseState#SUSPENDED}: the node may still exist, but the holder cannot know. It
  * returns to {@code HELD} when the same session reconnects, and becomes
- * {@link LeaseState#LOST} when the session expires, after which another client may hold the
- * lock. {@link #close()} makes it {@link LeaseState#RELEASED}. {@code LOST} and
- * {@code RELEASED} are final.
+ * {@link LeaseState#LOST} when the session expires or Curator declares it lost, after which
+ * another client may hold the lock: listeners hear of it before the client deletes the
+ * lease's node on its next connection (the server may keep an old session, and its node,
+ * until it expires it itself; waiters need not wait for that). {@link #close()} makes it
+ * {@link LeaseState#RELEASED} once the node is gone. {@code LOST} and {@code RELEASED} are
+ * final.
  *
  * <p>Protect a shared resource with the {@linkplain #fencingToken() fencing token}, not with
  * {@link #isValid()} alone: a process that pauses for longer than its session timeout still
