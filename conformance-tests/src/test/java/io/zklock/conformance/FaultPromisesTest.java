@@ -8,12 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -26,16 +23,10 @@ import io.zklock.core.LockEngine;
 import io.zklock.core.LockException;
 import io.zklock.core.MultiLockEngine;
 import io.zklock.testing.Await;
-import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs.OpCode;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -44,68 +35,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Promises that broke under faults, each a named test run against every recipe: a lost
  * session's node is deleted on reconnection instead of blocking every waiter until the server
  * expires the session; a closed client is reported as closed, never as a timeout; a reply or
- * event handler that throws fails the caller and leaves no node. These tests stop and restart
- * their own server, so they do not share the suite's.
+ * event handler that throws fails the caller and leaves no node.
  */
-class FaultPromisesTest {
-    private static final Duration LONG = Duration.ofSeconds(60);
+class FaultPromisesTest extends ServerFaults {
     /** Short enough to keep the tests quick, long enough that the restarted server keeps the session a while. */
     private static final int HOLDER_SESSION_MS = 4_000;
-    private static final int WAITER_SESSION_MS = 40_000;
-    private static TestingServer server;
-
-    private final List<CuratorFramework> clients = new CopyOnWriteArrayList<>();
-    private String path;
-    private CuratorFramework checker;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        server = new TestingServer(ServerFaults.fastTicks(), true);
-    }
-
-    @AfterAll
-    static void stopServer() throws Exception {
-        server.close();
-    }
-
-    @BeforeEach
-    void freshPath() {
-        path = "/promises/" + UUID.randomUUID();
-    }
-
-    @AfterEach
-    void closeClients() {
-        clients.forEach(CuratorFramework::close);
-        clients.clear();
-        checker = null;
-    }
-
-    static List<FaultCase> recipes() {
-        return FaultCase.all();
-    }
-
-    private CuratorFramework client(int sessionTimeoutMs) {
-        CuratorFramework client = ZkTesting.client(server.getConnectString(), sessionTimeoutMs);
-        clients.add(client);
-        return client;
-    }
-
-    private List<Lease> holdAll(FaultCase recipe, DistributedLock lock) throws Exception {
-        List<Lease> leases = new ArrayList<>();
-        for (int i = 0; i < recipe.holds(); i++) {
-            leases.add(lock.tryAcquire(LONG).orElseThrow(() -> new AssertionError("holder not granted")));
-        }
-        return leases;
-    }
-
-    /** The lock nodes below the test's path, read by a client of its own. */
-    private List<String> nodesLeft() {
-        if (checker == null) {
-            checker = client(WAITER_SESSION_MS);
-        }
-        return ZkTesting.lockNodesBelow(checker, path);
-    }
-
     /**
      * A lock directory reaped between its making and the create of a node in it (the server
      * reaps an empty container at any moment) is made again and the create retried, inside the
@@ -117,43 +51,41 @@ class FaultPromisesTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("recipes")
     void directoryReapedUnderACreateIsMadeAgainInsideTheDeadline(FaultCase recipe) throws Exception {
-        CuratorFramework reaper = client(WAITER_SESSION_MS);
+        CuratorFramework reaper = checker;
         String root = path;
         path = root + "/lock";
-        try (FaultProxy proxy = FaultProxy.to(server.getConnectString())) {
-            CuratorFramework proxied = ZkTesting.client(proxy.connectString(), WAITER_SESSION_MS);
-            clients.add(proxied);
-            DistributedLock lock = recipe.holder().apply(proxied, path);
-            for (int round = 0; round < 2; round++) {
-                AtomicInteger reaped = new AtomicInteger();
-                proxy.beforeRequest((opcode, node) -> {
-                    if (node == null || !node.startsWith(root + "/") || reaped.get() >= 6) {
-                        return;
-                    }
-                    String reap;
-                    if (opcode == OpCode.createContainer) {
-                        reap = node.substring(0, node.lastIndexOf('/'));      // the parent of a directory being made
-                    } else if (opcode == OpCode.create || opcode == OpCode.create2 || opcode == OpCode.multi) {
-                        reap = node.contains("/_c_") ? node.substring(0, node.lastIndexOf('/')) : node;
-                    } else {
-                        return;
-                    }
-                    try {
-                        reaper.delete().forPath(reap);
-                        reaped.incrementAndGet();
-                    } catch (KeeperException.NoNodeException | KeeperException.NotEmptyException e) {
-                        // nothing to reap at this moment
-                    }
-                });
-                Optional<Lease> got = assertTimeoutPreemptively(Duration.ofSeconds(30),
-                        () -> lock.tryAcquire(Duration.ofSeconds(20)));
-                proxy.beforeRequest(null);
-                assertTrue(got.isPresent(), "granted in round " + round);
-                assertTrue(reaped.get() > 0, "the directory was reaped under a create in round " + round);
-                assertTrue(got.get().isValid());
-                got.get().close();
-                Await.equal("nodes left", List.of(), LONG, this::nodesLeft);
-            }
+        FaultProxy proxy = FaultProxy.to(server.getConnectString());
+        CuratorFramework proxied = proxied(proxy, SESSION_MS);
+        DistributedLock lock = recipe.holder().apply(proxied, path);
+        for (int round = 0; round < 2; round++) {
+            AtomicInteger reaped = new AtomicInteger();
+            proxy.beforeRequest((opcode, node) -> {
+                if (node == null || !node.startsWith(root + "/") || reaped.get() >= 6) {
+                    return;
+                }
+                String reap;
+                if (opcode == OpCode.createContainer) {
+                    reap = node.substring(0, node.lastIndexOf('/'));      // the parent of a directory being made
+                } else if (opcode == OpCode.create || opcode == OpCode.create2 || opcode == OpCode.multi) {
+                    reap = node.contains("/_c_") ? node.substring(0, node.lastIndexOf('/')) : node;
+                } else {
+                    return;
+                }
+                try {
+                    reaper.delete().forPath(reap);
+                    reaped.incrementAndGet();
+                } catch (KeeperException.NoNodeException | KeeperException.NotEmptyException e) {
+                    // nothing to reap at this moment
+                }
+            });
+            Optional<Lease> got = assertTimeoutPreemptively(Duration.ofSeconds(30),
+                    () -> lock.tryAcquire(Duration.ofSeconds(20)));
+            proxy.beforeRequest(null);
+            assertTrue(got.isPresent(), "granted in round " + round);
+            assertTrue(reaped.get() > 0, "the directory was reaped under a create in round " + round);
+            assertTrue(got.get().isValid());
+            got.get().close();
+            Await.equal("nodes left", List.of(), LONG, this::nodes);
         }
     }
 
@@ -169,7 +101,7 @@ class FaultPromisesTest {
     void lostSessionsNodeIsDeletedOnReconnectionSoTheWaiterNeedNotWaitForServerExpiry(FaultCase recipe)
             throws Exception {
         CuratorFramework holderClient = client(HOLDER_SESSION_MS);
-        CuratorFramework waiterClient = client(WAITER_SESSION_MS);
+        CuratorFramework waiterClient = client(SESSION_MS);
         DistributedLock holderLock = recipe.holder().apply(holderClient, path);
         DistributedLock waiterLock = recipe.waiter().apply(waiterClient, path);
         AtomicInteger order = new AtomicInteger();
@@ -182,7 +114,7 @@ class FaultPromisesTest {
         }));
         String marker = holderClient.create().withMode(CreateMode.EPHEMERAL).forPath(path + "-marker");
         CompletableFuture<Lease> waiting = waiterLock.acquireAsync(LONG);
-        Await.until("the waiter queued", LONG, () -> nodesLeft().size() > FaultCase.nodeCount(held));
+        Await.until("the waiter queued", LONG, () -> nodes().size() > FaultCase.nodeCount(held));
 
         server.stop();
         Await.until("the holder's leases LOST", LONG,
@@ -198,7 +130,7 @@ class FaultPromisesTest {
         granted.close();
         held.forEach(Lease::close);
         assertEquals(LeaseState.LOST, held.get(0).state(), "closing a LOST lease keeps it LOST");
-        Await.equal("nodes left", List.of(), LONG, this::nodesLeft);
+        Await.equal("nodes left", List.of(), LONG, this::nodes);
     }
 
     /**
@@ -209,8 +141,8 @@ class FaultPromisesTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("recipes")
     void closedClientIsReportedAsClosedNeverAsATimeout(FaultCase recipe) throws Exception {
-        CuratorFramework holderClient = client(WAITER_SESSION_MS);
-        CuratorFramework doomed = client(WAITER_SESSION_MS);
+        CuratorFramework holderClient = client(SESSION_MS);
+        CuratorFramework doomed = client(SESSION_MS);
         List<Lease> held = holdAll(recipe, recipe.holder().apply(holderClient, path));
         DistributedLock lock = recipe.waiter().apply(doomed, path);
         CompletableFuture<Throwable> blocked = CompletableFuture.supplyAsync(() -> {
@@ -221,7 +153,7 @@ class FaultPromisesTest {
                 return e;
             }
         });
-        Await.until("the waiter queued", LONG, () -> nodesLeft().size() > FaultCase.nodeCount(held));
+        Await.until("the waiter queued", LONG, () -> nodes().size() > FaultCase.nodeCount(held));
         doomed.close();
         assertClosedClient(blocked.get(LONG.toSeconds(), TimeUnit.SECONDS));
         assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
@@ -233,7 +165,7 @@ class FaultPromisesTest {
             assertClosedClient(async.getCause());
         });
         held.forEach(Lease::close);
-        Await.equal("nodes left", List.of(), LONG, this::nodesLeft);
+        Await.equal("nodes left", List.of(), LONG, this::nodes);
     }
 
     private static void assertClosedClient(Throwable thrown) {
@@ -255,11 +187,11 @@ class FaultPromisesTest {
      */
     @Test
     void failureWhileHandlingAReplyReachesTheCallerAndLeavesNoNode() throws Exception {
-        LockEngine engine = new LockEngine(client(WAITER_SESSION_MS), path, "mutex", BROKEN, 1);
+        LockEngine engine = new LockEngine(client(SESSION_MS), path, "mutex", BROKEN, 1);
         LockException failure = assertTimeoutPreemptively(Duration.ofSeconds(20),
                 () -> assertThrows(LockException.class, () -> engine.tryAcquire(Duration.ofSeconds(30))));
         assertTrue(causes(failure, "driver failure on purpose"), "the cause is kept: " + failure);
-        Await.equal("nodes left", List.of(), LONG, this::nodesLeft);
+        Await.equal("nodes left", List.of(), LONG, this::nodes);
     }
 
     /**
@@ -268,14 +200,14 @@ class FaultPromisesTest {
      */
     @Test
     void failureWhileHandlingAReplyFailsTheMultiLockAndLeavesNoNode() throws Exception {
-        CuratorFramework client = client(WAITER_SESSION_MS);
+        CuratorFramework client = client(SESSION_MS);
         MultiLockEngine multi = new MultiLockEngine(List.of(
                 new LockEngine(client, path + "/a", "mutex", LockDriver.EXCLUSIVE, 1),
                 new LockEngine(client, path + "/b", "mutex", BROKEN, 1)));
         LockException failure = assertTimeoutPreemptively(Duration.ofSeconds(20),
                 () -> assertThrows(LockException.class, () -> multi.tryAcquire(Duration.ofSeconds(30))));
         assertTrue(causes(failure, "driver failure on purpose"), "the cause is kept: " + failure);
-        Await.equal("nodes left", List.of(), LONG, this::nodesLeft);
+        Await.equal("nodes left", List.of(), LONG, this::nodes);
     }
 
     /**
@@ -284,11 +216,11 @@ class FaultPromisesTest {
      */
     @Test
     void failureWhileHandlingAReplyIsNotReportedAsATimeout() throws Exception {
-        LockEngine engine = new LockEngine(client(WAITER_SESSION_MS), path, "mutex", BROKEN, 1);
+        LockEngine engine = new LockEngine(client(SESSION_MS), path, "mutex", BROKEN, 1);
         LockException failure = assertTimeoutPreemptively(Duration.ofSeconds(20),
                 () -> assertThrows(LockException.class, () -> engine.tryAcquire(Duration.ZERO)));
         assertTrue(causes(failure, "driver failure on purpose"), "the cause is kept: " + failure);
-        Await.equal("nodes left", List.of(), LONG, this::nodesLeft);
+        Await.equal("nodes left", List.of(), LONG, this::nodes);
     }
 
     private static boolean causes(Throwable thrown, String message) {

@@ -9,9 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import io.zklock.core.DistributedLock;
@@ -20,16 +18,10 @@ import io.zklock.core.LeaseState;
 import io.zklock.testing.Await;
 import io.zklock.testing.FencedResource;
 import io.zklock.testing.Sessions;
-import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.ZooDefs.OpCode;
 import org.apache.zookeeper.data.Stat;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -38,73 +30,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * fault that caused it made to happen on purpose: a client's traffic goes through a
  * {@link FaultProxy}, which loses one reply, cuts or deafens that client alone.
  */
-class OtherLibrariesFailuresTest {
-    private static final Duration LONG = Duration.ofSeconds(60);
-    private static final int SESSION_MS = 40_000;
+class OtherLibrariesFailuresTest extends ServerFaults {
     private static final int SHORT_SESSION_MS = 3_000;
-    private static TestingServer server;
-
-    private final List<CuratorFramework> clients = new CopyOnWriteArrayList<>();
-    private final List<FaultProxy> proxies = new CopyOnWriteArrayList<>();
-    private String path;
-    private CuratorFramework checker;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        server = new TestingServer(ServerFaults.fastTicks(), true);
-    }
-
-    @AfterAll
-    static void stopServer() throws Exception {
-        server.close();
-    }
-
-    @BeforeEach
-    void freshPath() {
-        path = "/others/" + UUID.randomUUID();
-        checker = client(SESSION_MS);
-    }
-
-    @AfterEach
-    void closeAll() {
-        proxies.forEach(FaultProxy::close);     // first, so that no client waits on a cut connection to close
-        proxies.clear();
-        clients.forEach(CuratorFramework::close);
-        clients.clear();
-    }
-
-    static List<FaultCase> recipes() {
-        return FaultCase.all();
-    }
-
-    private CuratorFramework client(int sessionMs) {
-        CuratorFramework client = ZkTesting.client(server.getConnectString(), sessionMs);
-        clients.add(client);
-        return client;
-    }
-
-    private CuratorFramework proxied(FaultProxy proxy, int sessionMs) {
-        proxies.add(proxy);
-        CuratorFramework client = ZkTesting.client(proxy.connectString(), sessionMs);
-        clients.add(client);
-        return client;
-    }
-
-    private List<Lease> holdAll(FaultCase recipe, DistributedLock lock) throws Exception {
-        List<Lease> leases = new ArrayList<>();
-        for (int i = 0; i < recipe.holds(); i++) {
-            leases.add(lock.tryAcquire(LONG).orElseThrow(() -> new AssertionError("holder not granted")));
-        }
-        return leases;
-    }
-
-    private List<String> nodes() {
-        return ZkTesting.lockNodesBelow(checker, path);
-    }
-
-    private void awaitQueued(int nodes) {
-        Await.until(nodes + " nodes queued", LONG, () -> nodes().size() >= nodes);
-    }
 
     private static int releaseOpcode(FaultCase recipe) {
         return recipe.name().equals("multi-lock") ? OpCode.multi : OpCode.delete;
@@ -126,7 +53,7 @@ class OtherLibrariesFailuresTest {
         CuratorFramework waiterClient = client(SESSION_MS);
         List<Lease> held = holdAll(recipe, recipe.holder().apply(holderClient, path));
         CompletableFuture<Lease> waiting = recipe.waiter().apply(waiterClient, path).acquireAsync(LONG);
-        awaitQueued(FaultCase.nodeCount(held) + 1);
+        awaitNodes(FaultCase.nodeCount(held) + 1);
         long deadSession = waiterClient.getZookeeperClient().getZooKeeper().getSessionId();
         Sessions.expire(waiterClient, server.getConnectString());
         Await.until("the waiter's new session", LONG, () -> currentSession(waiterClient) != deadSession
@@ -159,7 +86,7 @@ class OtherLibrariesFailuresTest {
         CuratorFramework waiterClient = client(SESSION_MS);
         List<Lease> held = holdAll(recipe, recipe.holder().apply(holderClient, path));
         CompletableFuture<Lease> waiting = recipe.waiter().apply(waiterClient, path).acquireAsync(LONG);
-        awaitQueued(FaultCase.nodeCount(held) + 1);
+        awaitNodes(FaultCase.nodeCount(held) + 1);
         proxy.dropReplyTo(releaseOpcode(recipe), p -> p != null && p.startsWith(path + "/"));
         held.forEach(Lease::close);
         Lease next = waiting.get(LONG.toSeconds(), TimeUnit.SECONDS);
@@ -195,9 +122,9 @@ class OtherLibrariesFailuresTest {
         CuratorFramework otherClient = client(SESSION_MS);
         List<Lease> held = holdAll(recipe, recipe.holder().apply(holderClient, path));
         CompletableFuture<Lease> doomed = recipe.waiter().apply(doomedClient, path).acquireAsync(LONG);
-        awaitQueued(FaultCase.nodeCount(held) + 1);
+        awaitNodes(FaultCase.nodeCount(held) + 1);
         CompletableFuture<Lease> other = recipe.waiter().apply(otherClient, path).acquireAsync(LONG);
-        awaitQueued(FaultCase.nodeCount(held) + 2);
+        awaitNodes(FaultCase.nodeCount(held) + 2);
         long deadSession = currentSession(doomedClient);
         proxy.deafen();                        // its requests still reach the server: the old session lives on
         sessionLost.get(LONG.toSeconds(), TimeUnit.SECONDS);
@@ -253,7 +180,7 @@ class OtherLibrariesFailuresTest {
         List<Lease> held = holdAll(recipe, recipe.holder().apply(holderClient, path));
         long session = currentSession(holderClient);
         CompletableFuture<Lease> waiting = recipe.waiter().apply(waiterClient, path).acquireAsync(LONG);
-        awaitQueued(FaultCase.nodeCount(held) + 1);
+        awaitNodes(FaultCase.nodeCount(held) + 1);
         proxy.cut();
         held.forEach(Lease::close);
         held.forEach(l -> assertTrue(l.state() != LeaseState.RELEASED, "RELEASED while its node is on the server"));
@@ -311,11 +238,4 @@ class OtherLibrariesFailuresTest {
         Await.equal("nodes left", List.of(), LONG, this::nodes);
     }
 
-    private static long currentSession(CuratorFramework client) {
-        try {
-            return client.getZookeeperClient().getZooKeeper().getSessionId();
-        } catch (Exception e) {
-            return 0;
-        }
-    }
 }
