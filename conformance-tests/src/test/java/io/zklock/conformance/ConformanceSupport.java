@@ -1,9 +1,13 @@
 package io.zklock.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Queue;
 import java.util.UUID;
@@ -15,11 +19,13 @@ import java.util.concurrent.TimeUnit;
 
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
+import io.zklock.core.LeaseState;
 import io.zklock.testing.Await;
 import io.zklock.testing.ZkTesting;
 import net.jqwik.api.lifecycle.AfterTry;
 import net.jqwik.api.lifecycle.BeforeTry;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
 
 /**
  * What every conformance class shares: one embedded server, a fresh lock path per try, clients
@@ -115,6 +121,59 @@ abstract class ConformanceSupport {
         clients.add(any);
         Await.equal("nodes left under " + path, List.of(), LONG, () -> ZkTesting.lockNodesBelow(any, path));
         Await.equal("watches left on the server", 0, LONG, zk.probe::watchCount);
+    }
+
+    /** Session timeout of the holder in {@link #closeWhileCutOffKeepsTheLeaseUntilItsNodeIsGone}: outlives the outage. */
+    static final int OUTAGE_SESSION_TIMEOUT_MS = 30_000;
+    /** How long a close while disconnected may take: it must not wait for the connection. */
+    static final Duration PROMPT_CLOSE = Duration.ofSeconds(3);
+
+    /**
+     * Lease state is never optimistic: a lease {@code make} takes on a dedicated
+     * server, closed while that server is down (the session survives), is not RELEASED and the
+     * close returns promptly; once the server is back the node is deleted, the lease is
+     * RELEASED, and a listener was told RELEASED exactly once.
+     */
+    void closeWhileCutOffKeepsTheLeaseUntilItsNodeIsGone(LeaseMaker make) throws Exception {
+        try (TestingServer server = new TestingServer(true)) {
+            CuratorFramework client = ZkTesting.client(server.getConnectString(), OUTAGE_SESSION_TIMEOUT_MS);
+            try {
+                Lease lease = make.take(client, path);
+                List<String> nodes = nodesOf(lease);
+                List<LeaseState> told = new CopyOnWriteArrayList<>();
+                lease.addListener((l, state) -> told.add(state));
+                server.stop();
+                Await.equal("lease state with the server down", LeaseState.SUSPENDED, LONG, lease::state);
+                long start = System.nanoTime();
+                lease.close();
+                Duration took = Duration.ofNanos(System.nanoTime() - start);
+                assertTrue(took.compareTo(Await.scaled(PROMPT_CLOSE)) < 0, "close while cut off took " + took);
+                assertNotEquals(LeaseState.RELEASED, lease.state(), "state right after a close that cannot reach ZooKeeper");
+                assertEquals(0, Collections.frequency(told, LeaseState.RELEASED), "RELEASED told while the node exists: " + told);
+                server.restart();
+                Await.equal("lease state once the server is back", LeaseState.RELEASED, LONG, lease::state);
+                for (String node : nodes) {
+                    assertNull(client.checkExists().forPath(node), "node " + node + " after RELEASED");
+                }
+                Await.equal("RELEASED told", 1, LONG, () -> Collections.frequency(told, LeaseState.RELEASED));
+                Thread.sleep(100);
+                assertEquals(1, Collections.frequency(told, LeaseState.RELEASED), "RELEASED told exactly once: " + told);
+            } finally {
+                client.close();
+            }
+        }
+    }
+
+    /** The nodes that carry {@code lease}: its own, or each component's for a multi-lease. */
+    static List<String> nodesOf(Lease lease) {
+        if (lease instanceof io.zklock.multilock.ZkMultiLock.MultiLease multi) {
+            return multi.components().stream().map(Lease::nodePath).toList();
+        }
+        return List.of(lease.nodePath());
+    }
+
+    interface LeaseMaker {
+        Lease take(CuratorFramework client, String path) throws Exception;
     }
 
     interface Body {

@@ -23,6 +23,7 @@ import io.zklock.testing.FencedResource;
 import io.zklock.testing.Sessions;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -193,6 +194,36 @@ abstract class LockConformance extends ConformanceSupport {
             assertEquals(!last, lock.isHeldByCurrentThread(), "held after close " + (k + 1));
         }
         assertClean();
+    }
+
+    /**
+     * Lease state is never optimistic: a lease closed while its client is cut off from
+     * ZooKeeper (session alive) stays unreleased until the server is back and its node is gone,
+     * then is RELEASED, told once; the close does not wait for the connection.
+     */
+    @Example
+    void closeWhileCutOffIsNotReleasedUntilTheNodeIsGone() throws Exception {
+        closeWhileCutOffKeepsTheLeaseUntilItsNodeIsGone((client, p) -> recipe().create(client, p).acquire());
+    }
+
+    /**
+     * As {@link #closeWhileCutOffIsNotReleasedUntilTheNodeIsGone}, for the last of several
+     * re-entered leases of a reentrant recipe: closing the others first releases nothing.
+     */
+    @Example
+    void lastReenteredCloseWhileCutOffIsNotReleasedUntilTheNodeIsGone() throws Exception {
+        if (!recipe().reentrant()) {
+            return;
+        }
+        closeWhileCutOffKeepsTheLeaseUntilItsNodeIsGone((client, p) -> {
+            DistributedLock lock = recipe().create(client, p);
+            Lease first = lock.acquire();
+            Lease second = lock.acquire();
+            first.close();
+            assertEquals(LeaseState.RELEASED, first.state(), "an inner close while the thread still holds");
+            assertTrue(lock.isHeldByCurrentThread(), "held through the second lease");
+            return second;
+        });
     }
 
     @Provide

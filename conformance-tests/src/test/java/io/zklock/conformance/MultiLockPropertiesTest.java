@@ -21,6 +21,7 @@ import io.zklock.semaphore.ZkSemaphore;
 import io.zklock.testing.Await;
 import io.zklock.testing.FencedResource;
 import io.zklock.testing.ZkTesting;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.ShrinkingMode;
@@ -156,6 +157,33 @@ class MultiLockPropertiesTest extends ConformanceSupport {
             assertTrue(lease.isValid());
         }
         assertClean();
+    }
+
+    /**
+     * Lease state is never optimistic: a multi-lease over a mutex, both halves of two
+     * read-write locks and a semaphore permit, closed while cut off, is not RELEASED until every
+     * node is gone.
+     */
+    @Example
+    void multiLeaseClosedWhileCutOffIsNotReleasedUntilEveryNodeIsGone() throws Exception {
+        closeWhileCutOffKeepsTheLeaseUntilItsNodeIsGone((client, p) -> new ZkMultiLock(List.of(
+                new ZkMutex(client, p + "/lock0"), new ZkReadWriteLock(client, p + "/lock1").readLock(),
+                new ZkReadWriteLock(client, p + "/lock2").writeLock(), new ZkSemaphore(client, p + "/lock3", 2))).acquire());
+    }
+
+    /**
+     * As {@link #multiLeaseClosedWhileCutOffIsNotReleasedUntilEveryNodeIsGone}, for a multi-lease
+     * whose component the thread also held on its own, closed before the multi-lease.
+     */
+    @Example
+    void multiLeaseOverAReenteredComponentClosedWhileCutOffIsNotReleasedUntilEveryNodeIsGone() throws Exception {
+        closeWhileCutOffKeepsTheLeaseUntilItsNodeIsGone((client, p) -> {
+            ZkMutex a = new ZkMutex(client, p + "/lock0");
+            Lease alone = a.acquire();
+            Lease multi = new ZkMultiLock(List.of(a, new ZkMutex(client, p + "/lock1"))).acquire();
+            alone.close();
+            return multi;
+        });
     }
 
     private static void use(FencedResource resource, long token) throws InterruptedException {

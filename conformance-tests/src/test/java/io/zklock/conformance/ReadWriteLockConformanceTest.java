@@ -57,6 +57,30 @@ class ReadWriteLockConformanceTest extends LockConformance {
         return Recipe.of("rwlock", 1, true, (client, path) -> new ZkReadWriteLock(client, path).writeLock());
     }
 
+    /**
+     * Lease state is never optimistic, for the read half (the generic suite covers the write
+     * half): a read lease closed while cut off is not RELEASED until its node is gone.
+     */
+    @Example
+    void readLeaseClosedWhileCutOffIsNotReleasedUntilTheNodeIsGone() throws Exception {
+        closeWhileCutOffKeepsTheLeaseUntilItsNodeIsGone((client, p) -> new ZkReadWriteLock(client, p).readLock().acquire());
+    }
+
+    /**
+     * Lease state is never optimistic, for a downgraded read lease: once the write lease is
+     * closed, the read lease closed while cut off is not RELEASED until its node is gone.
+     */
+    @Example
+    void downgradedReadLeaseClosedWhileCutOffIsNotReleasedUntilTheNodeIsGone() throws Exception {
+        closeWhileCutOffKeepsTheLeaseUntilItsNodeIsGone((client, p) -> {
+            ZkReadWriteLock lock = new ZkReadWriteLock(client, p);
+            Lease write = lock.writeLock().acquire();
+            Lease read = lock.readLock().acquire();
+            write.close();
+            return read;
+        });
+    }
+
     // ---- exclusion -----------------------------------------------------------------------------
 
     enum Role { READER, WRITER, DOWNGRADER }

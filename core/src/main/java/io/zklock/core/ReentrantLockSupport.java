@@ -1,10 +1,12 @@
 package io.zklock.core;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
@@ -19,11 +21,18 @@ import java.util.concurrent.locks.Lock;
  * thread would have had to leak). A further blocking
  * acquisition by the same thread, while the base lease is neither LOST nor RELEASED, only
  * increments the count and returns a new view of the same node. Each view closes once; the
- * close that brings the count to zero releases the base lease. Views may be closed on any
- * thread, because a view points at its Hold, not at the thread.
+ * close that brings the count to zero releases the base lease, and that view then reports the
+ * base lease's state, which stays HELD or SUSPENDED until the node is really gone (a close that
+ * cannot reach ZooKeeper is retried by the base lease). A view closed while the count stays
+ * positive is RELEASED at once: the thread still holds the node through the others. Views may
+ * be closed on any thread, because a view points at its Hold, not at the thread.
  *
  * The count only ever rises from a positive value (CAS loop), so a re-entry that races the
  * last close of another view takes a fresh node instead of reviving a released one.
+ *
+ * A node the thread holds through a multi-lock is not a Hold (the multi-lock deletes it with
+ * its other nodes in one transaction), so it cannot be re-entered; a blocking acquisition by
+ * that thread would queue behind it forever and is refused instead (MultiLockHolds).
  */
 /**
  * A reentrant {@link DistributedLock} over a {@link LockEngine}: the shared implementation of
@@ -55,7 +64,7 @@ public final class ReentrantLockSupport implements DistributedLock {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        Lease again = reenter();
+        Lease again = reenterOrRefuse();
         return again != null ? again : hold(engine.acquire());
     }
 
@@ -65,7 +74,7 @@ public final class ReentrantLockSupport implements DistributedLock {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        Lease again = reenter();
+        Lease again = reenterOrRefuse();
         return again != null ? Optional.of(again) : engine.tryAcquire(timeout).map(this::hold);
     }
 
@@ -95,9 +104,21 @@ public final class ReentrantLockSupport implements DistributedLock {
      * Re-entry only: if the current thread holds the lock through a blocking acquisition whose
      * lease is neither LOST nor RELEASED, a new lease on the same node, as {@link #acquire()}
      * would return; otherwise empty. Never talks to ZooKeeper and never creates a node.
+     *
+     * @throws IllegalStateException if the thread holds this lock's directory through a
+     *         multi-lock instead: any blocking acquisition by it would wait for itself
      */
     public Optional<Lease> reenterIfHeld() {
-        return Optional.ofNullable(reenter());
+        return Optional.ofNullable(reenterOrRefuse());
+    }
+
+    /** A re-entry, null if the thread holds nothing here; refuses a lock held through a multi-lock. */
+    private Lease reenterOrRefuse() {
+        Lease again = reenter();
+        if (again == null) {
+            MultiLockHolds.refuseIfHeldThroughMultiLock(engine);
+        }
+        return again;
     }
 
     /**
@@ -161,18 +182,30 @@ public final class ReentrantLockSupport implements DistributedLock {
             this.base = base;
         }
 
-        void closeOne() {
-            if (count.decrementAndGet() == 0) {
-                holds.remove(owner, this);
-                base.close();
+        /** @return whether this was the last open view, whose close released the base lease */
+        boolean closeOne() {
+            if (count.decrementAndGet() != 0) {
+                return false;
             }
+            holds.remove(owner, this);
+            base.close();
+            return true;
         }
     }
 
-    /** One acquisition's view of a shared node. */
+    /**
+     * One acquisition's view of a shared node. The view whose close releases the hold reports
+     * the base lease's state until the node is gone (never an optimistic RELEASED); a view
+     * closed while others of the hold remain open is RELEASED at once, since its thread still
+     * holds the node through them.
+     */
     private static final class HoldLease implements Lease {
         private final Hold hold;
         private final AtomicBoolean closed = new AtomicBoolean();
+        private final List<LeaseListener> listeners = new CopyOnWriteArrayList<>();
+        private final AtomicBoolean forwarding = new AtomicBoolean();
+        private volatile boolean detached;     // closed, not the last: RELEASED whatever the base does
+        private LeaseState told;               // guarded by listeners; last state told, null before any
 
         HoldLease(Hold hold) {
             this.hold = hold;
@@ -190,8 +223,7 @@ public final class ReentrantLockSupport implements DistributedLock {
 
         @Override
         public LeaseState state() {
-            LeaseState base = hold.base.state();
-            return closed.get() && base != LeaseState.LOST ? LeaseState.RELEASED : base;
+            return detached ? LeaseState.RELEASED : hold.base.state();
         }
 
         @Override
@@ -204,17 +236,34 @@ public final class ReentrantLockSupport implements DistributedLock {
             if (listener == null) {
                 throw new IllegalArgumentException("listener is null");
             }
-            hold.base.addListener((base, newState) -> {
-                if (!closed.get() || newState == LeaseState.RELEASED) {
-                    listener.stateChanged(this, newState);
+            listeners.add(listener);
+            if (forwarding.compareAndSet(false, true)) {
+                hold.base.addListener((base, newState) -> tell(newState));
+            }
+        }
+
+        /** Tells this view's listeners of {@code next}, unless this view already ended or told it. */
+        private void tell(LeaseState next) {
+            synchronized (listeners) {
+                if (told == next || ZkLease.isFinal(told) || (detached && next != LeaseState.RELEASED)) {
+                    return;
                 }
-            });
+                told = next;
+            }
+            for (LeaseListener listener : listeners) {
+                try {
+                    listener.stateChanged(this, next);
+                } catch (RuntimeException e) {
+                    // a listener's failure must not stop the others
+                }
+            }
         }
 
         @Override
         public void close() {
-            if (closed.compareAndSet(false, true)) {
-                hold.closeOne();
+            if (closed.compareAndSet(false, true) && !hold.closeOne() && hold.base.state() != LeaseState.LOST) {
+                detached = true;
+                tell(LeaseState.RELEASED);
             }
         }
 

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 
 import io.zklock.core.DistributedLock;
@@ -20,8 +21,9 @@ import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
 import io.zklock.core.LockEngine;
-import io.zklock.core.Owners;
 import io.zklock.core.MultiLockEngine;
+import io.zklock.core.MultiLockHolds;
+import io.zklock.core.Owners;
 import io.zklock.core.QueuedLock;
 
 /**
@@ -40,14 +42,33 @@ import io.zklock.core.QueuedLock;
  * transaction is deleted and no component is held. If a component's node is lost with the
  * session while waiting, the whole request is queued again with a new transaction.
  *
- * <p><b>Re-entry.</b> A blocking acquisition by a thread that already holds a reentrant
- * component (a mutex, or the same half of a read-write lock) counts that component instead of
- * queueing it; the component stays held until both leases are closed. Components the
- * multi-lock acquired are not thread holds (that is what lets one transaction release them):
- * a later single acquisition of one of them by the same thread queues behind the multi-lock's
- * node, and so does the thread's request for the other half of a read-write lock whose one
- * half the multi-lock holds (neither refused as an upgrade nor granted as a downgrade); close
- * the multi-lease first. {@link #acquireAsync} never re-enters.
+ * <p><b>Re-entry.</b> A thread that holds this multi-lock through a blocking call and calls
+ * {@link #acquire()} or {@link #tryAcquire} on it again gets a new lease at once on the same
+ * nodes (same components, node paths and fencing tokens); the nodes are deleted when the last of
+ * those leases is closed, and a lease closed before the last is {@code RELEASED} at once (the
+ * thread still holds through the others). A blocking acquisition by a thread that already holds
+ * a reentrant component on its own (a mutex, or the same half of a read-write lock) counts that
+ * component instead of queueing it; the component stays held until both leases are closed.
+ *
+ * <p>Nodes this multi-lock created are not thread holds of their components (that is what lets
+ * one transaction release them), so nothing else can re-enter them. Any blocking acquisition
+ * that would queue behind them is refused at once with an {@link IllegalStateException} naming
+ * the lock path, instead of waiting for itself forever: while a thread holds this multi-lock, its
+ * blocking acquisition of a reentrant component alone (either half of a read-write lock one half
+ * of which the multi-lock holds included), or of another multi-lock over such a component (the
+ * same components in another {@code ZkMultiLock} object included), is refused; it works again
+ * once the multi-lease is closed. A semaphore permit is not reentrant: a second request for a
+ * semaphore the thread holds through a multi-lock is a new permit request, as for a plain
+ * semaphore lease, and waits while every permit is taken, by this thread or not (so a thread
+ * holding every permit waits for itself, as it would with plain semaphore leases: use a timeout).
+ * The per-thread bookkeeping is keyed by owner id, retains no {@code Thread}, and ends when the
+ * last lease closes or is {@code LOST}; a lost grant is never re-entered. {@link #acquireAsync}
+ * never re-enters and is never refused: it queues like any other request.
+ *
+ * <p><b>Release.</b> Closing the last lease of a grant deletes every node it created in one
+ * transaction. The lease state is never optimistic: it stays {@code HELD} or {@code SUSPENDED}
+ * until every node is gone (a delete that cannot reach ZooKeeper is retried), then turns
+ * {@code RELEASED}, or {@code LOST} if the session ended; listeners are told at that moment.
  *
  * <pre>{@code
  * ZkMultiLock both = new ZkMultiLock(List.of(new ZkMutex(client, "/locks/a"), new ZkMutex(client, "/locks/b")));
@@ -59,7 +80,7 @@ import io.zklock.core.QueuedLock;
 public final class ZkMultiLock implements DistributedLock {
     private final List<QueuedLock> locks;
     private final MultiLockEngine engine;
-    private final Map<Long, Set<MultiLease>> blockingLeases = new ConcurrentHashMap<>();
+    private final Map<Long, Grant> holds = new ConcurrentHashMap<>();
     private final Lock view = new JucLockView(this);
 
     /**
@@ -133,7 +154,7 @@ public final class ZkMultiLock implements DistributedLock {
                 user.completeExceptionally(error);
                 return;
             }
-            MultiLease lease = new MultiLease(leases, leases, null);
+            MultiLease lease = new Grant(leases, leases, List.of(), null).firstLease();
             if (!user.complete(lease)) {
                 lease.close();                 // cancelled while the grant was on its way
             }
@@ -149,8 +170,8 @@ public final class ZkMultiLock implements DistributedLock {
     /** Whether the current thread holds a valid lease of this multi-lock taken by a blocking call. */
     @Override
     public boolean isHeldByCurrentThread() {
-        Set<MultiLease> mine = blockingLeases.get(Owners.current());
-        return mine != null && mine.stream().anyMatch(Lease::isValid);
+        Grant grant = holds.get(Owners.current());
+        return grant != null && grant.count.get() > 0 && grant.heldState() == LeaseState.HELD;
     }
 
     @Override
@@ -162,14 +183,19 @@ public final class ZkMultiLock implements DistributedLock {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
+        Long owner = Owners.current();
+        MultiLease again = reenter(owner);
+        if (again != null) {
+            return Optional.of(again);
+        }
         List<Lease> reentered = new ArrayList<>();
         List<LockEngine> queue = new ArrayList<>();
         List<Integer> queuedIndexes = new ArrayList<>();
         try {
             for (int i = 0; i < locks.size(); i++) {
-                Optional<Lease> again = locks.get(i).reenterIfHeld();
-                if (again.isPresent()) {
-                    reentered.add(again.get());
+                Optional<Lease> held = locks.get(i).reenterIfHeld();   // refuses a lock held through another multi-lock
+                if (held.isPresent()) {
+                    reentered.add(held.get());
                 } else {
                     reentered.add(null);
                     queue.add(locks.get(i).engine());
@@ -201,9 +227,32 @@ public final class ZkMultiLock implements DistributedLock {
         for (int k = 0; k < queuedIndexes.size(); k++) {
             components.set(queuedIndexes.get(k), acquired.get(k));
         }
-        MultiLease lease = new MultiLease(components, acquired, Owners.current());
-        blockingLeases.computeIfAbsent(lease.owner, k -> ConcurrentHashMap.newKeySet()).add(lease);
-        return Optional.of(lease);
+        Grant grant = new Grant(components, acquired, queue, owner);
+        holds.put(owner, grant);
+        for (LockEngine e : queue) {
+            MultiLockHolds.register(owner, e, grant);
+        }
+        return Optional.of(grant.firstLease());
+    }
+
+    /** A new lease on the grant the thread holds, or null if it holds none that may be re-entered. */
+    private MultiLease reenter(Long owner) {
+        Grant grant = holds.get(owner);
+        if (grant == null) {
+            return null;
+        }
+        if (grant.heldState() == LeaseState.LOST) {
+            grant.forget();
+            return null;
+        }
+        int n;
+        do {
+            n = grant.count.get();
+            if (n <= 0) {
+                return null;                   // its last lease is being closed: take fresh nodes
+            }
+        } while (!grant.count.compareAndSet(n, n + 1));
+        return grant.newLease();
     }
 
     private static void closeAll(List<Lease> leases) {
@@ -221,37 +270,145 @@ public final class ZkMultiLock implements DistributedLock {
     }
 
     /**
-     * The lease of a multi-lock: one component lease per lock, in the order the locks were
-     * given, each with its own fencing token. Its state is the worst of theirs (LOST over
-     * SUSPENDED over HELD); closing it releases every component, the nodes it created with one
-     * ZooKeeper transaction.
+     * One grant of every component, shared by the leases of a thread's re-entries (one lease
+     * for an asynchronous grant). Closing its last lease releases every component; the grant
+     * is forgotten by the thread's bookkeeping then, or as soon as a component is LOST.
      */
-    public final class MultiLease implements Lease {
-        private final List<Lease> components;
-        private final List<Lease> created;
-        private final Long owner;
-        private final AtomicBoolean closed = new AtomicBoolean();
-        private final List<LeaseListener> listeners = new CopyOnWriteArrayList<>();
-        private volatile LeaseState told = LeaseState.HELD;
+    private final class Grant implements MultiLockHolds.Holder {
+        final List<Lease> components;
+        final List<Lease> created;
+        final List<LockEngine> createdEngines;
+        final Long owner;                      // null: an asynchronous grant, bound to no thread
+        final AtomicInteger count = new AtomicInteger(1);
+        final List<MultiLease> leases = new CopyOnWriteArrayList<>();
 
-        MultiLease(List<Lease> components, List<Lease> created, Long owner) {
+        Grant(List<Lease> components, List<Lease> created, List<LockEngine> createdEngines, Long owner) {
             this.components = List.copyOf(components);
             this.created = List.copyOf(created);
+            this.createdEngines = List.copyOf(createdEngines);
             this.owner = owner;
             for (Lease component : this.components) {
-                component.addListener((l, s) -> recompute());
+                component.addListener((l, s) -> changed());
             }
+        }
+
+        MultiLease firstLease() {
+            return newLease();
+        }
+
+        MultiLease newLease() {
+            MultiLease lease = new MultiLease(this);
+            leases.add(lease);
+            return lease;
+        }
+
+        private void changed() {
+            if (heldState() == LeaseState.LOST) {
+                forget();
+            }
+            leases.forEach(MultiLease::recompute);
+        }
+
+        /** While a lease is open: LOST over SUSPENDED over HELD; a component released behind our back counts as lost. */
+        LeaseState heldState() {
+            boolean suspended = false;
+            for (Lease component : components) {
+                LeaseState s = component.state();
+                if (s == LeaseState.LOST || s == LeaseState.RELEASED) {
+                    return LeaseState.LOST;
+                }
+                suspended |= s == LeaseState.SUSPENDED;
+            }
+            return suspended ? LeaseState.SUSPENDED : LeaseState.HELD;
+        }
+
+        /** Once the last lease is closed: LOST if a component is, RELEASED once every one is, else the worst of the rest. */
+        LeaseState releasingState() {
+            boolean released = true;
+            boolean suspended = false;
+            for (Lease component : components) {
+                LeaseState s = component.state();
+                if (s == LeaseState.LOST) {
+                    return LeaseState.LOST;
+                }
+                released &= s == LeaseState.RELEASED;
+                suspended |= s == LeaseState.SUSPENDED;
+            }
+            return released ? LeaseState.RELEASED : suspended ? LeaseState.SUSPENDED : LeaseState.HELD;
+        }
+
+        /** Releases every component: the created nodes in one transaction, re-entered ones by closing them. */
+        void release() {
+            forget();
+            List<Lease> others = new ArrayList<>();
+            for (Lease component : components) {
+                if (created.stream().noneMatch(c -> c == component)) {
+                    others.add(component);
+                }
+            }
+            closeAll(others);
+            if (!created.isEmpty()) {
+                engine.releaseAll(created);
+            }
+        }
+
+        /** Drops the thread's bookkeeping of this grant; its nodes are no longer the thread's to re-enter. */
+        void forget() {
+            if (owner == null) {
+                return;
+            }
+            holds.remove(owner, this);
+            for (LockEngine e : createdEngines) {
+                MultiLockHolds.unregister(owner, e, this);
+            }
+        }
+
+        @Override
+        public boolean isLive() {
+            return count.get() > 0 && heldState() != LeaseState.LOST;
+        }
+
+        @Override
+        public String describe() {
+            return "the multi-lock " + ZkMultiLock.this + " (its node " + createdNodes() + ")";
+        }
+
+        private String createdNodes() {
+            return String.join(", ", created.stream().map(Lease::nodePath).toList());
+        }
+    }
+
+    /**
+     * The lease of a multi-lock: one component lease per lock, in the order the locks were
+     * given, each with its own fencing token. Its state is the worst of theirs (LOST over
+     * SUSPENDED over HELD). Closing the last lease of a grant (the first and only one unless the
+     * thread re-entered) releases every component, the nodes it created with one ZooKeeper
+     * transaction; that lease stays HELD or SUSPENDED until every node is gone (a delete that
+     * cannot reach ZooKeeper is retried), then is RELEASED, or LOST if the session ended. A
+     * lease closed while other leases of the same grant remain open is RELEASED at once: the
+     * thread still holds the nodes through them.
+     */
+    public final class MultiLease implements Lease {
+        private final Grant grant;
+        private final AtomicBoolean closed = new AtomicBoolean();
+        private final List<LeaseListener> listeners = new CopyOnWriteArrayList<>();
+        private volatile boolean detached;     // closed, not the last: RELEASED whatever the grant does
+        private volatile boolean last;         // closed, the last: the grant's releasing state
+        private LeaseState told = LeaseState.HELD;   // guarded by listeners
+
+        MultiLease(Grant grant) {
+            this.grant = grant;
         }
 
         /** The component leases, in the order of the locks. */
         public List<Lease> components() {
-            return components;
+            return grant.components;
         }
 
         /** The first component's node; see {@link #components()} for the others. */
         @Override
         public String nodePath() {
-            return components.get(0).nodePath();
+            return grant.components.get(0).nodePath();
         }
 
         /**
@@ -260,33 +417,15 @@ public final class ZkMultiLock implements DistributedLock {
          */
         @Override
         public long fencingToken() {
-            return components.stream().mapToLong(Lease::fencingToken).max().orElseThrow();
+            return grant.components.stream().mapToLong(Lease::fencingToken).max().orElseThrow();
         }
 
         @Override
         public LeaseState state() {
-            if (closed.get()) {
-                return worst() == LeaseState.LOST ? LeaseState.LOST : LeaseState.RELEASED;
+            if (detached) {
+                return LeaseState.RELEASED;
             }
-            return worst();
-        }
-
-        /** LOST over RELEASED over SUSPENDED over HELD; a component closed behind our back counts as lost. */
-        private LeaseState worst() {
-            boolean released = false;
-            boolean suspended = false;
-            for (Lease component : components) {
-                LeaseState s = component.state();
-                if (s == LeaseState.LOST) {
-                    return LeaseState.LOST;
-                }
-                released |= s == LeaseState.RELEASED;
-                suspended |= s == LeaseState.SUSPENDED;
-            }
-            if (released) {
-                return closed.get() ? LeaseState.RELEASED : LeaseState.LOST;
-            }
-            return suspended ? LeaseState.SUSPENDED : LeaseState.HELD;
+            return last ? grant.releasingState() : grant.heldState();
         }
 
         @Override
@@ -304,7 +443,7 @@ public final class ZkMultiLock implements DistributedLock {
 
         private void recompute() {
             LeaseState now;
-            synchronized (this) {
+            synchronized (listeners) {
                 now = state();
                 if (now == told || told == LeaseState.LOST || told == LeaseState.RELEASED) {
                     return;
@@ -320,30 +459,30 @@ public final class ZkMultiLock implements DistributedLock {
             }
         }
 
-        /** Releases every component: the created nodes in one transaction, re-entered ones by closing them. */
+        /**
+         * Releases every component if this is the grant's last open lease (see the class
+         * comment); otherwise only this lease ends. A no-op on a LOST lease.
+         */
         @Override
         public void close() {
             if (!closed.compareAndSet(false, true)) {
                 return;
             }
-            if (owner != null) {
-                blockingLeases.computeIfPresent(owner, (k, set) -> {
-                    set.remove(this);
-                    return set.isEmpty() ? null : set;
-                });
-            }
-            List<Lease> others = new ArrayList<>(components);
-            others.removeAll(created);
-            closeAll(others);
-            if (!created.isEmpty()) {
-                engine.releaseAll(created);
+            if (grant.count.decrementAndGet() == 0) {
+                last = true;                   // stays among the grant's leases: told of the components' release
+                grant.release();
+            } else {
+                grant.leases.remove(this);
+                if (grant.heldState() != LeaseState.LOST) {
+                    detached = true;
+                }
             }
             recompute();
         }
 
         @Override
         public String toString() {
-            return "MultiLease" + components;
+            return "MultiLease" + grant.components;
         }
     }
 }

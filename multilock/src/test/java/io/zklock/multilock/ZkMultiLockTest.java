@@ -3,6 +3,7 @@ package io.zklock.multilock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -80,7 +81,7 @@ class ZkMultiLockTest extends EmbeddedServerTest {
         assertTrue(lease.isValid());
         assertTrue(multi.isHeldByCurrentThread());
         assertEquals(3, lockNodes("/m/x", "/m/rw", "/m/sem"));
-        try (Lease reader = rw.readLock().tryAcquire(Duration.ZERO).orElseThrow()) {
+        try (Lease reader = new ZkReadWriteLock(other, "/m/rw").readLock().tryAcquire(Duration.ZERO).orElseThrow()) {
             assertTrue(reader.isValid(), "readers share with the multi-lock's read component");
         }
         assertEquals(Optional.empty(), new ZkMutex(other, "/m/x").tryAcquire(Duration.ZERO));
@@ -125,6 +126,134 @@ class ZkMultiLockTest extends EmbeddedServerTest {
         assertEquals(1, lockNodes("/m/ra", "/m/rb"));
         single.close();
         assertEquals(0, lockNodes("/m/ra", "/m/rb"));
+    }
+
+    /** How long a re-entry or a refusal may take: it must never wait for the thread's own nodes. */
+    private static final Duration AT_ONCE = Duration.ofSeconds(5);
+
+    /**
+     * Multi re-entry: a holding thread's acquire and tryAcquire of the same multi-lock return at
+     * once leases on the same nodes, and only the last close deletes them.
+     */
+    @Test
+    void multiReentryKeepsTheSameNodesAndTheLastCloseDeletesThem() {
+        ZkMultiLock multi = new ZkMultiLock(List.of(new ZkMutex(client, "/m/ea"), new ZkReadWriteLock(client, "/m/eb").writeLock(),
+                new ZkSemaphore(client, "/m/ec", 1)));
+        assertTimeoutPreemptively(AT_ONCE, () -> {
+            ZkMultiLock.MultiLease first = multi.acquire();
+            ZkMultiLock.MultiLease second = multi.acquire();
+            ZkMultiLock.MultiLease third = (ZkMultiLock.MultiLease) multi.tryAcquire(Duration.ZERO).orElseThrow();
+            for (ZkMultiLock.MultiLease again : List.of(second, third)) {
+                for (int k = 0; k < 3; k++) {
+                    assertEquals(first.components().get(k).nodePath(), again.components().get(k).nodePath(), "node " + k);
+                    assertEquals(first.components().get(k).fencingToken(), again.components().get(k).fencingToken(), "token " + k);
+                }
+                assertTrue(again.isValid());
+            }
+            assertEquals(3, lockNodes("/m/ea", "/m/eb", "/m/ec"));
+            second.close();
+            assertEquals(LeaseState.RELEASED, second.state(), "an inner close while the thread still holds");
+            first.close();
+            assertTrue(multi.isHeldByCurrentThread());
+            assertTrue(third.isValid());
+            assertEquals(3, lockNodes("/m/ea", "/m/eb", "/m/ec"));
+            third.close();
+            assertEquals(LeaseState.RELEASED, third.state());
+            assertEquals(0, lockNodes("/m/ea", "/m/eb", "/m/ec"));
+            assertFalse(multi.isHeldByCurrentThread());
+        });
+    }
+
+    /**
+     * A single blocking acquisition of a reentrant component the thread holds through a
+     * multi-lock is refused at once with an IllegalStateException naming the path; nothing is
+     * leaked and the multi-lease stays held.
+     */
+    @Test
+    void nestedSingleAcquireOfAMultiHeldComponentIsRefused() throws Exception {
+        ZkMutex a = new ZkMutex(client, "/m/na");
+        ZkReadWriteLock rw = new ZkReadWriteLock(client, "/m/nb");
+        ZkReadWriteLock rr = new ZkReadWriteLock(client, "/m/nc");
+        ZkMultiLock multi = new ZkMultiLock(List.of(a, rw.writeLock(), rr.readLock()));
+        assertTimeoutPreemptively(AT_ONCE, () -> {
+            try (Lease held = multi.acquire()) {
+                IllegalStateException refused = assertThrows(IllegalStateException.class, a::acquire);
+                assertTrue(refused.getMessage().contains("/m/na") && refused.getMessage().contains("multi-lock"),
+                        refused.getMessage());
+                assertThrows(IllegalStateException.class, () -> a.tryAcquire(Duration.ofSeconds(1)));
+                assertThrows(IllegalStateException.class, () -> a.asLock().tryLock());
+                assertThrows(IllegalStateException.class, () -> rw.writeLock().acquire(), "write half again");
+                assertThrows(IllegalStateException.class, () -> rw.readLock().acquire(), "downgrade of a multi-held write");
+                assertThrows(IllegalStateException.class, () -> rr.readLock().acquire(), "read half again");
+                assertThrows(IllegalStateException.class, () -> rr.writeLock().acquire(), "upgrade of a multi-held read");
+                assertFalse(a.isHeldByCurrentThread());
+                assertTrue(held.isValid());
+                assertEquals(3, lockNodes("/m/na", "/m/nb", "/m/nc"));
+            }
+            assertEquals(0, lockNodes("/m/na", "/m/nb", "/m/nc"));
+        });
+    }
+
+    /** Once the multi-lease is closed, the single acquisition that was refused works again. */
+    @Test
+    void afterTheMultiLeaseClosesTheSingleAcquireWorksAgain() {
+        ZkMutex a = new ZkMutex(client, "/m/wa");
+        ZkMultiLock multi = new ZkMultiLock(List.of(a, new ZkMutex(client, "/m/wb")));
+        assertTimeoutPreemptively(AT_ONCE, () -> {
+            Lease held = multi.acquire();
+            assertThrows(IllegalStateException.class, a::acquire);
+            held.close();
+            try (Lease single = a.acquire()) {
+                assertTrue(single.isValid());
+                assertEquals(1, a.holdCount());
+            }
+            assertEquals(0, lockNodes("/m/wa", "/m/wb"));
+        });
+    }
+
+    /**
+     * A second multi-lock overlapping a reentrant component the thread holds through a first
+     * one, or over the same components, is refused at once; nothing of it is left.
+     */
+    @Test
+    void overlappingSecondMultiLockIsRefused() throws Exception {
+        ZkMutex a = new ZkMutex(client, "/m/oa");
+        ZkMutex b = new ZkMutex(client, "/m/ob");
+        ZkMutex c = new ZkMutex(client, "/m/oc");
+        ZkMultiLock ab = new ZkMultiLock(List.of(a, b));
+        ZkMultiLock bc = new ZkMultiLock(List.of(c, b));
+        assertTimeoutPreemptively(AT_ONCE, () -> {
+            try (Lease held = ab.acquire()) {
+                IllegalStateException refused = assertThrows(IllegalStateException.class, bc::acquire);
+                assertTrue(refused.getMessage().contains("/m/ob"), refused.getMessage());
+                assertThrows(IllegalStateException.class, () -> bc.tryAcquire(Duration.ofSeconds(1)));
+                assertThrows(IllegalStateException.class, () -> new ZkMultiLock(List.of(b, a)).acquire(), "same locks, other multi-lock");
+                assertFalse(bc.isHeldByCurrentThread());
+                assertTrue(held.isValid());
+                assertEquals(2, lockNodes("/m/oa", "/m/ob", "/m/oc"));
+            }
+            bc.acquire().close();
+            assertEquals(0, lockNodes("/m/oa", "/m/ob", "/m/oc"));
+        });
+    }
+
+    /**
+     * A semaphore permit is not reentrant: a thread holding the only permit through a
+     * multi-lock that asks the semaphore again makes a new request (not refused), which a
+     * zero timeout ends empty; the multi-lock itself re-enters.
+     */
+    @Test
+    void aSemaphoreComponentIsAskedForANewPermitNotRefused() {
+        ZkSemaphore semaphore = new ZkSemaphore(client, "/m/sa", 1);
+        ZkMultiLock multi = new ZkMultiLock(List.of(semaphore, new ZkMutex(client, "/m/sb")));
+        assertTimeoutPreemptively(AT_ONCE, () -> {
+            try (Lease held = multi.acquire(); Lease again = multi.acquire()) {
+                assertEquals(Optional.empty(), semaphore.tryAcquire(Duration.ZERO));
+                assertEquals(2, lockNodes("/m/sa", "/m/sb"));
+                assertTrue(again.isValid());
+            }
+            assertEquals(0, lockNodes("/m/sa", "/m/sb"));
+        });
     }
 
     /** A multi-lock cannot downgrade or upgrade a read-write lock the thread holds: refused, nothing left held. */
