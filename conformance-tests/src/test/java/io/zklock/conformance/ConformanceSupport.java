@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
+import io.zklock.multilock.ZkMultiLock;
 import io.zklock.testing.Await;
 import io.zklock.testing.ZkTesting;
 import net.jqwik.api.lifecycle.AfterTry;
@@ -166,7 +167,7 @@ abstract class ConformanceSupport {
 
     /** The nodes that carry {@code lease}: its own, or each component's for a multi-lease. */
     static List<String> nodesOf(Lease lease) {
-        if (lease instanceof io.zklock.multilock.ZkMultiLock.MultiLease multi) {
+        if (lease instanceof ZkMultiLock.MultiLease multi) {
             return multi.components().stream().map(Lease::nodePath).toList();
         }
         return List.of(lease.nodePath());

@@ -1,6 +1,8 @@
 package io.zklock.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -14,6 +16,7 @@ import java.util.Optional;
 
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
+import io.zklock.core.LeaseState;
 import io.zklock.multilock.ZkMultiLock;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
@@ -21,9 +24,12 @@ import io.zklock.semaphore.ZkSemaphore;
 import io.zklock.testing.Await;
 import io.zklock.testing.FencedResource;
 import io.zklock.testing.ZkTesting;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
 import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
@@ -157,6 +163,76 @@ class MultiLockPropertiesTest extends ConformanceSupport {
             assertTrue(lease.isValid());
         }
         assertClean();
+    }
+
+    /**
+     * Re-entry: a thread's nested blocking acquisitions of one multi-lock share one node per
+     * component and their tokens, returned at once; the nodes outlive every close but the last,
+     * whatever the close order and closing thread; while held, the thread's single acquisition
+     * of a component and another multi-lock over one are refused, leaving nothing behind.
+     */
+    @Property(tries = 8, shrinking = ShrinkingMode.BOUNDED)
+    void multiReentryKeepsOneNodePerLockAndDeletesThemAtTheLastClose(
+            @ForAll @IntRange(min = 1, max = LOCKS) int size,
+            @ForAll("closeOrders") List<Integer> closeOrder,
+            @ForAll boolean closeOnAnotherThread,
+            @ForAll boolean readWriteHalves) throws Exception {
+        locksOnNewSessions(1);
+        CuratorFramework client = clients.get(0);
+        List<DistributedLock> locks = new ArrayList<>();
+        for (int i = 0; i < size; i++) {
+            locks.add(!readWriteHalves ? new ZkMutex(client, lockPath(i))
+                    : i % 2 == 0 ? new ZkReadWriteLock(client, lockPath(i)).writeLock()
+                    : new ZkReadWriteLock(client, lockPath(i)).readLock());
+        }
+        ZkMultiLock multi = new ZkMultiLock(locks);
+        List<ZkMultiLock.MultiLease> leases = new ArrayList<>();
+        assertTimeoutPreemptively(Await.scaled(Duration.ofSeconds(20)), () -> {   // one thread owns the leases
+            for (int n = 0; n < closeOrder.size(); n++) {
+                leases.add(n % 2 == 0 ? multi.acquire() : (ZkMultiLock.MultiLease) multi.tryAcquire(Duration.ZERO).orElseThrow());
+            }
+            for (ZkMultiLock.MultiLease lease : leases) {
+                for (int k = 0; k < size; k++) {
+                    Lease first = leases.get(0).components().get(k);
+                    assertEquals(first.nodePath(), lease.components().get(k).nodePath(), "re-entered node of lock " + k);
+                    assertEquals(first.fencingToken(), lease.components().get(k).fencingToken(), "re-entered token of lock " + k);
+                }
+            }
+            DistributedLock component = locks.get(size - 1);
+            assertThrows(IllegalStateException.class, component::acquire, "single acquisition of a multi-held lock");
+            ZkMultiLock overlapping = new ZkMultiLock(List.of(component, new ZkMutex(client, lockPath(LOCKS))));
+            assertThrows(IllegalStateException.class, overlapping::acquire, "another multi-lock over a multi-held lock");
+            assertEquals(size, lockNodesOfTry(), "nodes while re-entered " + leases.size() + " times");
+            for (int k = 0; k < closeOrder.size(); k++) {
+                Lease lease = leases.get(closeOrder.get(k));
+                if (closeOnAnotherThread) {
+                    joinAll(List.of(start("closer", lease::close)));
+                } else {
+                    lease.close();
+                }
+                assertEquals(LeaseState.RELEASED, lease.state());
+                boolean last = k == closeOrder.size() - 1;
+                assertEquals(last ? 0 : size, lockNodesOfTry(), "nodes after close " + (k + 1) + " of " + closeOrder.size());
+                assertEquals(!last, multi.isHeldByCurrentThread(), "held after close " + (k + 1));
+            }
+            component.acquire().close();       // refused no more
+        });
+        assertClean();
+    }
+
+    @Provide
+    Arbitrary<List<Integer>> closeOrders() {
+        return Arbitraries.integers().between(1, 4).flatMap(n -> {
+            List<Integer> indexes = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                indexes.add(i);
+            }
+            return Arbitraries.shuffle(indexes);
+        });
+    }
+
+    private int lockNodesOfTry() {
+        return ZkTesting.lockNodesBelow(clients.get(0), path).size();
     }
 
     /**

@@ -76,10 +76,10 @@ public final class MultiLockHolds {
         Optional<Holder> holder = holder(Owners.current(), engine);
         if (holder.isPresent()) {
             throw new IllegalStateException("refused: the current thread holds " + engine.path() + " through "
-                    + holder.get().describe() + ", whose node is not a hold this lock can re-enter; a blocking"
-                    + " acquisition of " + engine.path() + " by this thread (alone or in another multi-lock) would"
-                    + " queue behind that node and wait for itself forever. Close the multi-lease first, or"
-                    + " acquire that same multi-lock again (it re-enters)");
+                    + holder.get().describe() + ", which this lock cannot re-enter; a blocking acquisition of "
+                    + engine.path() + " by this thread (alone or in another multi-lock) would queue behind the"
+                    + " thread's own node and wait for itself forever. Close the multi-lease first, or acquire"
+                    + " that same multi-lock again (it re-enters)");
         }
     }
 }

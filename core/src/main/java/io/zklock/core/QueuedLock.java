@@ -18,7 +18,7 @@ public interface QueuedLock extends DistributedLock {
      * the thread does not hold, and always for recipes that do not re-enter.
      *
      * @throws IllegalStateException if the thread holds the lock in a way a multi-lock cannot
-     *         build on (the other half of a read-write lock)
+     *         build on (the other half of a read-write lock, or a node of another multi-lock)
      */
     default Optional<Lease> reenterIfHeld() {
         return Optional.empty();

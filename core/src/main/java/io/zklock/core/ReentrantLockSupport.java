@@ -11,6 +11,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /*
  * Overview.
  *
@@ -37,8 +40,13 @@ import java.util.concurrent.locks.Lock;
 /**
  * A reentrant {@link DistributedLock} over a {@link LockEngine}: the shared implementation of
  * the reentrant recipes. Blocking acquisitions re-enter; {@link #acquireAsync} never does.
+ * A blocking acquisition by a thread that holds this lock's directory through a multi-lock is
+ * refused with an {@link IllegalStateException} (it would wait for the thread's own node).
+ * The lease whose close releases the node stays HELD or SUSPENDED until the node is gone;
+ * one closed while the thread still holds the node through other leases is RELEASED at once.
  */
 public final class ReentrantLockSupport implements DistributedLock {
+    private static final Logger LOG = LoggerFactory.getLogger(ReentrantLockSupport.class);
     private final LockEngine engine;
     private final Map<Long, Hold> holds = new ConcurrentHashMap<>();
     private final Lock view = new JucLockView(this);
@@ -254,7 +262,7 @@ public final class ReentrantLockSupport implements DistributedLock {
                 try {
                     listener.stateChanged(this, next);
                 } catch (RuntimeException e) {
-                    // a listener's failure must not stop the others
+                    LOG.warn("lease listener {} threw on {}", listener, next, e);
                 }
             }
         }

@@ -127,10 +127,13 @@ public final class ZkMultiLock implements DistributedLock {
 
     /**
      * Acquires every component, waiting as long as it takes. One of these things happens:
-     * every component is granted and the lease is returned; the thread is interrupted and no
-     * component is held; ZooKeeper refuses the request ({@link io.zklock.core.LockException})
-     * or a component refuses it ({@link IllegalStateException}, e.g. a semaphore whose
-     * maxLeases disagrees), and no component is held.
+     * the thread already holds this multi-lock through a blocking call, and a new lease on the
+     * same nodes is returned at once (re-entry); every component is granted and the lease is
+     * returned; the thread is interrupted and no component is held; ZooKeeper refuses the
+     * request ({@link io.zklock.core.LockException}) or a component refuses it
+     * ({@link IllegalStateException}: a semaphore whose maxLeases disagrees, the other half of
+     * a read-write lock the thread holds, a reentrant lock the thread holds through another
+     * multi-lock), and no component is held.
      */
     @Override
     public MultiLease acquire() throws InterruptedException {
@@ -370,7 +373,7 @@ public final class ZkMultiLock implements DistributedLock {
 
         @Override
         public String describe() {
-            return "the multi-lock " + ZkMultiLock.this + " (its node " + createdNodes() + ")";
+            return "the multi-lock " + ZkMultiLock.this + " (its nodes " + createdNodes() + ")";
         }
 
         private String createdNodes() {

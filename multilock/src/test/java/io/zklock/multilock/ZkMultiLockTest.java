@@ -25,6 +25,7 @@ import io.zklock.readwrite.ZkReadWriteLock;
 import io.zklock.semaphore.ZkSemaphore;
 import io.zklock.testing.Await;
 import io.zklock.testing.EmbeddedServerTest;
+import io.zklock.testing.Sessions;
 import io.zklock.testing.ZkProbe;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
@@ -234,6 +235,32 @@ class ZkMultiLockTest extends EmbeddedServerTest {
             }
             bc.acquire().close();
             assertEquals(0, lockNodes("/m/oa", "/m/ob", "/m/oc"));
+        });
+    }
+
+    /**
+     * The thread's bookkeeping ends with a LOST multi-lease: after session expiry the single
+     * acquisition of a component is no longer refused, and the multi-lock takes fresh nodes
+     * instead of re-entering the lost ones.
+     */
+    @Test
+    void aLostMultiLeaseNeitherRefusesNorIsReentered() {
+        ZkMutex a = new ZkMutex(client, "/m/la");
+        ZkMultiLock multi = new ZkMultiLock(List.of(a, new ZkMutex(client, "/m/lb")));
+        assertTimeoutPreemptively(Await.scaled(LONG), () -> {
+            ZkMultiLock.MultiLease lost = multi.acquire();
+            Sessions.expire(client, server.getConnectString());
+            Await.equal("multi-lease state", LeaseState.LOST, LONG, lost::state);
+            try (Lease single = a.acquire()) {
+                assertTrue(single.isValid());
+            }
+            try (ZkMultiLock.MultiLease fresh = multi.acquire()) {
+                assertTrue(fresh.isValid());
+                assertFalse(fresh.components().get(0).nodePath().equals(lost.components().get(0).nodePath()));
+            }
+            lost.close();
+            assertEquals(LeaseState.LOST, lost.state());
+            Await.equal("nodes", 0, LONG, () -> lockNodes("/m/la", "/m/lb"));
         });
     }
 

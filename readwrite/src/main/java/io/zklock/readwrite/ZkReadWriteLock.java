@@ -73,8 +73,11 @@ import org.slf4j.LoggerFactory;
  * <p><b>Re-entry.</b> Both halves are reentrant per thread for the blocking calls
  * ({@code acquire}, {@code tryAcquire}, {@code asLock()}): a thread that holds a half and asks
  * for it again gets a new {@link Lease} on the same node at once; the node is deleted when the
- * last of those leases is closed. Leases may be closed on any thread.
- * {@code acquireAsync} never re-enters.
+ * last of those leases is closed (a lease closed before the last is {@code RELEASED} at once;
+ * the last stays {@code HELD} or {@code SUSPENDED} until the node is really gone). Leases may be
+ * closed on any thread. {@code acquireAsync} never re-enters. A node the thread holds through a
+ * {@code ZkMultiLock} cannot be re-entered: a blocking acquisition of either half by that
+ * thread is refused with an {@link IllegalStateException} until the multi-lease is closed.
  *
  * <p><b>Downgrade.</b> A thread that holds the write lock may take the read lock with a
  * blocking call: it is granted at once, and after the thread closes its write lease it still
