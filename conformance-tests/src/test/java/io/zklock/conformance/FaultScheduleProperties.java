@@ -46,8 +46,8 @@ import org.slf4j.LoggerFactory;
  * closed. A failure is shrunk to a minimal schedule; jqwik prints it with its seed.
  *
  * <p>Sessions last 2 s on the single server (3 s on the ensemble) so a try takes seconds.
- * Tries per property: {@code -Dzklock.faults.tries=N} (single server, default 3) and
- * {@code -Dzklock.faults.clusterTries=N} (ensemble, default 2); {@code -Dzklock.faults.shrinking=OFF}
+ * Tries per property: {@code -Dzklock.faults.tries=N} (single server, default 6) and
+ * {@code -Dzklock.faults.clusterTries=N} (ensemble, default 3); {@code -Dzklock.faults.shrinking=OFF}
  * skips shrinking. One summary line is logged at the end.
  */
 @AddLifecycleHook(value = FaultScheduleProperties.Settings.class, propagateTo = PropagationMode.DIRECT_DESCENDANTS)
@@ -96,31 +96,31 @@ class FaultScheduleProperties {
     // ---- properties ----------------------------------------------------------------------------
 
     /** Mutex under any single-server fault schedule: no two valid holders, holders told, no stranded waiter, no orphan. */
-    @Property(tries = 3, shrinking = ShrinkingMode.FULL)
+    @Property(tries = 6, shrinking = ShrinkingMode.FULL)
     void mutexKeepsEveryInvariantUnderGeneratedFaults(@ForAll("singleServerSchedules") FaultSchedule schedule) {
         check(Target.MUTEX, schedule, server.getConnectString(), null, SESSION_MS);
     }
 
     /** Semaphore of 2 under any single-server fault schedule: never three valid holders, holders told, no stranded waiter, no orphan. */
-    @Property(tries = 3, shrinking = ShrinkingMode.FULL)
+    @Property(tries = 6, shrinking = ShrinkingMode.FULL)
     void semaphoreKeepsEveryInvariantUnderGeneratedFaults(@ForAll("singleServerSchedules") FaultSchedule schedule) {
         check(Target.SEMAPHORE, schedule, server.getConnectString(), null, SESSION_MS);
     }
 
     /** Read-write lock under any single-server fault schedule: no valid writer beside another holder, holders told, no stranded waiter, no orphan. */
-    @Property(tries = 3, shrinking = ShrinkingMode.FULL)
+    @Property(tries = 6, shrinking = ShrinkingMode.FULL)
     void readWriteLockKeepsEveryInvariantUnderGeneratedFaults(@ForAll("singleServerSchedules") FaultSchedule schedule) {
         check(Target.READ_WRITE, schedule, server.getConnectString(), null, SESSION_MS);
     }
 
     /** Multi-lock (both orders of two mutexes, and one of them alone) under any single-server fault schedule: no two valid holders of a lock, no stranded waiter, no orphan. */
-    @Property(tries = 3, shrinking = ShrinkingMode.FULL)
+    @Property(tries = 6, shrinking = ShrinkingMode.FULL)
     void multiLockKeepsEveryInvariantUnderGeneratedFaults(@ForAll("singleServerSchedules") FaultSchedule schedule) {
         check(Target.MULTI_LOCK, schedule, server.getConnectString(), null, SESSION_MS);
     }
 
     /** Any recipe on a three-server ensemble under server restarts, leader loss and quorum loss (with session faults): the same invariants. */
-    @Property(tries = 2, shrinking = ShrinkingMode.FULL)
+    @Property(tries = 3, shrinking = ShrinkingMode.FULL)
     void everyRecipeKeepsEveryInvariantUnderEnsembleFaults(@ForAll Target target,
             @ForAll("ensembleSchedules") FaultSchedule schedule) throws Exception {
         TestingCluster ensemble = cluster();
@@ -199,6 +199,9 @@ class FaultScheduleProperties {
         private final AtomicInteger writes = new AtomicInteger();
         private final AtomicInteger lateForced = new AtomicInteger();
         private final List<Long> recovery = new ArrayList<>();
+        private final List<Long> faultRecovery = new ArrayList<>();
+        private final AtomicInteger orphans = new AtomicInteger();
+        private final AtomicInteger stranded = new AtomicInteger();
         private final List<String> firstViolations = new ArrayList<>();
 
         synchronized void add(Target target, Outcome o) {
@@ -220,21 +223,37 @@ class FaultScheduleProperties {
             writes.addAndGet(o.writes());
             lateForced.addAndGet(o.lateNoticesAfterForcedExpiry());
             recovery.addAll(o.recoveryMillis());
+            faultRecovery.addAll(o.faultRecoveryMillis());
+            orphans.addAndGet((int) o.violations().stream().filter(v -> v.startsWith("orphans")).count());
+            stranded.addAndGet((int) o.violations().stream().filter(v -> v.startsWith("stranded")).count());
         }
 
         synchronized String summary(String what) {
             int total = schedules.values().stream().mapToInt(AtomicInteger::get).sum();
-            List<Long> sorted = new ArrayList<>(recovery);
-            sorted.sort(null);
-            String rec = sorted.isEmpty() ? "none"
-                    : "median " + sorted.get(sorted.size() / 2) + " ms, max " + sorted.get(sorted.size() - 1) + " ms";
+            String rec = medianAndMax(recovery);
             return what + ": " + total + " run " + schedules
                     + "; faults injected " + injected + " (armed or aimed but not applicable: " + skipped + ")"
-                    + "; acquisitions granted " + granted + ", timed out " + timedOut + ", failed " + failed
-                    + "; fenced writes " + writes + "; late notices after a forced expiry (allowed) " + lateForced
+                    + "; operations " + (granted.get() + writes.get()) + " (acquisitions granted " + granted + ", timed out " + timedOut + ", failed " + failed
+                    + ", fenced writes " + writes + "); late notices after a forced expiry (allowed) " + lateForced
                     + "; re-grant after healing " + rec
+                    + (faultRecovery.isEmpty() ? "" : "; recovery (fault healed -> granted) " + medianAndMax(faultRecovery)
+                            + " over " + faultRecovery.size() + " faults")
+                    + "; orphan checks failed " + orphans + ", stranded waiters " + stranded
                     + "; violations " + violations + " in " + failedSchedules + " schedule(s)"
                     + (firstViolations.isEmpty() ? "" : ", first: " + firstViolations);
+        }
+
+        synchronized int operations() {
+            return granted.get() + writes.get();
+        }
+
+        private static String medianAndMax(List<Long> times) {
+            if (times.isEmpty()) {
+                return "none";
+            }
+            List<Long> sorted = new ArrayList<>(times);
+            sorted.sort(null);
+            return "median " + sorted.get(sorted.size() / 2) + " ms, max " + sorted.get(sorted.size() - 1) + " ms";
         }
 
         synchronized int violations() {

@@ -31,12 +31,13 @@ import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
 import io.zklock.semaphore.ZkSemaphore;
 import io.zklock.testing.FencedResource;
-import io.zklock.testing.Sessions;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher.Event.KeeperState;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.ZooDefs.OpCode;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
@@ -75,6 +76,7 @@ final class FaultScheduleRunner implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FaultScheduleRunner.class);
     private static final int WRITE_EVERY_MS = 20;
     private static final int STEP_GAP_MS = 40;
+    private static final int REAPS_PER_FAULT = 2;
 
     /** The recipes a schedule can run against, and what each variant of a request takes. */
     enum Target {
@@ -94,7 +96,7 @@ final class FaultScheduleRunner implements AutoCloseable {
     /** What one run found. */
     record Outcome(List<String> violations, Map<Fault, Integer> injected, Map<Fault, Integer> skipped,
             int granted, int timedOut, int failed, int writes, int lateNoticesAfterForcedExpiry,
-            List<Long> recoveryMillis) {
+            List<Long> recoveryMillis, List<Long> faultRecoveryMillis) {
     }
 
     private record Request(DistributedLock lock, Kind kind, List<String> resources) {
@@ -118,6 +120,8 @@ final class FaultScheduleRunner implements AutoCloseable {
     private final Map<Fault, AtomicInteger> skipped = new EnumMap<>(Fault.class);
     private final List<Worker> workers = new CopyOnWriteArrayList<>();
     private final List<Long> recovery = new CopyOnWriteArrayList<>();
+    private final List<Long> faultRecovery = new CopyOnWriteArrayList<>();
+    private volatile boolean probeAfterEachFault;
     private final AtomicInteger granted = new AtomicInteger();
     private final AtomicInteger timedOut = new AtomicInteger();
     private final AtomicInteger failed = new AtomicInteger();
@@ -147,6 +151,15 @@ final class FaultScheduleRunner implements AutoCloseable {
         for (int i = 0; i < clientCount; i++) {
             clients.add(new Client(i));
         }
+    }
+
+    /**
+     * After each fault that heals (all but the armed ones), the faulted client requests the lock
+     * at once and the time until it is granted is recorded: the recovery time the soak reports.
+     */
+    FaultScheduleRunner probeAfterEachFault() {
+        probeAfterEachFault = true;
+        return this;
     }
 
     // ---- running a schedule -------------------------------------------------------------------
@@ -179,7 +192,7 @@ final class FaultScheduleRunner implements AutoCloseable {
             }
         });
         return new Outcome(List.copyOf(violations), inj, skip, granted.get(), timedOut.get(), failed.get(),
-                writes.get(), lateForced.get(), List.copyOf(recovery));
+                writes.get(), lateForced.get(), List.copyOf(recovery), List.copyOf(faultRecovery));
     }
 
     /** Heals everything, waits for the workers, probes liveness, judges, closes, and checks for orphans. */
@@ -209,7 +222,7 @@ final class FaultScheduleRunner implements AutoCloseable {
             if (c.armedKind != null && !c.fired) {
                 skipped.get(c.armedKind).incrementAndGet();
             }
-            if (c.reap.getAndSet(false)) {
+            if (c.reap.getAndSet(0) == REAPS_PER_FAULT) {
                 skipped.get(Fault.REAPED_DIRECTORY).incrementAndGet();
             }
         }
@@ -224,24 +237,28 @@ final class FaultScheduleRunner implements AutoCloseable {
     /** Once every fault is healed, each client in turn is granted the lock again. */
     private void probe() {
         for (Client c : clients) {
-            Request r = request(c, 0);
-            long t0 = System.nanoTime();
-            Duration bound = Duration.ofMillis(4L * sessionMs + 4_000);
-            try {
-                Optional<Lease> got = r.lock.tryAcquire(bound);
-                if (got.isEmpty()) {
-                    violation("liveness: c%d not granted within %s once every fault was healed%s", c.index, bound,
-                            knownBugHint("probe"));
-                } else {
-                    recovery.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
-                    got.get().close();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (RuntimeException e) {
-                violation("liveness: c%d's request after healing failed: %s%s", c.index, e, knownBugHint(e.toString()));
+            probeOnce(c, "every fault was healed", recovery);
+        }
+    }
+
+    /** One request by {@code c}, which must be granted within the bound; its wait goes to {@code times}. */
+    private void probeOnce(Client c, String after, List<Long> times) {
+        Request r = request(c, 0);
+        long t0 = System.nanoTime();
+        Duration bound = Duration.ofMillis(6L * sessionMs + 6_000);
+        try {
+            Optional<Lease> got = r.lock.tryAcquire(bound);
+            if (got.isEmpty()) {
+                violation("liveness: c%d not granted within %s once %s%s", c.index, bound, after, knownBugHint("probe"));
+            } else {
+                times.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+                granted.incrementAndGet();
+                got.get().close();
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            violation("liveness: c%d's request once %s failed: %s%s", c.index, after, describe(e), knownBugHint(describe(e)));
         }
     }
 
@@ -269,7 +286,7 @@ final class FaultScheduleRunner implements AutoCloseable {
         final int index;
         final FaultProxy proxy;
         final CuratorFramework curator;
-        final AtomicBoolean reap = new AtomicBoolean();
+        final AtomicInteger reap = new AtomicInteger();      // directory deletions still to make
         volatile Fault armedKind;
         int dropsSeen;
         boolean fired;
@@ -301,9 +318,13 @@ final class FaultScheduleRunner implements AutoCloseable {
             }
         }
 
-        /** The armed "reaped directory" fault: the empty directory goes just before our create reaches it. */
+        /**
+         * The armed "reaped directory" fault: the empty directory goes just before our create
+         * reaches it, and once more just before the create that follows its re-creation (the
+         * window between making the directory and creating a node in it).
+         */
         private void maybeReap(int opcode, String path) {
-            if (!reap.get() || path == null || !path.startsWith(base)
+            if (reap.get() == 0 || path == null || !path.startsWith(base)
                     || (opcode != OpCode.create && opcode != OpCode.create2 && opcode != OpCode.multi)) {
                 return;
             }
@@ -311,10 +332,10 @@ final class FaultScheduleRunner implements AutoCloseable {
             String dir = last.startsWith("_c_") ? path.substring(0, path.lastIndexOf('/')) : path;
             try {
                 direct.delete().forPath(dir);
-                if (reap.compareAndSet(true, false)) {
+                if (reap.getAndDecrement() == REAPS_PER_FAULT) {
                     injected.get(Fault.REAPED_DIRECTORY).incrementAndGet();
-                    LOG.debug("reaped {} before c{}'s opcode {}", dir, index, opcode);
                 }
+                LOG.debug("reaped {} before c{}'s opcode {}", dir, index, opcode);
             } catch (KeeperException.NotEmptyException | KeeperException.NoNodeException e) {
                 // not empty (or not there) now: stays armed for the next create
             } catch (Exception e) {
@@ -594,7 +615,10 @@ final class FaultScheduleRunner implements AutoCloseable {
                         skipped.get(fault).incrementAndGet();
                         return;
                     }
-                    expire(holder);
+                    if (!expire(holder)) {
+                        skipped.get(fault).incrementAndGet();
+                        return;
+                    }
                 }
                 case WAITER_EXPIRY -> {
                     Client waiter = pick(index, Phase.WAITING);
@@ -602,7 +626,10 @@ final class FaultScheduleRunner implements AutoCloseable {
                         skipped.get(fault).incrementAndGet();
                         return;
                     }
-                    expire(waiter);
+                    if (!expire(waiter)) {
+                        skipped.get(fault).incrementAndGet();
+                        return;
+                    }
                 }
                 case SHORT_CUT -> {
                     c.proxy.cut();
@@ -627,7 +654,7 @@ final class FaultScheduleRunner implements AutoCloseable {
                 case LOST_CREATE_REPLY -> c.arm(fault, OpCode.create2);
                 case LOST_DELETE_REPLY -> c.arm(fault, OpCode.delete);
                 case LOST_MULTI_REPLY -> c.arm(fault, OpCode.multi);
-                case REAPED_DIRECTORY -> c.reap.set(true);
+                case REAPED_DIRECTORY -> c.reap.set(REAPS_PER_FAULT);
                 case SERVER_RESTART -> {
                     InstanceSpec victim = List.copyOf(cluster.getInstances()).get(index % 3);
                     bounce(List.of(victim), 1_000);
@@ -644,12 +671,15 @@ final class FaultScheduleRunner implements AutoCloseable {
         }
         if (fault.ordinal() <= Fault.DEAFEN.ordinal() || fault.needsCluster()) {
             injected.get(fault).incrementAndGet();    // the armed kinds count when they fire
+            if (probeAfterEachFault) {
+                probeOnce(c, fault + " healed", faultRecovery);
+            }
         }
     }
 
-    /** The client, from {@code index} on, with a worker in {@code phase} (a waiter: holding nothing); waits up to a second for one. */
+    /** The client, from {@code index} on, with a worker in {@code phase} (a waiter: holding nothing); waits up to 2 s for one. */
     private Client pick(int index, Phase phase) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
         do {
             for (int k = 0; k < clients.size(); k++) {
                 Client c = clients.get((index + k) % clients.size());
@@ -670,10 +700,40 @@ final class FaultScheduleRunner implements AutoCloseable {
         return null;
     }
 
-    private void expire(Client c) throws Exception {
-        long session = c.session();
+    /**
+     * Expires {@code c}'s session on the server, as {@link io.zklock.testing.Sessions#expire}
+     * does (a twin handle attaches to it and closes it), but gives up after a few seconds and
+     * tells whether it did: the session may already be dead, or mid-reconnection, when a
+     * schedule aims at it.
+     */
+    private boolean expire(Client c) throws Exception {
+        ZooKeeper zk = c.curator.getZookeeperClient().getZooKeeper();
+        long session = zk.getSessionId();
+        byte[] password = zk.getSessionPasswd();
+        if (session == 0) {
+            return false;
+        }
         expiredSessions.add(session);            // before the server acts on it
-        Sessions.expire(c.curator, serverConnect);
+        java.util.concurrent.CompletableFuture<KeeperState> answer = new java.util.concurrent.CompletableFuture<>();
+        ZooKeeper twin = new ZooKeeper(serverConnect, sessionMs, event -> {
+            if (event.getState() == KeeperState.SyncConnected || event.getState() == KeeperState.Expired) {
+                answer.complete(event.getState());
+            }
+        }, session, password);
+        boolean attached = false;
+        try {
+            attached = answer.get(5, TimeUnit.SECONDS) == KeeperState.SyncConnected;
+        } catch (java.util.concurrent.TimeoutException e) {
+            // not attached: the session is not ours to expire now
+        } finally {
+            if (attached) {
+                twin.close();                    // closing the twin ends the session
+            } else {
+                expiredSessions.remove(session); // not expired by us: no excuse for late notices
+                twin.close();
+            }
+        }
+        return attached;
     }
 
     private void bounce(List<InstanceSpec> victims, long downMs) throws Exception {
