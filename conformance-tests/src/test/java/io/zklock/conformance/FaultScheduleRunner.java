@@ -80,7 +80,9 @@ final class FaultScheduleRunner implements AutoCloseable {
 
     /** The recipes a schedule can run against, and what each variant of a request takes. */
     enum Target {
-        MUTEX, SEMAPHORE, READ_WRITE, MULTI_LOCK;
+        MUTEX, SEMAPHORE, READ_WRITE, MULTI_LOCK,
+        /** Not a recipe: each client locks a path of its own, so nothing excludes; the judge's self-test. */
+        UNGUARDED;
 
         static final int PERMITS = 2;
 
@@ -367,6 +369,7 @@ final class FaultScheduleRunner implements AutoCloseable {
     private Request request(Client c, int variant) {
         return switch (target) {
             case MUTEX -> new Request(c.single, Kind.EXCLUSIVE, List.of("r"));
+            case UNGUARDED -> new Request(new ZkMutex(c.curator, base + "/own-" + c.index), Kind.EXCLUSIVE, List.of("r"));
             case SEMAPHORE -> new Request(c.single, Kind.PERMIT, List.of("r"));
             case READ_WRITE -> variant % 2 == 0
                     ? new Request(c.rw.writeLock(), Kind.EXCLUSIVE, List.of("r"))

@@ -35,6 +35,7 @@ import org.slf4j.LoggerFactory;
 class FaultSoak {
     private static final Logger LOG = LoggerFactory.getLogger(FaultSoak.class);
     private static final int STEPS = 12;
+    private static final List<Target> RECIPES = List.of(Target.MUTEX, Target.SEMAPHORE, Target.READ_WRITE, Target.MULTI_LOCK);
 
     /** Over the whole soak, under faults of every kind drawn at random, no schedule breaks an invariant. */
     @Test
@@ -51,7 +52,7 @@ class FaultSoak {
         try (TestingServer server = new TestingServer(spec(-1), true)) {
             int chunk = 0;
             while (System.nanoTime() - deadline < 0) {
-                Target target = Target.values()[chunk % Target.values().length];
+                Target target = RECIPES.get(chunk % RECIPES.size());
                 boolean ensemble = chunk % 5 == 4;
                 chunk++;
                 if (ensemble && cluster == null) {
