@@ -203,6 +203,7 @@ class FaultScheduleProperties {
         private final AtomicInteger failed = new AtomicInteger();
         private final AtomicInteger writes = new AtomicInteger();
         private final AtomicInteger lateForced = new AtomicInteger();
+        private final AtomicInteger beforeLost = new AtomicInteger();
         private final List<Long> recovery = new ArrayList<>();
         private final List<Long> faultRecovery = new ArrayList<>();
         private final AtomicInteger orphans = new AtomicInteger();
@@ -227,6 +228,7 @@ class FaultScheduleProperties {
             failed.addAndGet(o.failed());
             writes.addAndGet(o.writes());
             lateForced.addAndGet(o.lateNoticesAfterForcedExpiry());
+            beforeLost.addAndGet(o.successorWroteBeforeLost());
             recovery.addAll(o.recoveryMillis());
             faultRecovery.addAll(o.faultRecoveryMillis());
             orphans.addAndGet((int) o.violations().stream().filter(v -> v.startsWith("orphans")).count());
@@ -240,6 +242,7 @@ class FaultScheduleProperties {
                     + "; faults injected " + injected + " (armed or aimed but not applicable: " + skipped + ")"
                     + "; operations " + (granted.get() + writes.get()) + " (acquisitions granted " + granted + ", timed out " + timedOut + ", failed " + failed
                     + ", fenced writes " + writes + "); late notices after a forced expiry (allowed) " + lateForced
+                    + "; holders told SUSPENDED but LOST only after a successor wrote (allowed) " + beforeLost
                     + "; re-grant after healing " + rec
                     + (faultRecovery.isEmpty() ? "" : "; recovery (fault healed -> granted) " + medianAndMax(faultRecovery)
                             + " over " + faultRecovery.size() + " faults")
