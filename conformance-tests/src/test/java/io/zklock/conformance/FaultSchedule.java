@@ -21,7 +21,7 @@ record FaultSchedule(List<Step> steps) {
         LONG_CUT,
         /** The client's traffic is frozen past its session timeout, then delivered. */
         FREEZE_PAST_TIMEOUT,
-        /** The client hears nothing for longer than its session timeout, while the server hears it. */
+        /** The client hears nothing for twice its session timeout (it goes LOST), while the server hears it (the session lives on). */
         DEAFEN,
         /** The reply to the client's next create of a lock node is lost (the node was created). */
         LOST_CREATE_REPLY,

@@ -204,6 +204,7 @@ class FaultScheduleProperties {
         private final AtomicInteger writes = new AtomicInteger();
         private final AtomicInteger lateForced = new AtomicInteger();
         private final AtomicInteger beforeLost = new AtomicInteger();
+        private final AtomicInteger lostNodeChecks = new AtomicInteger();
         private final List<Long> recovery = new ArrayList<>();
         private final List<Long> faultRecovery = new ArrayList<>();
         private final AtomicInteger orphans = new AtomicInteger();
@@ -229,6 +230,7 @@ class FaultScheduleProperties {
             writes.addAndGet(o.writes());
             lateForced.addAndGet(o.lateNoticesAfterForcedExpiry());
             beforeLost.addAndGet(o.successorWroteBeforeLost());
+            lostNodeChecks.addAndGet(o.lostNodeChecks());
             recovery.addAll(o.recoveryMillis());
             faultRecovery.addAll(o.faultRecoveryMillis());
             orphans.addAndGet((int) o.violations().stream().filter(v -> v.startsWith("orphans")).count());
@@ -246,6 +248,7 @@ class FaultScheduleProperties {
                     + "; re-grant after healing " + rec
                     + (faultRecovery.isEmpty() ? "" : "; recovery (fault healed -> granted) " + medianAndMax(faultRecovery)
                             + " over " + faultRecovery.size() + " faults")
+                    + "; LOST-node cleanup checks " + lostNodeChecks
                     + "; orphan checks failed " + orphans + ", stranded waiters " + stranded
                     + "; violations " + violations + " in " + failedSchedules + " schedule(s)"
                     + (firstViolations.isEmpty() ? "" : ", first: " + firstViolations);
