@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  *   6. forwards the frame.
  * The server-to-client pump, for each frame:
  *   1. reads one frame (the first is the ConnectResponse);
- *   2. waits while frozen; drops the frame if deafened;
+ *   2. waits while frozen; drops the frame if deafened (heal then closes the connection);
  *   3. if its xid is the remembered one, closes the connection instead of delivering it
  *      (the server applied the request; the client sees a connection loss);
  *   4. forwards the frame.
@@ -178,11 +178,20 @@ public final class FaultProxy implements AutoCloseable {
         LOG.debug("cut");
     }
 
-    /** Back to normal: frames held by a freeze are forwarded, nothing is dropped, connections are accepted. */
+    /**
+     * Back to normal: frames held by a freeze are forwarded, nothing is dropped, connections are
+     * accepted. A connection that lost frames to {@link #deafen} is closed rather than resumed:
+     * a byte stream with a hole in it is not something TCP ever delivers.
+     */
     public void heal() {
         refusing = false;
         deaf = false;
         frozen = false;
+        for (Connection c : connections) {
+            if (c.damaged) {
+                c.close();
+            }
+        }
         signalAll();
         LOG.debug("healed");
     }
@@ -346,6 +355,7 @@ public final class FaultProxy implements AutoCloseable {
         private final Socket client;
         private final Socket upstream;
         private volatile boolean closed;
+        private volatile boolean damaged;        // frames were dropped by deafen
         private volatile int dropXid;
         private volatile DropRule pendingDrop;   // taken by this connection, reply not yet seen
 
@@ -434,6 +444,7 @@ public final class FaultProxy implements AutoCloseable {
                         return;
                     }
                     if (deaf) {
+                        damaged = true;
                         continue;
                     }
                     if (!connectResponse && pendingDrop != null && frame.length >= 4

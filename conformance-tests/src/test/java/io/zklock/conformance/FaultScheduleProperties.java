@@ -135,8 +135,101 @@ class FaultScheduleProperties {
         TALLY.add(target, outcome);
         LOG.debug("{} {}: {}", target, schedule, outcome);
         if (!outcome.violations().isEmpty()) {
-            throw new AssertionError(target + " under " + schedule + ": " + outcome.violations().size()
-                    + " violation(s):\n  " + String.join("\n  ", outcome.violations()));
+            throw Violation.of(target + " under " + schedule + ": " + outcome.violations().size()
+                    + " violation(s):\n  " + String.join("\n  ", outcome.violations()), outcome.violations());
+        }
+    }
+
+    /**
+     * A failed schedule, one class per kind of violation: jqwik shrinks a failure only to
+     * samples that fail with the same class, so a shrunk schedule keeps the original's worst
+     * violation instead of drifting to another one.
+     */
+    static class Violation extends AssertionError {
+        private static final long serialVersionUID = 1L;
+
+        Violation(String message) {
+            super(message);
+        }
+
+        /** The class of the worst kind among {@code violations}. */
+        static Violation of(String message, List<String> violations) {
+            if (any(violations, "exclusion:")) {
+                return new ExclusionViolation(message);
+            } else if (any(violations, "late notice:") || any(violations, "not told LOST:")) {
+                return new NoticeViolation(message);
+            } else if (any(violations, "acquire failed:")) {
+                return new AcquireFailure(message);
+            } else if (any(violations, "liveness:") || any(violations, "stranded:") || any(violations, "slow give-up:")) {
+                return new LivenessViolation(message);
+            } else if (any(violations, "orphans:")) {
+                return new OrphanViolation(message);
+            } else if (any(violations, "LOST node kept:")) {
+                return new LostNodeViolation(message);
+            } else if (any(violations, "lease RELEASED")) {
+                return new ReleasedViolation(message);
+            }
+            return new Violation(message);
+        }
+
+        private static boolean any(List<String> violations, String prefix) {
+            return violations.stream().anyMatch(v -> v.startsWith(prefix));
+        }
+    }
+
+    static final class ExclusionViolation extends Violation {
+        private static final long serialVersionUID = 1L;
+
+        ExclusionViolation(String message) {
+            super(message);
+        }
+    }
+
+    static final class NoticeViolation extends Violation {
+        private static final long serialVersionUID = 1L;
+
+        NoticeViolation(String message) {
+            super(message);
+        }
+    }
+
+    static final class AcquireFailure extends Violation {
+        private static final long serialVersionUID = 1L;
+
+        AcquireFailure(String message) {
+            super(message);
+        }
+    }
+
+    static final class LivenessViolation extends Violation {
+        private static final long serialVersionUID = 1L;
+
+        LivenessViolation(String message) {
+            super(message);
+        }
+    }
+
+    static final class OrphanViolation extends Violation {
+        private static final long serialVersionUID = 1L;
+
+        OrphanViolation(String message) {
+            super(message);
+        }
+    }
+
+    static final class LostNodeViolation extends Violation {
+        private static final long serialVersionUID = 1L;
+
+        LostNodeViolation(String message) {
+            super(message);
+        }
+    }
+
+    static final class ReleasedViolation extends Violation {
+        private static final long serialVersionUID = 1L;
+
+        ReleasedViolation(String message) {
+            super(message);
         }
     }
 
