@@ -162,7 +162,7 @@ class FaultScheduleProperties {
                 return new AcquireFailure(message);
             } else if (any(violations, "liveness:") || any(violations, "stranded:") || any(violations, "slow give-up:")) {
                 return new LivenessViolation(message);
-            } else if (any(violations, "orphans:")) {
+            } else if (any(violations, "orphans:") || any(violations, "watches left:")) {
                 return new OrphanViolation(message);
             } else if (any(violations, "LOST node kept:")) {
                 return new LostNodeViolation(message);

@@ -12,7 +12,6 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.management.MBeanServer;
@@ -31,6 +30,7 @@ import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
 import io.zklock.semaphore.ZkSemaphore;
 import io.zklock.testing.FencedResource;
+import io.zklock.testing.ZkProbe;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.InstanceSpec;
@@ -74,7 +74,8 @@ import org.slf4j.LoggerFactory;
  *   - a LOST lease's node is gone soon after its client reconnects with a new session;
  *   - a lease is never RELEASED while its node exists;
  *   - an acquisition never fails (faults are ridden out) and returns within its timeout;
- *   - once every fault is healed, each client is granted the lock again;
+ *   - once every fault is healed, each client is granted the lock again, and (single server)
+ *     no watch is left on the server;
  *   - once every client is closed, no lock node remains.
  */
 final class FaultScheduleRunner implements AutoCloseable {
@@ -228,6 +229,7 @@ final class FaultScheduleRunner implements AutoCloseable {
             }
         }
         probe();          // armed faults (lost reply, reaped directory) may still fire here: one-shot, transient
+        checkWatches();
         armed = false;
         for (Client c : clients) {
             c.settleDrops();
@@ -271,6 +273,25 @@ final class FaultScheduleRunner implements AutoCloseable {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             violation("liveness: c%d's request once %s failed: %s%s", c.index, after, describe(e), knownBugHint(describe(e)));
+        }
+    }
+
+    /**
+     * On a single server (whose counters this JVM can read), once every request is over and
+     * every fault healed, no watch is left on the server while the clients are still open.
+     */
+    private void checkWatches() {
+        if (cluster != null) {
+            return;
+        }
+        ZkProbe probe = new ZkProbe(Integer.parseInt(serverConnect.substring(serverConnect.lastIndexOf(':') + 1)));
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3_000);
+        int left;
+        while ((left = probe.watchCount()) != 0 && System.nanoTime() - deadline < 0) {
+            sleep(20);
+        }
+        if (left != 0) {
+            violation("watches left: %d watch(es) on the server 3 s after every request ended and every fault healed", left);
         }
     }
 
