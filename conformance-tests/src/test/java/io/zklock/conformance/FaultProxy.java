@@ -203,7 +203,9 @@ public final class FaultProxy implements AutoCloseable {
      * {@code path} is forwarded, and when the server's reply to it arrives, the connection is
      * closed instead. The server has applied the request; the client sees a connection loss.
      * For {@code multi} and {@code multiRead} the path tested is that of the first op in the
-     * transaction. If the connection dies before the reply arrives, the rule is armed again.
+     * transaction (null for an empty one: the predicate must accept null there; a predicate
+     * that throws counts as no match). If the connection dies before the reply arrives, the
+     * rule is armed again.
      * Arming a new rule replaces one not yet taken.
      */
     public void dropReplyTo(int opcode, Predicate<String> path) {
@@ -284,13 +286,22 @@ public final class FaultProxy implements AutoCloseable {
     private boolean takeDrop(int opcode, String path) {
         lock.lock();
         try {
-            if (armed != null && armed.opcode == opcode && armed.path.test(path)) {
+            if (armed != null && armed.opcode == opcode && matches(armed.path, path)) {
                 armed = null;
                 return true;
             }
             return false;
         } finally {
             lock.unlock();
+        }
+    }
+
+    private static boolean matches(Predicate<String> rule, String path) {
+        try {
+            return rule.test(path);
+        } catch (RuntimeException e) {
+            LOG.warn("dropReplyTo predicate failed on path {}: {}", path, e.toString());
+            return false;
         }
     }
 
@@ -421,6 +432,8 @@ public final class FaultProxy implements AutoCloseable {
                 }
             } catch (IOException | InterruptedException e) {
                 logEnd("client->server", e);
+            } catch (RuntimeException e) {
+                LOG.warn("client->server pump failed: {}", e.toString());
             } finally {
                 close();
             }
@@ -462,6 +475,8 @@ public final class FaultProxy implements AutoCloseable {
                 }
             } catch (IOException | InterruptedException e) {
                 logEnd("server->client", e);
+            } catch (RuntimeException e) {
+                LOG.warn("server->client pump failed: {}", e.toString());
             } finally {
                 close();
             }
