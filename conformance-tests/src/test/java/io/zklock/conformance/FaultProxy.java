@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  *   6. forwards the frame.
  * The server-to-client pump, for each frame:
  *   1. reads one frame (the first is the ConnectResponse);
- *   2. waits while frozen; drops the frame if deafened;
+ *   2. waits while frozen; drops the frame if deafened (heal then closes the connection);
  *   3. if its xid is the remembered one, closes the connection instead of delivering it
  *      (the server applied the request; the client sees a connection loss);
  *   4. forwards the frame.
@@ -178,11 +178,20 @@ public final class FaultProxy implements AutoCloseable {
         LOG.debug("cut");
     }
 
-    /** Back to normal: frames held by a freeze are forwarded, nothing is dropped, connections are accepted. */
+    /**
+     * Back to normal: frames held by a freeze are forwarded, nothing is dropped, connections are
+     * accepted. A connection that lost frames to {@link #deafen} is closed rather than resumed:
+     * a byte stream with a hole in it is not something TCP ever delivers.
+     */
     public void heal() {
         refusing = false;
         deaf = false;
         frozen = false;
+        for (Connection c : connections) {
+            if (c.damaged) {
+                c.close();
+            }
+        }
         signalAll();
         LOG.debug("healed");
     }
@@ -194,7 +203,9 @@ public final class FaultProxy implements AutoCloseable {
      * {@code path} is forwarded, and when the server's reply to it arrives, the connection is
      * closed instead. The server has applied the request; the client sees a connection loss.
      * For {@code multi} and {@code multiRead} the path tested is that of the first op in the
-     * transaction. If the connection dies before the reply arrives, the rule is armed again.
+     * transaction (null for an empty one: the predicate must accept null there; a predicate
+     * that throws counts as no match). If the connection dies before the reply arrives, the
+     * rule is armed again.
      * Arming a new rule replaces one not yet taken.
      */
     public void dropReplyTo(int opcode, Predicate<String> path) {
@@ -275,13 +286,22 @@ public final class FaultProxy implements AutoCloseable {
     private boolean takeDrop(int opcode, String path) {
         lock.lock();
         try {
-            if (armed != null && armed.opcode == opcode && armed.path.test(path)) {
+            if (armed != null && armed.opcode == opcode && matches(armed.path, path)) {
                 armed = null;
                 return true;
             }
             return false;
         } finally {
             lock.unlock();
+        }
+    }
+
+    private static boolean matches(Predicate<String> rule, String path) {
+        try {
+            return rule.test(path);
+        } catch (RuntimeException e) {
+            LOG.warn("dropReplyTo predicate failed on path {}: {}", path, e.toString());
+            return false;
         }
     }
 
@@ -346,6 +366,7 @@ public final class FaultProxy implements AutoCloseable {
         private final Socket client;
         private final Socket upstream;
         private volatile boolean closed;
+        private volatile boolean damaged;        // frames were dropped by deafen
         private volatile int dropXid;
         private volatile DropRule pendingDrop;   // taken by this connection, reply not yet seen
 
@@ -411,6 +432,8 @@ public final class FaultProxy implements AutoCloseable {
                 }
             } catch (IOException | InterruptedException e) {
                 logEnd("client->server", e);
+            } catch (RuntimeException e) {
+                LOG.warn("client->server pump failed: {}", e.toString());
             } finally {
                 close();
             }
@@ -434,6 +457,7 @@ public final class FaultProxy implements AutoCloseable {
                         return;
                     }
                     if (deaf) {
+                        damaged = true;
                         continue;
                     }
                     if (!connectResponse && pendingDrop != null && frame.length >= 4
@@ -451,6 +475,8 @@ public final class FaultProxy implements AutoCloseable {
                 }
             } catch (IOException | InterruptedException e) {
                 logEnd("server->client", e);
+            } catch (RuntimeException e) {
+                LOG.warn("server->client pump failed: {}", e.toString());
             } finally {
                 close();
             }

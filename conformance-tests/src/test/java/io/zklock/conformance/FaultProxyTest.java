@@ -180,6 +180,35 @@ class FaultProxyTest {
         assertTrue(sessionOf(client) != session, "a new session after LOST");
     }
 
+    /** A short deafness: the request reaches the server but its reply is dropped; heal closes the damaged connection and the client reconnects on the same session. */
+    @Test
+    void shortDeafnessLosesTheReplyAndHealReplacesTheDamagedConnection() throws Exception {
+        FaultProxy proxy = proxy();
+        List<ConnectionState> states = new CopyOnWriteArrayList<>();
+        CuratorFramework client = clientThrough(proxy, 4_000, true, states);
+        long session = sessionOf(client);
+        int connections = proxy.connectionsAccepted();
+        proxy.deafen();
+        CompletableFuture<Integer> done = new CompletableFuture<>();
+        client.create().inBackground((c, event) -> done.complete(event.getResultCode())).forPath("/deaf-short");
+        Await.until("the request applied on the server", LONG, () -> {
+            try {
+                return direct.checkExists().forPath("/deaf-short") != null;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        Thread.sleep(200);
+        assertFalse(done.isDone(), "a reply came through a deaf proxy");
+        proxy.heal();
+        // Well before the client's own read timeout (2/3 of 4 s after deafness began) would replace it:
+        Await.until("a new connection soon after heal", Duration.ofMillis(1_800), () -> proxy.connectionsAccepted() > connections);
+        int rc = done.get(LONG.toSeconds(), TimeUnit.SECONDS);
+        assertTrue(rc == KeeperException.Code.OK.intValue() || rc == KeeperException.Code.NODEEXISTS.intValue(), "rc " + rc);
+        Await.until("client reconnected", LONG, () -> client.getZookeeperClient().isConnected());
+        assertEquals(session, sessionOf(client), "session kept");
+    }
+
     /** Cut closes the connection and refuses new ones: SUSPENDED, no reconnection until heal, then the same session again. */
     @Test
     void cutLosesTheConnectionAndHealReconnectsWithTheSameSession() throws Exception {
