@@ -65,11 +65,23 @@ import org.junit.jupiter.api.function.Executable;
  * </ul>
  * and after every check no lock node is left, and every lease's fencing token is its node's
  * czxid, above zero. Every wait is bounded: a hang fails its check instead of the build.
+ *
+ * <p>Run it with (one version: add {@code -Dzklock.matrix.versions=3.8.4}):
+ * <pre>
+ * mvn -B -pl conformance-tests -am verify -Pmatrix -Dtest=ServerMatrixTest -Dsurefire.failIfNoSpecifiedTests=false
+ * </pre>
+ * The table of results is logged at the end and written to
+ * {@code conformance-tests/target/zk-servers/matrix-summary.txt}; each server's log is
+ * {@code target/zk-servers/<version>.log}.
  */
 @EnabledIfSystemProperty(named = "zklock.matrix.versions", matches = ".+")
 class ServerMatrixTest {
-    /** How long one acquisition may take before the check fails: generous for a loopback server. */
-    private static final Duration WAIT = Await.scaled(Duration.ofSeconds(5));
+    /**
+     * How long one acquisition may take before the check fails: generous for a loopback server
+     * (they take milliseconds), and short because it is what a version with a broken path pays
+     * per failing check.
+     */
+    private static final Duration WAIT = Await.scaled(Duration.ofSeconds(2));
     /** How long one whole check may take; beyond it the check fails as hung. */
     private static final Duration CHECK_LIMIT = Await.scaled(Duration.ofSeconds(20));
     /** How long {@code tryAcquire(ZERO)} may take to say no: one attempt, a few round trips. */
@@ -170,7 +182,7 @@ class ServerMatrixTest {
     private void uncontended(Run run, Subject subject) throws Exception {
         String path = run.path(subject, "uncontended");
         DistributedLock lock = subject.lock.apply(run.session(), path);
-        Lease lease = take(lock);
+        Lease lease = take(run, path, lock);
         assertTrue(lease.isValid(), "lease valid after acquire");
         assertTokensAreCzxids(run, lease);
         lease.close();
@@ -183,7 +195,7 @@ class ServerMatrixTest {
         DistributedLock lock = subject.lock.apply(run.session(), path);
         List<Long> previous = null;
         for (int i = 1; i <= 5; i++) {
-            Lease lease = take(lock, "acquisition " + i + " of 5");
+            Lease lease = take(run, path, lock, "acquisition " + i + " of 5");
             List<Long> tokens = assertTokensAreCzxids(run, lease);
             if (previous != null) {
                 for (int c = 0; c < tokens.size(); c++) {
@@ -202,7 +214,7 @@ class ServerMatrixTest {
         String path = run.path(subject, "tryzero");
         List<Lease> held = new ArrayList<>();
         for (DistributedLock blocker : subject.blockers.apply(run.session(), path)) {
-            held.add(take(blocker));
+            held.add(take(run, path, blocker));
         }
         DistributedLock lock = subject.lock.apply(run.session(), path);
         long start = System.nanoTime();
@@ -212,7 +224,7 @@ class ServerMatrixTest {
         assertTrue(none.isEmpty(), "tryAcquire(ZERO) granted a lock another session holds");
         assertTrue(took.compareTo(ONE_ATTEMPT) < 0, "tryAcquire(ZERO) took " + took);
         held.forEach(Lease::close);
-        Lease after = take(lock, "acquisition once the holder released");
+        Lease after = take(run, path, lock, "acquisition once the holder released");
         assertTokensAreCzxids(run, after);
         after.close();
         assertNoLockNodes(run, path);
@@ -232,7 +244,7 @@ class ServerMatrixTest {
                 int who = i;
                 done.add(pool.submit(() -> {
                     for (int round = 0; round < ROUNDS; round++) {
-                        Lease lease = take(locks.get(who), "contender " + who + " round " + round);
+                        Lease lease = take(run, path, locks.get(who), "contender " + who + " round " + round);
                         try {
                             assertTokensAreCzxids(run, lease);
                             assertTrue(judge.enter(who, lease), "contender " + who + " refused as stale: " + lease);
@@ -257,13 +269,15 @@ class ServerMatrixTest {
 
     // ---- helpers -------------------------------------------------------------------------------
 
-    private static Lease take(DistributedLock lock) throws InterruptedException {
-        return take(lock, "acquisition");
+    private static Lease take(Run run, String path, DistributedLock lock) throws InterruptedException {
+        return take(run, path, lock, "acquisition");
     }
 
-    private static Lease take(DistributedLock lock, String what) throws InterruptedException {
-        return lock.tryAcquire(WAIT).orElseThrow(() -> new AssertionError(what + " of " + lock.path()
-                + " not granted within " + WAIT + " though nobody else held it"));
+    /** Acquires {@code lock}, which nobody else holds, failing with the lock nodes left below {@code path} if not granted in time. */
+    private static Lease take(Run run, String path, DistributedLock lock, String what) throws InterruptedException {
+        return lock.tryAcquire(WAIT).orElseThrow(() -> new AssertionError(what + " of " + path
+                + " not granted within " + WAIT + " though nobody else held it; lock nodes there: "
+                + ZkTesting.lockNodesBelow(run.observer, path)));
     }
 
     /** Every token of {@code lease} (one per component) is above zero and its node's czxid. */
@@ -295,14 +309,17 @@ class ServerMatrixTest {
 
         static Judge shared(FencedResource resource) {
             return new Judge() {
+                @Override
                 public boolean enter(int who, Lease lease) {
                     return resource.enter(lease.fencingToken());
                 }
 
+                @Override
                 public void exit(int who, Lease lease) {
                     resource.exit(lease.fencingToken());
                 }
 
+                @Override
                 public List<String> problems() {
                     List<String> problems = new ArrayList<>(resource.overlaps());
                     if (resource.refused() > 0) {
@@ -317,6 +334,7 @@ class ServerMatrixTest {
         static Judge readWrite() {
             FencedReadWriteResource resource = new FencedReadWriteResource();
             return new Judge() {
+                @Override
                 public boolean enter(int who, Lease lease) {
                     if (who == 0) {
                         return resource.enterWrite(lease.fencingToken());
@@ -325,6 +343,7 @@ class ServerMatrixTest {
                     return true;
                 }
 
+                @Override
                 public void exit(int who, Lease lease) {
                     if (who == 0) {
                         resource.exitWrite(lease.fencingToken());
@@ -333,6 +352,7 @@ class ServerMatrixTest {
                     }
                 }
 
+                @Override
                 public List<String> problems() {
                     List<String> problems = new ArrayList<>(resource.overlaps());
                     resource.refused().forEach(t -> problems.add("stale write token " + t + " refused"));
@@ -348,6 +368,7 @@ class ServerMatrixTest {
                 resources.add(new FencedResource(1, true));
             }
             return new Judge() {
+                @Override
                 public boolean enter(int who, Lease lease) {
                     List<Lease> parts = ((ZkMultiLock.MultiLease) lease).components();
                     boolean all = true;
@@ -357,6 +378,7 @@ class ServerMatrixTest {
                     return all;
                 }
 
+                @Override
                 public void exit(int who, Lease lease) {
                     List<Lease> parts = ((ZkMultiLock.MultiLease) lease).components();
                     for (int i = 0; i < count; i++) {
@@ -364,6 +386,7 @@ class ServerMatrixTest {
                     }
                 }
 
+                @Override
                 public List<String> problems() {
                     List<String> problems = new ArrayList<>();
                     for (int i = 0; i < count; i++) {
