@@ -60,6 +60,8 @@ import org.junit.jupiter.api.function.Executable;
  *     it (the second and later go through the one-{@code multi()} path that infers the grant
  *     from the sequence number);
  * <li>{@code tryAcquire(Duration.ZERO)} on a lock another session holds is empty, quickly;
+ * <li>(mutex only) the re-acquire with the blocking {@code acquire()}, which has no deadline of
+ *     its own: a path that never completes fails here as a hang;
  * <li>contention: three sessions (two for the multi-lock) take turns on a fenced resource, which
  *     judges exclusion and that exclusive holders' fencing tokens strictly increase;
  * </ul>
@@ -86,6 +88,11 @@ class ServerMatrixTest {
     private static final Duration CHECK_LIMIT = Await.scaled(Duration.ofSeconds(20));
     /** How long {@code tryAcquire(ZERO)} may take to say no: one attempt, a few round trips. */
     private static final Duration ONE_ATTEMPT = Await.scaled(Duration.ofSeconds(2));
+    /**
+     * The bound on five blocking acquisitions of a free mutex: {@code acquire()} has no deadline
+     * of its own, so a path that never completes shows here as a hang, failed preemptively.
+     */
+    private static final Duration BLOCKING_LIMIT = Await.scaled(Duration.ofSeconds(5));
     private static final int SESSION_TIMEOUT_MS = 10_000;
     private static final int ROUNDS = 3;
     private static final Logger LOG = LoggerFactory.getLogger(ServerMatrixTest.class);
@@ -121,6 +128,7 @@ class ServerMatrixTest {
                     run.check(subject.name + ": tryAcquire(ZERO) on a held lock", s -> tryZeroWhenHeld(run, subject)),
                     run.check(subject.name + ": contended by " + subject.contenders + " sessions", s -> contended(run, subject)))));
         }
+        nodes.add(run.check("mutex: re-acquire x5 by blocking acquire()", BLOCKING_LIMIT, s -> blockingReacquire(run)));
         nodes.add(dynamicTest("[" + run.version + "] server stops", run::stop));
         return dynamicContainer("ZooKeeper " + run.version, nodes);
     }
@@ -206,6 +214,17 @@ class ServerMatrixTest {
             previous = tokens;
             lease.close();
             assertEquals(LeaseState.RELEASED, lease.state(), "acquisition " + i + ": state after close");
+        }
+        assertNoLockNodes(run, path);
+    }
+
+    private void blockingReacquire(Run run) throws Exception {
+        String path = "/matrix/mutex/blocking";
+        DistributedLock lock = new ZkMutex(run.session(), path);
+        for (int i = 1; i <= 5; i++) {
+            try (Lease lease = lock.acquire()) {
+                assertTokensAreCzxids(run, lease);
+            }
         }
         assertNoLockNodes(run, path);
     }
@@ -425,13 +444,18 @@ class ServerMatrixTest {
 
         /** A check that fails, instead of hanging, when it runs past {@link #CHECK_LIMIT}. */
         DynamicTest check(String name, ThrowingCheck body) {
+            return check(name, CHECK_LIMIT, body);
+        }
+
+        /** A check that fails, instead of hanging, when it runs past {@code limit}. */
+        DynamicTest check(String name, Duration limit, ThrowingCheck body) {
             return dynamicTest("[" + version + "] " + name, () -> {
                 long start = System.nanoTime();
                 try {
                     if (observer == null) {
                         fail("ZooKeeper " + version + " did not start");
                     }
-                    assertTimeoutPreemptively(CHECK_LIMIT, (Executable) () -> body.run(server),
+                    assertTimeoutPreemptively(limit, (Executable) () -> body.run(server),
                             () -> name + " on ZooKeeper " + version + " hung");
                     record("pass", name, start, "");
                 } catch (Throwable e) {
