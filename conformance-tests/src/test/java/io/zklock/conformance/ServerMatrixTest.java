@@ -123,12 +123,12 @@ class ServerMatrixTest {
         nodes.add(dynamicTest("[" + run.version + "] server starts", run::start));
         for (Subject subject : subjects()) {
             nodes.add(dynamicContainer(subject.name, Stream.of(
-                    run.check(subject.name + ": uncontended acquire and release", s -> uncontended(run, subject)),
-                    run.check(subject.name + ": re-acquire x5 by one client", s -> reacquire(run, subject)),
-                    run.check(subject.name + ": tryAcquire(ZERO) on a held lock", s -> tryZeroWhenHeld(run, subject)),
-                    run.check(subject.name + ": contended by " + subject.contenders + " sessions", s -> contended(run, subject)))));
+                    run.check(subject.name + ": uncontended acquire and release", () -> uncontended(run, subject)),
+                    run.check(subject.name + ": re-acquire x5 by one client", () -> reacquire(run, subject)),
+                    run.check(subject.name + ": tryAcquire(ZERO) on a held lock", () -> tryZeroWhenHeld(run, subject)),
+                    run.check(subject.name + ": contended by " + subject.contenders + " sessions", () -> contended(run, subject)))));
         }
-        nodes.add(run.check("mutex: re-acquire x5 by blocking acquire()", BLOCKING_LIMIT, s -> blockingReacquire(run)));
+        nodes.add(run.check("mutex: re-acquire x5 by blocking acquire()", BLOCKING_LIMIT, () -> blockingReacquire(run)));
         nodes.add(dynamicTest("[" + run.version + "] server stops", run::stop));
         return dynamicContainer("ZooKeeper " + run.version, nodes);
     }
@@ -455,7 +455,7 @@ class ServerMatrixTest {
                     if (observer == null) {
                         fail("ZooKeeper " + version + " did not start");
                     }
-                    assertTimeoutPreemptively(limit, (Executable) () -> body.run(server),
+                    assertTimeoutPreemptively(limit, (Executable) body::run,
                             () -> name + " on ZooKeeper " + version + " hung");
                     record("pass", name, start, "");
                 } catch (Throwable e) {
@@ -500,6 +500,6 @@ class ServerMatrixTest {
 
     @FunctionalInterface
     private interface ThrowingCheck {
-        void run(ServerProcess server) throws Exception;
+        void run() throws Exception;
     }
 }
