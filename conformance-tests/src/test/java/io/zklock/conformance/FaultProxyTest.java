@@ -185,7 +185,7 @@ class FaultProxyTest {
     void shortDeafnessLosesTheReplyAndHealReplacesTheDamagedConnection() throws Exception {
         FaultProxy proxy = proxy();
         List<ConnectionState> states = new CopyOnWriteArrayList<>();
-        CuratorFramework client = clientThrough(proxy, 4_000, true, states);
+        CuratorFramework client = clientThrough(proxy, 15_000, true, states);
         long session = sessionOf(client);
         int connections = proxy.connectionsAccepted();
         proxy.deafen();
@@ -201,8 +201,9 @@ class FaultProxyTest {
         Thread.sleep(200);
         assertFalse(done.isDone(), "a reply came through a deaf proxy");
         proxy.heal();
-        // Well before the client's own read timeout (2/3 of 4 s after deafness began) would replace it:
-        Await.until("a new connection soon after heal", Duration.ofMillis(1_800), () -> proxy.connectionsAccepted() > connections);
+        // Well before the client's own read timeout (2/3 of 15 s after deafness began) would replace
+        // it, with room for the client's random reconnect delay (up to 1 s) on a loaded machine:
+        Await.until("a new connection soon after heal", Duration.ofSeconds(6), () -> proxy.connectionsAccepted() > connections);
         int rc = done.get(LONG.toSeconds(), TimeUnit.SECONDS);
         assertTrue(rc == KeeperException.Code.OK.intValue() || rc == KeeperException.Code.NODEEXISTS.intValue(), "rc " + rc);
         Await.until("client reconnected", LONG, () -> client.getZookeeperClient().isConnected());
