@@ -8,9 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,8 +24,11 @@ import io.zklock.core.LockDriver;
 import io.zklock.core.LockEngine;
 import io.zklock.core.LockException;
 import io.zklock.core.MultiLockEngine;
+import io.zklock.mutex.ZkMutex;
 import io.zklock.testing.Await;
+import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs.OpCode;
@@ -166,6 +171,88 @@ class FaultPromisesTest extends ServerFaults {
         });
         held.forEach(Lease::close);
         Await.equal("nodes left", List.of(), LONG, this::nodes);
+    }
+
+    /**
+     * Waiters on a client seen through a namespace facade (whose first lock was made through
+     * the facade) fail as every waiter does when the client is closed: a LockException naming
+     * the closed client, at once, never a timeout nor an endless wait.
+     */
+    @Test
+    void closedClientFailsWaitersSeenThroughANamespaceFacade() throws Exception {
+        CuratorFramework holderClient = client(SESSION_MS);
+        CuratorFramework base = client(SESSION_MS);
+        CuratorFramework facade = base.usingNamespace("ns");
+        Lease held = new ZkMutex(holderClient, "/ns" + path).acquire();
+        ZkMutex bounded = new ZkMutex(facade, path);
+        ZkMutex unbounded = new ZkMutex(facade, path);
+        CompletableFuture<Throwable> boundedOutcome = outcome(() -> bounded.tryAcquire(LONG));
+        CompletableFuture<Throwable> unboundedOutcome = outcome(unbounded::acquire);
+        Await.until("both queued", LONG, () -> ZkTesting.lockNodesBelow(checker, "/ns" + path).size() == 3);
+        base.close();
+        assertClosedClient(boundedOutcome.get(20, TimeUnit.SECONDS));
+        assertClosedClient(unboundedOutcome.get(20, TimeUnit.SECONDS));
+        held.close();
+    }
+
+    private interface Call {
+        Object call() throws Exception;
+    }
+
+    /** Runs {@code call} on another thread; completes with what it threw, or null if it returned. */
+    private static CompletableFuture<Throwable> outcome(Call call) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                call.call();
+                return null;
+            } catch (Throwable e) {
+                return e;
+            }
+        });
+    }
+
+    /**
+     * A session loss that Curator reports late (a slow listener ahead of zklock's) never
+     * touches leases granted meanwhile on the new session: they stay HELD and keep their nodes.
+     */
+    @Test
+    void aLateLostNeverLosesNorDeletesLeasesOfTheNewSession() throws Exception {
+        CuratorFramework c = client(SESSION_MS);
+        Lease old = new ZkMutex(c, path + "/old").acquire();
+        CountDownLatch inListener = new CountDownLatch(1);
+        CountDownLatch go = new CountDownLatch(1);
+        old.addListener((l, state) -> {
+            if (state == LeaseState.LOST) {
+                inListener.countDown();
+                try {
+                    go.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+        CompletableFuture<Void> lostHandled = new CompletableFuture<>();   // after zklock's own listener
+        c.getConnectionStateListenable().addListener((client, state) -> {
+            if (state == ConnectionState.LOST) {
+                lostHandled.complete(null);
+            }
+        });
+        long before = currentSession(c);
+        c.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+        assertTrue(inListener.await(30, TimeUnit.SECONDS), "LOST delivered");
+        Await.until("a new session", LONG, () -> c.getZookeeperClient().isConnected()
+                && currentSession(c) != 0 && currentSession(c) != before);
+        List<Lease> fresh = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            fresh.add(new ZkMutex(c, path + "/new" + i).acquire());
+        }
+        go.countDown();
+        lostHandled.get(30, TimeUnit.SECONDS);
+        for (Lease lease : fresh) {
+            assertEquals(LeaseState.HELD, lease.state(), "a lease of the live session");
+            assertNotNull(checker.checkExists().forPath(lease.nodePath()), "its node: " + lease.nodePath());
+        }
+        fresh.forEach(Lease::close);
     }
 
     private static void assertClosedClient(Throwable thrown) {

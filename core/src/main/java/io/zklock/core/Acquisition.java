@@ -432,13 +432,22 @@ final class Acquisition {
      * directory is, at any moment): make it again and create again, inside the deadline.
      */
     private Runnable directoryReaped() {
-        if (++reapedUnderCreate > MAX_REAPED_UNDER_CREATE || !unbounded && !singleAttempt && deadline - System.nanoTime() <= 0) {
-            return giveUpLocked(singleAttempt || !unbounded ? timedOut()
-                    : new LockException("lock directory " + engine.path() + " was deleted under " + MAX_REAPED_UNDER_CREATE
-                            + " creates in a row"));
+        if (++reapedUnderCreate > MAX_REAPED_UNDER_CREATE) {
+            return giveUpLocked(new LockException("lock directory " + engine.path() + " was deleted under "
+                    + MAX_REAPED_UNDER_CREATE + " creates in a row"));
+        }
+        if (!unbounded && !singleAttempt && deadline - System.nanoTime() <= 0) {
+            return giveUpLocked(timedOut());
         }
         LOG.debug("lock directory {} was reaped under our create; making it again", engine.path());
-        return create();
+        if (reapedUnderCreate == 1) {
+            return create();
+        }
+        phase = Phase.BACKOFF;                 // reaped again: a short pause, not a storm of creates
+        retryAction = this::create;
+        retry = Threads.TIMER.schedule(() -> guard(this::retryFromTimer), Math.min(200, 10L * reapedUnderCreate),
+                TimeUnit.MILLISECONDS);
+        return null;
     }
 
     private Runnable fetchStat() {
@@ -694,7 +703,10 @@ final class Acquisition {
 
     private void watchEvent(WatchedEvent event, int s) {
         if (event.getType() == Watcher.Event.EventType.None) {
-            return;                            // connection news: the SessionMonitor kicks us
+            if (event.getState() == Watcher.Event.KeeperState.Closed && clientClosed()) {
+                clientClosing();               // a namespace facade's monitor hears no CLOSING of its own
+            }
+            return;                            // other connection news: the SessionMonitor kicks us
         }
         // Any other event wakes us, a removal included: while we wait, a removal means another
         // waiter of this session removed the shared server watch (a retried removal can land
@@ -822,7 +834,7 @@ final class Acquisition {
     }
 
     private void timeout() {
-        giveUp(timedOut());
+        giveUp(clientClosed() ? LockEngine.clientClosed("lock " + engine.path()) : timedOut());
     }
 
     private TimeoutException timedOut() {
@@ -950,20 +962,17 @@ final class Acquisition {
 
     /** Last resort of {@link #guard}: deletes the node, if any, and fails the caller at once. */
     private void abandon(Throwable failure) {
-        String node;
         lock.lock();
         try {
             phase = Phase.DONE;
             cancelTimers();
-            node = ourPath;
-            ourPath = null;
+            cleanup(ourPath);                  // its completion is not waited for: the caller hears now
+        } catch (RuntimeException | Error e) {
+            failure.addSuppressed(e);
         } finally {
             lock.unlock();
         }
         monitor.waiting.remove(this);
-        if (node != null) {
-            engine.deleteGuaranteed(node);
-        }
         result.completeExceptionally(failure);
     }
 

@@ -334,10 +334,27 @@ public final class MultiLockEngine {
         private void makeDirectoriesOrTimeOut() {
             if (clientClosed()) {
                 result.completeExceptionally(LockEngine.clientClosed("multi-lock " + paths()));
-            } else if (timeoutNanos != 0 && expired()) {
+            } else if (timeoutNanos == 0 || expired()) {
                 result.completeExceptionally(new TimeoutException("timed out waiting for multi-lock"));
             } else {
                 makeDirectories();
+            }
+        }
+
+        /**
+         * A step of the waits; whatever it throws fails the attempt with every wait given up and
+         * every grant, now or later, released.
+         */
+        private void guardWaits(List<Acquisition> started, Runnable step) {
+            try {
+                step.run();
+            } catch (RuntimeException | Error e) {
+                LockException failure = new LockException("multi-lock " + paths() + " failed: " + e, e);
+                started.forEach(a -> {
+                    a.giveUp(failure);
+                    a.result.thenAccept(ZkLease::release);
+                });
+                result.completeExceptionally(failure);
             }
         }
 
@@ -412,7 +429,7 @@ public final class MultiLockEngine {
                 index.put(started.get(i), i);
             }
             for (Acquisition a : started) {
-                a.result.whenComplete((lease, error) -> guard(() -> {
+                a.result.whenComplete((lease, error) -> guardWaits(started, () -> {
                     if (error != null && failed.compareAndSet(false, true)) {
                         started.forEach(other -> other.giveUp(error));   // all or nothing
                     }

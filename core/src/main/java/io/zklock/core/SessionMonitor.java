@@ -168,10 +168,19 @@ final class SessionMonitor {
                 waiting.forEach(Acquisition::kick);
             }
             case LOST -> {
-                held.forEach(ZkLease::lose);
-                releasing.forEach(ZkLease::lose);
+                // Curator posts LOST after it made a new handle, and listeners before us may
+                // delay it: leases granted on the new session meanwhile are not lost. The
+                // session is read again for each lease, since the new one may connect midway.
+                held.forEach(lease -> loseUnlessCurrent(lease));
+                releasing.forEach(lease -> loseUnlessCurrent(lease));
                 waiting.forEach(Acquisition::kick);
             }
+        }
+    }
+
+    private void loseUnlessCurrent(ZkLease lease) {
+        if (lease.sessionId() != sessionId()) {
+            lease.lose();
         }
     }
 

@@ -47,6 +47,11 @@ final class ZkLease implements Lease {
         this.sessionId = sessionId;
     }
 
+    /** The session that created the lease's node. */
+    long sessionId() {
+        return sessionId;
+    }
+
     @Override
     public String nodePath() {
         return nodePath;

@@ -476,8 +476,8 @@ public final class ZkMultiLock implements DistributedLock {
                 grant.release();
             } else {
                 grant.leases.remove(this);
-                if (grant.heldState() != LeaseState.LOST) {
-                    detached = true;
+                if (grant.components.stream().noneMatch(c -> c.state() == LeaseState.LOST)) {
+                    detached = true;           // a component RELEASED meanwhile is the last lease's clean release
                 }
             }
             recompute();
