@@ -46,6 +46,10 @@ import org.slf4j.LoggerFactory;
  *                on them, the request is granted without step 2. A transaction whose outcome
  *                was lost to the connection is resolved by listing the directory for its
  *                uuid: the node is adopted if it is there, else a new one is created.
+ *                A create that finds the directory (or a parent) reaped under it creates
+ *                again, inside the deadline. A server that returns no Stat for a create in
+ *                multi() (before 3.7.2 / 3.8.2 / 3.9.0) has it read with exists(), and the
+ *                client creates plainly from then on.
  *   2. LISTING   getChildren(dir); parse with LockNode, sort by sequence. The reply's Stat
  *                makes the session's DirectoryView exact again. After a plain create the
  *                first listing is sent right behind the create, not after its reply: one
@@ -83,6 +87,9 @@ import org.slf4j.LoggerFactory;
  * those calls answered, so a caller who sees the timeout sees no node of ours; while
  * disconnected it completes at once and the retried delete finishes the job. A grant that
  * races the give-up is decided under `lock`: exactly one of them wins.
+ *
+ * Every reply, event and timer step runs through guard(): whatever it throws gives the
+ * request up with that cause (its node deleted), so no wait outlives a callback that died.
  */
 final class Acquisition {
     private static final Logger LOG = LoggerFactory.getLogger(Acquisition.class);
