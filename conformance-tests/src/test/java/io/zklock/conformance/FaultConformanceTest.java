@@ -3,7 +3,6 @@ package io.zklock.conformance;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,9 +16,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 import java.util.stream.Stream;
-
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
 
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
@@ -151,7 +147,7 @@ class FaultConformanceTest {
             soloThread.start();
             assertTrue(halfway.await(2, TimeUnit.MINUTES), "workers reached halfway");
             InstanceSpec victim = fault == Fault.LEADER_LOSS
-                    ? leader()
+                    ? FaultScheduleRunner.leaderOf(cluster)
                     : cluster.findConnectionInstance(clients.get(0).getZookeeperClient().getZooKeeper());
             cluster.killServer(victim);
             Thread.sleep(1_000);
@@ -178,20 +174,5 @@ class FaultConformanceTest {
         } finally {
             clients.forEach(CuratorFramework::close);
         }
-    }
-
-    /** The instance that leads the ensemble now, read from the servers' JMX beans. */
-    private static InstanceSpec leader() throws Exception {
-        MBeanServer mbeans = ManagementFactory.getPlatformMBeanServer();
-        for (ObjectName name : mbeans.queryNames(new ObjectName("org.apache.ZooKeeperService:name2=Leader,*"), null)) {
-            String replica = name.getKeyProperty("name1");           // "replica.<id>"
-            int id = Integer.parseInt(replica.substring(replica.indexOf('.') + 1));
-            for (InstanceSpec spec : cluster.getInstances()) {
-                if (spec.getServerId() == id) {
-                    return spec;
-                }
-            }
-        }
-        throw new IllegalStateException("no leader bean found");
     }
 }

@@ -813,6 +813,11 @@ final class FaultScheduleRunner implements AutoCloseable {
     }
 
     private InstanceSpec leader() throws Exception {
+        return leaderOf(cluster);
+    }
+
+    /** The instance that leads {@code cluster} now, read from the servers' JMX beans; waits up to 10 s for an election. */
+    static InstanceSpec leaderOf(TestingCluster cluster) throws Exception {
         MBeanServer mbeans = ManagementFactory.getPlatformMBeanServer();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (System.nanoTime() - deadline < 0) {
@@ -825,7 +830,7 @@ final class FaultScheduleRunner implements AutoCloseable {
                     }
                 }
             }
-            sleep(50);
+            Thread.sleep(50);
         }
         throw new IllegalStateException("no leader elected within 10 s");
     }
