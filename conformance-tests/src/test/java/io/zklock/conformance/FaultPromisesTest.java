@@ -150,13 +150,9 @@ class FaultPromisesTest extends ServerFaults {
         CuratorFramework doomed = client(SESSION_MS);
         List<Lease> held = holdAll(recipe, recipe.holder().apply(holderClient, path));
         DistributedLock lock = recipe.waiter().apply(doomed, path);
-        CompletableFuture<Throwable> blocked = CompletableFuture.supplyAsync(() -> {
-            try {
-                lock.acquire().close();
-                return null;
-            } catch (Throwable e) {
-                return e;
-            }
+        CompletableFuture<Throwable> blocked = outcome(() -> {
+            lock.acquire().close();
+            return null;
         });
         Await.until("the waiter queued", LONG, () -> nodes().size() > FaultCase.nodeCount(held));
         doomed.close();
