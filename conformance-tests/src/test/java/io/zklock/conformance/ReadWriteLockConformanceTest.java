@@ -22,13 +22,13 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
-import io.zklock.core.Decision;
+import io.zklock.core.engine.Decision;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
-import io.zklock.core.LockDriver;
-import io.zklock.core.LockEngine;
-import io.zklock.core.LockNode;
+import io.zklock.core.engine.LockDriver;
+import io.zklock.core.engine.LockEngine;
+import io.zklock.core.engine.LockNode;
 import io.zklock.readwrite.ZkReadWriteLock;
 import io.zklock.testing.Await;
 import io.zklock.testing.Sessions;

@@ -23,10 +23,11 @@ public record OwnerInfo(String host, long pid, String thread, Instant requestedA
     private static final int MAX_THREAD_NAME = 100;
 
     /** The current process and thread, now. */
+    @SuppressWarnings("deprecation")           // Thread.threadId() is JDK 19+; getId() is the same number
     public static OwnerInfo current() {
         String name = Thread.currentThread().getName();
         if (name.isEmpty()) {
-            name = "thread-" + Owners.current();
+            name = "thread-" + Thread.currentThread().getId();
         }
         if (name.length() > MAX_THREAD_NAME) {
             name = name.substring(0, MAX_THREAD_NAME);

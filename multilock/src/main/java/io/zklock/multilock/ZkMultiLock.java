@@ -16,15 +16,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 
 import io.zklock.core.DistributedLock;
-import io.zklock.core.JucLockView;
+import io.zklock.core.engine.JucLockView;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
-import io.zklock.core.LockEngine;
-import io.zklock.core.MultiLockEngine;
-import io.zklock.core.MultiLockHolds;
-import io.zklock.core.Owners;
-import io.zklock.core.QueuedLock;
+import io.zklock.core.engine.LockEngine;
+import io.zklock.core.engine.MultiLockEngine;
+import io.zklock.core.engine.MultiLockHolds;
+import io.zklock.core.engine.Owners;
+import io.zklock.core.engine.LockComponent;
+import io.zklock.core.engine.LockComponents;
 
 /**
  * Several locks taken together, all or nothing, without deadlock.
@@ -78,7 +79,8 @@ import io.zklock.core.QueuedLock;
  * }</pre>
  */
 public final class ZkMultiLock implements DistributedLock {
-    private final List<QueuedLock> locks;
+    private final List<DistributedLock> locks;
+    private final List<LockComponent> components;
     private final MultiLockEngine engine;
     private final Map<Long, Grant> holds = new ConcurrentHashMap<>();
     private final Lock view = new JucLockView(this);
@@ -93,14 +95,15 @@ public final class ZkMultiLock implements DistributedLock {
         if (locks == null || locks.isEmpty()) {
             throw new IllegalArgumentException("a multi-lock needs at least one lock");
         }
-        List<QueuedLock> queued = new ArrayList<>();
+        List<LockComponent> queued = new ArrayList<>();
         Set<Object> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         List<LockEngine> engines = new ArrayList<>();
         for (DistributedLock lock : locks) {
             if (lock == null) {
                 throw new IllegalArgumentException("null lock in the multi-lock");
             }
-            if (!(lock instanceof QueuedLock q)) {
+            LockComponent q = LockComponents.of(lock).orElse(null);
+            if (q == null) {
                 throw new IllegalArgumentException("lock " + lock + " (" + lock.getClass().getName()
                         + ") is not built on the zklock engine; a multi-lock cannot drive it");
             }
@@ -110,7 +113,8 @@ public final class ZkMultiLock implements DistributedLock {
             queued.add(q);
             engines.add(q.engine());
         }
-        this.locks = List.copyOf(queued);
+        this.locks = List.copyOf(locks);
+        this.components = List.copyOf(queued);
         this.engine = new MultiLockEngine(engines);
     }
 
@@ -196,12 +200,12 @@ public final class ZkMultiLock implements DistributedLock {
         List<Integer> queuedIndexes = new ArrayList<>();
         try {
             for (int i = 0; i < locks.size(); i++) {
-                Optional<Lease> held = locks.get(i).reenterIfHeld();   // refuses a lock held through another multi-lock
+                Optional<Lease> held = components.get(i).reenterIfHeld();   // refuses a lock held through another multi-lock
                 if (held.isPresent()) {
                     reentered.add(held.get());
                 } else {
                     reentered.add(null);
-                    queue.add(locks.get(i).engine());
+                    queue.add(components.get(i).engine());
                     queuedIndexes.add(i);
                 }
             }

@@ -6,12 +6,13 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
 
+import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
-import io.zklock.core.LockDriver;
-import io.zklock.core.LockEngine;
+import io.zklock.core.engine.LockDriver;
+import io.zklock.core.engine.LockComponents;
+import io.zklock.core.engine.LockEngine;
 import io.zklock.core.Participant;
-import io.zklock.core.QueuedLock;
-import io.zklock.core.ReentrantLockSupport;
+import io.zklock.core.engine.ReentrantLockSupport;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
@@ -38,7 +39,7 @@ import org.apache.curator.framework.CuratorFramework;
  * }
  * }</pre>
  */
-public final class ZkMutex implements QueuedLock {
+public final class ZkMutex implements DistributedLock {
     /** The kind written into this recipe's node names. */
     public static final String KIND = "lock";
 
@@ -51,6 +52,7 @@ public final class ZkMutex implements QueuedLock {
      */
     public ZkMutex(CuratorFramework client, String path) {
         this.sync = new ReentrantLockSupport(new LockEngine(client, path, KIND, LockDriver.EXCLUSIVE, 1));
+        LockComponents.register(this, sync);
     }
 
     @Override
@@ -88,19 +90,7 @@ public final class ZkMutex implements QueuedLock {
         return sync.asLock();
     }
 
-    /** This mutex's engine, for a multi-lock. */
-    @Override
-    public LockEngine engine() {
-        return sync.engine();
-    }
-
-    /** For a multi-lock: a new lease on the node the current thread holds, if it holds one. */
-    @Override
-    public Optional<Lease> reenterIfHeld() {
-        return sync.reenterIfHeld();
-    }
-
-    /** Who holds and who waits on this lock now, in queue order; see {@link LockEngine#participants()}. */
+    /** Who holds and who waits on this lock now, in queue order; each with its owner and whether it holds. */
     public List<Participant> participants() {
         return sync.engine().participants();
     }

@@ -2,9 +2,9 @@ package io.zklock.readwrite;
 
 import java.util.List;
 
-import io.zklock.core.Decision;
-import io.zklock.core.LockDriver;
-import io.zklock.core.LockNode;
+import io.zklock.core.engine.Decision;
+import io.zklock.core.engine.LockDriver;
+import io.zklock.core.engine.LockNode;
 
 /*
  * Overview.

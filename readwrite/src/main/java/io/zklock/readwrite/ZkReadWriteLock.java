@@ -6,17 +6,18 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
 
-import io.zklock.core.Decision;
+import io.zklock.core.engine.Decision;
 import io.zklock.core.DistributedLock;
-import io.zklock.core.JucLockView;
+import io.zklock.core.engine.JucLockView;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
-import io.zklock.core.LockDriver;
-import io.zklock.core.LockEngine;
-import io.zklock.core.LockNode;
+import io.zklock.core.engine.LockDriver;
+import io.zklock.core.engine.LockComponent;
+import io.zklock.core.engine.LockComponents;
+import io.zklock.core.engine.LockEngine;
+import io.zklock.core.engine.LockNode;
 import io.zklock.core.Participant;
-import io.zklock.core.QueuedLock;
-import io.zklock.core.ReentrantLockSupport;
+import io.zklock.core.engine.ReentrantLockSupport;
 import org.apache.curator.framework.CuratorFramework;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -128,6 +129,10 @@ public final class ZkReadWriteLock {
                 new LockEngine(client, path, ReadWriteDriver.WRITE, ReadWriteDriver.INSTANCE, 1));
         this.readSync = new ReentrantLockSupport(
                 new LockEngine(client, path, ReadWriteDriver.READ, ReadWriteDriver.INSTANCE, 1));
+        LockComponents.register(readLock, new Half(readSync, writeSync, "the current thread holds the write lock of "
+                + path + "; take its read lock on its own (a downgrade), not in a multi-lock"));
+        LockComponents.register(writeLock, new Half(writeSync, readSync, "the current thread holds the read lock of "
+                + path + "; a multi-lock cannot upgrade it to the write lock"));
     }
 
     /** The lock's ZooKeeper path, exactly as given to the constructor. */
@@ -146,8 +151,7 @@ public final class ZkReadWriteLock {
     }
 
     /**
-     * Who holds and who waits on this lock now, readers and writers, in queue order; see
-     * {@link LockEngine#participants()}.
+     * Who holds and who waits on this lock now, readers and writers, in queue order; each with its owner and whether it holds.
      */
     public List<Participant> participants() {
         return writeSync.engine().participants();
@@ -163,7 +167,7 @@ public final class ZkReadWriteLock {
      * while no writer holds or waits ahead of them. A blocking acquisition by a thread that
      * holds the write lock is a downgrade: granted at once, see the class comment.
      */
-    public final class ReadLock implements QueuedLock {
+    public final class ReadLock implements DistributedLock {
         private final Lock view = new JucLockView(this);
 
         private ReadLock() {
@@ -205,26 +209,6 @@ public final class ZkReadWriteLock {
             return readSync.isHeldByCurrentThread();
         }
 
-        /** The read half's engine, for a multi-lock. */
-        @Override
-        public LockEngine engine() {
-            return readSync.engine();
-        }
-
-        /**
-         * Re-entry for a multi-lock: a thread that holds the read lock counts it. A thread that
-         * holds only the write lock is refused: a multi-lock cannot downgrade.
-         */
-        @Override
-        public Optional<Lease> reenterIfHeld() {
-            Optional<Lease> again = readSync.reenterIfHeld();
-            if (again.isEmpty() && writeSync.holdCount() > 0) {
-                throw new IllegalStateException("the current thread holds the write lock of " + path()
-                        + "; take its read lock on its own (a downgrade), not in a multi-lock");
-            }
-            return again;
-        }
-
         /** How many open blocking acquisitions the current thread has on the read lock (0 if none). */
         public int holdCount() {
             return readSync.holdCount();
@@ -246,7 +230,7 @@ public final class ZkReadWriteLock {
      * while a reader holds. A blocking acquisition by a thread that holds only the read lock
      * is refused (upgrade), see the class comment.
      */
-    public final class WriteLock implements QueuedLock {
+    public final class WriteLock implements DistributedLock {
         private final Lock view = new JucLockView(this);
 
         private WriteLock() {
@@ -295,26 +279,6 @@ public final class ZkReadWriteLock {
         @Override
         public boolean isHeldByCurrentThread() {
             return writeSync.isHeldByCurrentThread();
-        }
-
-        /** The write half's engine, for a multi-lock. */
-        @Override
-        public LockEngine engine() {
-            return writeSync.engine();
-        }
-
-        /**
-         * Re-entry for a multi-lock: a thread that holds the write lock counts it. A thread that
-         * holds only the read lock is refused, as an upgrade is.
-         */
-        @Override
-        public Optional<Lease> reenterIfHeld() {
-            Optional<Lease> again = writeSync.reenterIfHeld();
-            if (again.isEmpty() && readSync.holdCount() > 0) {
-                throw new IllegalStateException("the current thread holds the read lock of " + path()
-                        + "; a multi-lock cannot upgrade it to the write lock");
-            }
-            return again;
         }
 
         /** How many open blocking acquisitions the current thread has on the write lock (0 if none). */
@@ -406,6 +370,27 @@ public final class ZkReadWriteLock {
         return LockNode.parse(node)
                 .orElseThrow(() -> new IllegalStateException("lease node " + lease.nodePath() + " has an unexpected name"))
                 .sequence();
+    }
+
+    /**
+     * The multi-lock's handle on one half: its engine, and re-entry by a thread that holds that
+     * half. A thread that holds only the other half is refused: a multi-lock can neither
+     * downgrade nor upgrade. References the two halves' supports only, never the lock.
+     */
+    private record Half(ReentrantLockSupport own, ReentrantLockSupport other, String refusal) implements LockComponent {
+        @Override
+        public LockEngine engine() {
+            return own.engine();
+        }
+
+        @Override
+        public Optional<Lease> reenterIfHeld() {
+            Optional<Lease> again = own.reenterIfHeld();
+            if (again.isEmpty() && other.holdCount() > 0) {
+                throw new IllegalStateException(refusal);
+            }
+            return again;
+        }
     }
 
     /**

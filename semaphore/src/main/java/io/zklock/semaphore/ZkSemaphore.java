@@ -11,14 +11,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Lock;
 
 import io.zklock.core.DistributedLock;
-import io.zklock.core.JucLockView;
+import io.zklock.core.engine.JucLockView;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
-import io.zklock.core.LockEngine;
-import io.zklock.core.Owners;
+import io.zklock.core.engine.LockComponents;
+import io.zklock.core.engine.LockEngine;
+import io.zklock.core.engine.Owners;
 import io.zklock.core.Participant;
-import io.zklock.core.QueuedLock;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
@@ -48,7 +48,7 @@ import org.apache.curator.framework.CuratorFramework;
  * }
  * }</pre>
  */
-public final class ZkSemaphore implements QueuedLock {
+public final class ZkSemaphore implements DistributedLock {
     private final LockEngine engine;
     private final Map<Long, Set<Lease>> blockingLeases = new ConcurrentHashMap<>();
     private final Lock view = new JucLockView(this);
@@ -64,6 +64,8 @@ public final class ZkSemaphore implements QueuedLock {
             throw new IllegalArgumentException("maxLeases must be at least 1, was " + maxLeases);
         }
         this.engine = new LockEngine(client, path, SemaphoreDriver.kind(maxLeases), new SemaphoreDriver(), maxLeases);
+        LockEngine own = engine;
+        LockComponents.register(this, () -> own);   // a permit taken through a multi-lock is one more permit
     }
 
     /** How many permits this semaphore has. */
@@ -118,13 +120,7 @@ public final class ZkSemaphore implements QueuedLock {
         return view;
     }
 
-    /** This semaphore's engine, for a multi-lock (a permit taken there is one more permit). */
-    @Override
-    public LockEngine engine() {
-        return engine;
-    }
-
-    /** Holders and waiters in queue order; see {@link LockEngine#participants()}. */
+    /** Holders and waiters in queue order; each with its owner and whether it holds a permit. */
     public List<Participant> participants() {
         return engine.participants();
     }

@@ -1,15 +1,17 @@
-package io.zklock.core;
+package io.zklock.core.engine;
 
 import java.util.Optional;
 
-/**
- * The SPI through which a recipe lets a multi-lock drive it without knowing its class: the
- * engine describes the recipe's node (directory, name, data) and its driver, and a reentrant
- * recipe tells whether the current thread already holds it.
- */
-public interface QueuedLock extends DistributedLock {
+import io.zklock.core.Lease;
 
-    /** The engine of this lock: directory, node name prefix, driver and maxLeases. */
+/**
+ * What a multi-lock needs of one of its locks, without knowing the lock's class and without
+ * anything on the recipe's public surface: the lock's engine and, for a reentrant recipe,
+ * re-entry by the current thread. Recipes register their component with {@link LockComponents}.
+ */
+public interface LockComponent {
+
+    /** The engine of the lock: directory, node name prefix, driver and maxLeases. */
     LockEngine engine();
 
     /**

@@ -1,4 +1,4 @@
-package io.zklock.core;
+package io.zklock.core.engine;
 
 /** The owner id that thread-bound hold counts are keyed by. */
 public final class Owners {

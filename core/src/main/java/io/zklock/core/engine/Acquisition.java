@@ -1,5 +1,7 @@
-package io.zklock.core;
+package io.zklock.core.engine;
 
+import io.zklock.core.LockException;
+import io.zklock.core.OwnerInfo;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.zklock.core;
+package io.zklock.core.engine;
 
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;

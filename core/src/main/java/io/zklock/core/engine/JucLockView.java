@@ -1,5 +1,7 @@
-package io.zklock.core;
+package io.zklock.core.engine;
 
+import io.zklock.core.DistributedLock;
+import io.zklock.core.Lease;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;

@@ -1,5 +1,9 @@
-package io.zklock.core;
+package io.zklock.core.engine;
 
+import io.zklock.core.DistributedLock;
+import io.zklock.core.Lease;
+import io.zklock.core.LeaseState;
+import io.zklock.core.LeaseListener;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -45,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * The lease whose close releases the node stays HELD or SUSPENDED until the node is gone;
  * one closed while the thread still holds the node through other leases is RELEASED at once.
  */
-public final class ReentrantLockSupport implements DistributedLock {
+public final class ReentrantLockSupport implements DistributedLock, LockComponent {
     private static final Logger LOG = LoggerFactory.getLogger(ReentrantLockSupport.class);
     private final LockEngine engine;
     private final Map<Long, Hold> holds = new ConcurrentHashMap<>();
@@ -58,6 +62,7 @@ public final class ReentrantLockSupport implements DistributedLock {
         this.engine = engine;
     }
 
+    @Override
     public LockEngine engine() {
         return engine;
     }
@@ -116,6 +121,7 @@ public final class ReentrantLockSupport implements DistributedLock {
      * @throws IllegalStateException if the thread holds this lock's directory through a
      *         multi-lock instead: any blocking acquisition by it would wait for itself
      */
+    @Override
     public Optional<Lease> reenterIfHeld() {
         return Optional.ofNullable(reenterOrRefuse());
     }

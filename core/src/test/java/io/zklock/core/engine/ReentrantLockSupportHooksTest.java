@@ -1,5 +1,7 @@
-package io.zklock.core;
+package io.zklock.core.engine;
 
+import io.zklock.core.Lease;
+import io.zklock.core.LeaseState;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,5 +1,8 @@
-package io.zklock.core;
+package io.zklock.core.engine;
 
+import io.zklock.core.Lease;
+import io.zklock.core.LeaseState;
+import io.zklock.core.LeaseListener;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;

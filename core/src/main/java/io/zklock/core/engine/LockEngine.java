@@ -1,5 +1,10 @@
-package io.zklock.core;
+package io.zklock.core.engine;
 
+import io.zklock.core.DistributedLock;
+import io.zklock.core.Lease;
+import io.zklock.core.LockException;
+import io.zklock.core.OwnerInfo;
+import io.zklock.core.Participant;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.zklock.core;
+package io.zklock.core.engine;
 
 import java.util.List;
 

@@ -1,5 +1,8 @@
-package io.zklock.core;
+package io.zklock.core.engine;
 
+import io.zklock.core.Lease;
+import io.zklock.core.LockException;
+import io.zklock.core.OwnerInfo;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
