@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 
 import io.zklock.core.DistributedLock;
+import io.zklock.core.engine.Deadline;
 import io.zklock.core.engine.JucLockView;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
@@ -141,14 +142,13 @@ public final class ZkMultiLock implements DistributedLock {
      */
     @Override
     public MultiLease acquire() throws InterruptedException {
-        return blocking(null).orElseThrow();
+        return blocking(Deadline.unbounded()).orElseThrow();
     }
 
     /** As {@link #acquire()}, but gives up after {@code timeout} with nothing held; ZERO is one attempt. */
     @Override
     public Optional<Lease> tryAcquire(Duration timeout) throws InterruptedException {
-        LockEngine.timeoutNanos(timeout);
-        return blocking(timeout).map(l -> l);
+        return blocking(Deadline.after(timeout)).map(l -> l);
     }
 
     /** Starts an acquisition of every component; {@code cancel()} withdraws it. Never re-enters. */
@@ -186,7 +186,7 @@ public final class ZkMultiLock implements DistributedLock {
         return view;
     }
 
-    private Optional<MultiLease> blocking(Duration timeout) throws InterruptedException {
+    private Optional<MultiLease> blocking(Deadline deadline) throws InterruptedException {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
@@ -219,7 +219,7 @@ public final class ZkMultiLock implements DistributedLock {
         } else {
             MultiLockEngine part = queue.size() == locks.size() ? engine : new MultiLockEngine(queue);
             try {
-                Optional<List<Lease>> got = timeout == null ? Optional.of(part.acquire()) : part.tryAcquire(timeout);
+                Optional<List<Lease>> got = part.acquire(deadline);
                 if (got.isEmpty()) {
                     closeAll(reentered);
                     return Optional.empty();

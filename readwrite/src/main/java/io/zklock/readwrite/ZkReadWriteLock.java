@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
 
+import io.zklock.core.engine.Deadline;
 import io.zklock.core.engine.Decision;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.engine.JucLockView;
@@ -185,7 +186,7 @@ public final class ZkReadWriteLock {
          */
         @Override
         public Lease acquire() throws InterruptedException {
-            return acquireRead(-1).orElseThrow(() -> new IllegalStateException("unbounded acquisition timed out"));
+            return acquireRead(Deadline.unbounded()).orElseThrow(() -> new IllegalStateException("unbounded acquisition timed out"));
         }
 
         /**
@@ -195,7 +196,7 @@ public final class ZkReadWriteLock {
          */
         @Override
         public Optional<Lease> tryAcquire(Duration timeout) throws InterruptedException {
-            return acquireRead(LockEngine.timeoutNanos(timeout));
+            return acquireRead(Deadline.after(timeout));
         }
 
         /** See {@link DistributedLock#acquireAsync(Duration)}; never re-enters and never downgrades. */
@@ -251,7 +252,7 @@ public final class ZkReadWriteLock {
          */
         @Override
         public Lease acquire() throws InterruptedException {
-            return acquireWrite(-1).orElseThrow(() -> new IllegalStateException("unbounded acquisition timed out"));
+            return acquireWrite(Deadline.unbounded()).orElseThrow(() -> new IllegalStateException("unbounded acquisition timed out"));
         }
 
         /**
@@ -263,7 +264,7 @@ public final class ZkReadWriteLock {
          */
         @Override
         public Optional<Lease> tryAcquire(Duration timeout) throws InterruptedException {
-            return acquireWrite(LockEngine.timeoutNanos(timeout));
+            return acquireWrite(Deadline.after(timeout));
         }
 
         /**
@@ -299,8 +300,7 @@ public final class ZkReadWriteLock {
 
     // ---- blocking acquisitions ----------------------------------------------------------------
 
-    /** @param timeoutNanos negative: unbounded; 0: one attempt */
-    private Optional<Lease> acquireRead(long timeoutNanos) throws InterruptedException {
+    private Optional<Lease> acquireRead(Deadline deadline) throws InterruptedException {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
@@ -308,7 +308,6 @@ public final class ZkReadWriteLock {
         if (again.isPresent()) {
             return again;
         }
-        long deadline = System.nanoTime() + Math.max(0, timeoutNanos);
         Optional<Lease> pin = writeSync.reenterIfHeld();
         if (pin.isPresent() && pin.get().state() != LeaseState.HELD) {
             LeaseState state = pin.get().state();
@@ -320,7 +319,7 @@ public final class ZkReadWriteLock {
             try (Lease write = pin.get()) {
                 AnchorWitness witness = new AnchorWitness(write.nodePath().substring(write.nodePath().lastIndexOf('/') + 1));
                 LockEngine anchored = readSync.engine().anchoredAt(sequenceOf(write), witness);
-                Optional<Lease> read = timeoutNanos < 0 ? Optional.of(anchored.acquire()) : anchored.tryAcquire(left(deadline));
+                Optional<Lease> read = anchored.acquire(deadline);
                 if (read.isEmpty() || witness.sawAnchor) {
                     return read.map(this::adoptRead);
                 }
@@ -329,7 +328,7 @@ public final class ZkReadWriteLock {
                         + " queueing for the read lock as any reader", write.nodePath(), read.get().nodePath());
             }
         }
-        return timeoutNanos < 0 ? Optional.of(readSync.acquire()) : readSync.tryAcquire(left(deadline));
+        return readSync.acquire(deadline);
     }
 
     private Lease adoptRead(Lease read) {
@@ -341,8 +340,7 @@ public final class ZkReadWriteLock {
         }
     }
 
-    /** @param timeoutNanos negative: unbounded; 0: one attempt */
-    private Optional<Lease> acquireWrite(long timeoutNanos) throws InterruptedException {
+    private Optional<Lease> acquireWrite(Deadline deadline) throws InterruptedException {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
@@ -357,12 +355,7 @@ public final class ZkReadWriteLock {
                     + " which would wait for that read lock forever (a deadlock); close the read leases first,"
                     + " or take the write lock first and then the read lock (downgrade)");
         }
-        return timeoutNanos < 0 ? Optional.of(writeSync.acquire()) : writeSync.tryAcquire(Duration.ofNanos(timeoutNanos));
-    }
-
-    /** The time left until {@code deadline}, never negative. */
-    private static Duration left(long deadline) {
-        return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+        return writeSync.acquire(deadline);
     }
 
     private static long sequenceOf(Lease lease) {

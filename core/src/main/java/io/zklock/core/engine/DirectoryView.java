@@ -5,6 +5,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
 
 /*
@@ -69,6 +72,42 @@ final class DirectoryView {
         if (valid && session != 0 && this.session == session && sequence == next) {
             missed = false;
         }
+    }
+
+    /** The reply of a plain create by {@code session}, on the event thread. */
+    void plainCreate(long session, ZkPort.Reply reply) {
+        if (reply.ok() && reply.path() != null) {
+            LockNode.parse(ZKPaths.getNodeFromPath(reply.path())).ifPresent(node -> plainCreate(session, (int) node.sequence()));
+        }
+    }
+
+    /** The reply of a listing by {@code session}, on the event thread. */
+    void listed(long session, ZkPort.Reply reply) {
+        if (reply.ok()) {
+            listed(session, reply.stat(), reply.children());
+        }
+    }
+
+    /**
+     * The reply of an inferring transaction by {@code session} (setData on the directory, then
+     * the create), on the event thread, in the order of the replies.
+     *
+     * @return the directory's children as of the create, our node included, or null if the
+     *         view cannot vouch for them
+     */
+    List<String> transacted(long session, ZkPort.Reply reply) {
+        if (!reply.ok()) {
+            if (reply.rc() == KeeperException.Code.NOAUTH || reply.rc() == KeeperException.Code.BADARGUMENTS
+                    || reply.rc() == KeeperException.Code.UNIMPLEMENTED) {
+                refuse();                      // this directory will never take the transaction
+            } else {
+                invalidate();                  // nothing applied, or we do not know what was
+            }
+            return null;
+        }
+        Stat directory = ((OpResult.SetDataResult) reply.results().get(0)).getStat();
+        String name = ZKPaths.getNodeFromPath(((OpResult.CreateResult) reply.results().get(1)).getPath());
+        return LockNode.parse(name).map(node -> created(session, directory, name, (int) node.sequence())).orElse(null);
     }
 
     /** A listing made by {@code session}, with the directory's Stat from the same reply. */

@@ -1,53 +1,40 @@
 package io.zklock.core.engine;
 
-import io.zklock.core.DistributedLock;
-import io.zklock.core.Lease;
-import io.zklock.core.LockException;
-import io.zklock.core.OwnerInfo;
-import io.zklock.core.Participant;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.function.Consumer;
 
+import io.zklock.core.Lease;
+import io.zklock.core.LockException;
+import io.zklock.core.OwnerInfo;
+import io.zklock.core.Participant;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
-import org.apache.curator.utils.ZKPaths;
-import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.CreateOptions;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.Op;
-import org.apache.zookeeper.ZooDefs;
-import org.apache.zookeeper.data.ACL;
-import org.apache.zookeeper.proto.CreateRequest;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.apache.zookeeper.Watcher;
 
 /**
  * The queueing engine every recipe runs on: one lock directory, one node kind, one
- * {@link LockDriver}. Recipes are thin classes over an engine; the algorithm is stated at the
- * top of {@code Acquisition}.
+ * {@link LockDriver}. Recipes are thin classes over an engine; how a request obtains a node and
+ * waits for its grant is stated at the top of {@code Acquisition}, {@code NodeCreation} and
+ * {@code GrantWait}. The engine's requests never re-enter: re-entry is
+ * {@link ReentrantLockSupport}'s.
  *
  * <p>This class is the SPI between {@code core} and the recipe modules; applications use the
  * recipes.
  */
 public final class LockEngine {
-    private static final Logger LOG = LoggerFactory.getLogger(LockEngine.class);
-    private static final long GIVE_UP_WAIT_MS = 10_000;
-
     private final CuratorFramework client;
     private final String path;
     private final String kind;
     private final LockDriver driver;
     private final int maxLeases;
     private final SessionMonitor monitor;
+    private final ZkPort port;
     private final String namePrefix;
+    private final Cleanup cleanup = new Cleanup(this);
 
     /**
      * @param client a Curator client; it may be shared by many locks
@@ -58,9 +45,12 @@ public final class LockEngine {
      * @throws IllegalArgumentException naming the bad argument
      */
     public LockEngine(CuratorFramework client, String path, String kind, LockDriver driver, int maxLeases) {
-        if (client == null) {
-            throw new IllegalArgumentException("client is null");
-        }
+        this(client, SessionMonitor.of(requireClient(client)), null, path, kind, kind, driver, maxLeases);
+    }
+
+    /** The engine of {@code path} on {@code port}: a test scripts the port. */
+    LockEngine(CuratorFramework client, SessionMonitor monitor, ZkPort port, String path, String kind, String namePrefix,
+            LockDriver driver, int maxLeases) {
         if (driver == null) {
             throw new IllegalArgumentException("driver is null");
         }
@@ -70,20 +60,18 @@ public final class LockEngine {
         this.client = client;
         this.path = LockPaths.validate(path);
         this.kind = LockNode.checkKind(kind);
+        this.namePrefix = namePrefix;
         this.driver = driver;
         this.maxLeases = maxLeases;
-        this.monitor = SessionMonitor.of(client);
-        this.namePrefix = this.kind;
+        this.monitor = monitor;
+        this.port = port != null ? port : new CuratorPort(client, monitor);
     }
 
-    private LockEngine(LockEngine base, String namePrefix, LockDriver driver) {
-        this.client = base.client;
-        this.path = base.path;
-        this.kind = base.kind;
-        this.driver = driver;
-        this.maxLeases = base.maxLeases;
-        this.monitor = base.monitor;
-        this.namePrefix = namePrefix;
+    private static CuratorFramework requireClient(CuratorFramework client) {
+        if (client == null) {
+            throw new IllegalArgumentException("client is null");
+        }
+        return client;
     }
 
     /**
@@ -96,14 +84,7 @@ public final class LockEngine {
      * @throws IllegalArgumentException if the driver is null
      */
     public LockEngine anchoredAt(long anchorSequence, LockDriver driver) {
-        if (driver == null) {
-            throw new IllegalArgumentException("driver is null");
-        }
-        return new LockEngine(this, LockNode.anchoredPrefix(kind, anchorSequence), driver);
-    }
-
-    public CuratorFramework client() {
-        return client;
+        return new LockEngine(client, monitor, port, path, kind, LockNode.anchoredPrefix(kind, anchorSequence), driver, maxLeases);
     }
 
     public String path() {
@@ -114,73 +95,57 @@ public final class LockEngine {
         return kind;
     }
 
-    /** What this engine's node names carry between the protected prefix and the sequence number. */
-    public String namePrefix() {
-        return namePrefix;
-    }
-
-    public LockDriver driver() {
-        return driver;
-    }
-
     public int maxLeases() {
         return maxLeases;
     }
 
-    SessionMonitor monitor() {
-        return monitor;
-    }
+    // ---- requests ---------------------------------------------------------------------------
 
-    /** This client's view of the lock directory, for sequence-gap inference. */
-    DirectoryView view() {
-        return monitor.view(serverPath(path));
-    }
-
-    /** See {@link DistributedLock#acquire()}; never re-enters. */
+    /** See {@link io.zklock.core.DistributedLock#acquire()}; never re-enters. */
     public Lease acquire() throws InterruptedException {
-        if (Thread.interrupted()) {
-            throw new InterruptedException();
-        }
-        return await(start(-1)).orElseThrow(() -> new LockException("acquisition of lock " + path + " ended without a grant"));
+        return acquire(Deadline.unbounded()).orElseThrow(() -> new LockException("acquisition of lock " + path + " ended without a grant"));
     }
 
-    /** See {@link DistributedLock#tryAcquire(Duration)}; never re-enters. */
+    /** See {@link io.zklock.core.DistributedLock#tryAcquire(Duration)}; never re-enters. */
     public Optional<Lease> tryAcquire(Duration timeout) throws InterruptedException {
-        long nanos = timeoutNanos(timeout);
+        return acquire(Deadline.after(timeout));
+    }
+
+    /** Acquires before {@code deadline}: empty when it passes first; never re-enters. */
+    public Optional<Lease> acquire(Deadline deadline) throws InterruptedException {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        return await(start(nanos));
+        Acquisition acquisition = start(deadline);
+        return Blocking.await(acquisition.result, acquisition::giveUp, LockEngine::release, "acquisition of lock " + path)
+                .map(LockEngine::lease);
     }
 
-    /** See {@link DistributedLock#acquireAsync(Duration)}. */
+    /** See {@link io.zklock.core.DistributedLock#acquireAsync(Duration)}. */
     public CompletableFuture<Lease> acquireAsync(Duration timeout) {
-        long nanos = timeoutNanos(timeout);
+        Deadline deadline = Deadline.after(timeout);
         Acquisition acquisition;
         try {
-            acquisition = start(nanos);
+            acquisition = start(deadline);
         } catch (LockException e) {
             return CompletableFuture.failedFuture(e);   // a closed client fails the future, as while waiting
         }
-        CompletableFuture<Lease> user = new CompletableFuture<>();
-        acquisition.result.whenCompleteAsync((lease, error) -> {
-            if (lease == null) {
-                user.completeExceptionally(error);
-            } else if (!user.complete(lease)) {
-                lease.release();               // cancelled while the grant was on its way
-            }
-        }, Threads.COMPLETION);
-        user.whenComplete((lease, error) -> {
-            if (error != null) {
-                acquisition.giveUp(new Withdrawn("cancelled"));   // no-op unless the user ended it early
-            }
-        });
-        return user;
+        return Blocking.userFuture(acquisition.result, LockEngine::lease, acquisition::giveUp, LockEngine::release);
     }
 
-    private Acquisition start(long timeoutNanos) {
+    private Acquisition start(Deadline deadline) {
         checkStarted(client, "lock " + path);
-        return new Acquisition(this, timeoutNanos).start();
+        return Acquisition.start(this, deadline);
+    }
+
+    private static Lease lease(Acquisition.Outcome outcome) {
+        return ((Acquisition.Outcome.Leased) outcome).lease();   // a request that made its own node is never Lost
+    }
+
+    private static void release(Acquisition.Outcome outcome) {
+        if (outcome instanceof Acquisition.Outcome.Leased leased) {
+            leased.lease().release();
+        }
     }
 
     /**
@@ -203,78 +168,50 @@ public final class LockEngine {
         return new LockException("the CuratorFramework client of " + what + " is closed");
     }
 
-    private Optional<Lease> await(Acquisition acquisition) throws InterruptedException {
-        return LockEngine.<ZkLease>await(acquisition.result, () -> acquisition.giveUp(new Withdrawn("interrupted")),
-                ZkLease::release, "acquisition of lock " + path).map(Lease.class::cast);
+    // ---- what the engine's parts share ------------------------------------------------------
+
+    CuratorFramework client() {
+        return client;
     }
 
-    /**
-     * The blocking side of every acquisition, single or multi: waits for {@code result}; on
-     * an interrupt withdraws the request, releases a grant that beat the withdrawal, waits
-     * for the cleanup and throws; maps a timeout to empty, a driver's refusal to
-     * IllegalStateException and anything else to LockException.
-     */
-    static <T> Optional<T> await(CompletableFuture<T> result, Runnable withdraw, Consumer<? super T> release,
-            String what) throws InterruptedException {
-        try {
-            return Optional.of(result.get());
-        } catch (InterruptedException e) {
-            withdraw.run();
-            result.thenAccept(release);        // granted as we were interrupted: release, never leak
-            awaitQuietly(result);              // its nodes are gone when we throw
-            throw e;
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof TimeoutException) {
-                return Optional.empty();
-            }
-            if (cause instanceof IllegalStateException) {
-                throw new IllegalStateException(cause.getMessage(), cause);   // refused by a driver
-            }
-            throw new LockException(what + " failed: " + cause.getMessage(), cause);
-        }
+    /** What this engine's node names carry between the protected prefix and the sequence number. */
+    String namePrefix() {
+        return namePrefix;
     }
 
-    /** Waits, ignoring interrupts, for a withdrawn request's cleanup; the caller re-throws the interrupt. */
-    private static void awaitQuietly(CompletableFuture<?> future) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(GIVE_UP_WAIT_MS);
-        while (true) {
-            try {
-                future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                return;
-            } catch (InterruptedException e) {
-                // keep waiting: the caller throws InterruptedException once the node is gone
-            } catch (ExecutionException | TimeoutException | CancellationException e) {
-                return;                        // the withdrawal itself is the outcome waited for
-            }
-        }
+    LockDriver driver() {
+        return driver;
     }
 
-    /** Why a request was withdrawn by its caller (interrupt or cancel). */
-    static final class Withdrawn extends Exception {
-        private static final long serialVersionUID = 1L;
-
-        Withdrawn(String why) {
-            super(why, null, false, false);
-        }
+    SessionMonitor monitor() {
+        return monitor;
     }
 
-    /**
-     * Converts a user's timeout: negative nanos means unbounded (a timeout too large for a
-     * long of nanoseconds), 0 one attempt.
-     */
-    public static long timeoutNanos(Duration timeout) {
-        if (timeout == null) {
-            throw new IllegalArgumentException("timeout is null");
-        }
-        if (timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout is negative: " + timeout);
-        }
-        try {
-            return timeout.toNanos();
-        } catch (ArithmeticException e) {
-            return -1;
-        }
+    ZkPort port() {
+        return port;
+    }
+
+    Cleanup cleanup() {
+        return cleanup;
+    }
+
+    /** This session's view of the lock directory, for sequence-gap inference. */
+    DirectoryView view() {
+        return monitor.view(port.serverPath(path));
+    }
+
+    /** Lists the lock directory; the reply updates the directory's view, in reply order. */
+    CompletableFuture<ZkPort.Reply> list(Watcher watcher) {
+        return port.children(path, watcher, reply -> view().listed(port.sessionId(), reply));
+    }
+
+    LockException clientClosed() {
+        return clientClosed("lock " + path);
+    }
+
+    /** A call that could not be issued: the closed client as every recipe reports it, or the cause. */
+    LockException refused(String what, Throwable cause) {
+        return port.isClosed() ? clientClosed() : new LockException(what + " failed: " + cause, cause);
     }
 
     /** The children of the lock directory that are lock nodes, in queue order; foreign names dropped. */
@@ -285,116 +222,6 @@ public final class LockEngine {
         }
         nodes.sort(LockNode.QUEUE_ORDER);
         return nodes;
-    }
-
-    /**
-     * Deletes a node of ours, retrying through connection loss (the node's name carries a
-     * uuid, so a late retry can never hit another client's node). Completes after the first
-     * attempt.
-     */
-    CompletableFuture<Void> deleteGuaranteed(String node) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        try {
-            client.delete().guaranteed().inBackground((c, event) -> {
-                int rc = event.getResultCode();
-                if (rc == KeeperException.Code.OK.intValue() || rc == KeeperException.Code.NONODE.intValue()) {
-                    nodeDeleted(node);
-                }
-                done.complete(null);
-            }).forPath(node);
-        } catch (Exception e) {
-            if (monitor.isClosed() || client.getState() == CuratorFrameworkState.STOPPED) {
-                LOG.debug("not deleting {}: the client is closed, which ends its session and its nodes", node);
-            } else {
-                LOG.warn("could not delete {}", node, e);
-            }
-            done.complete(null);
-        }
-        return done;
-    }
-
-    /**
-     * Removes this session's watch {@code key} from the server (see SessionMonitor.watchEnded
-     * for when that is safe); completes after the attempt. Sent on the ZooKeeper handle
-     * itself, not through Curator, whose retry of a removal lost to a connection blip could
-     * land after a newer registration on the same path and remove that instead; a removal
-     * that fails is dropped (a leftover watch fires once, harmlessly).
-     */
-    CompletableFuture<Void> removeAllWatches(WatchKey key) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        try {
-            client.getZookeeperClient().getZooKeeper().removeAllWatches(key.path(), key.type(), false,
-                    (rc, path, ctx) -> done.complete(null), null);
-        } catch (Exception e) {
-            LOG.debug("could not remove the watch on {}", key.path(), e);
-            done.complete(null);
-        }
-        return done;
-    }
-
-    /** {@code serverPath} as this client names it: without the client's namespace. */
-    String clientPath(String serverPath) {
-        String namespace = client.getNamespace();
-        return namespace == null || namespace.isEmpty() ? serverPath : serverPath.substring(namespace.length() + 1);
-    }
-
-    /**
-     * Deletes whatever node of this directory carries {@code uuid} (a transaction whose reply
-     * was lost may have created one); completes when the deletes were answered. A listing that
-     * fails on the connection is tried again until the client closes.
-     */
-    CompletableFuture<Void> sweep(String uuid) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        sweep(uuid, done);
-        return done;
-    }
-
-    private void sweep(String uuid, CompletableFuture<Void> done) {
-        try {
-            client.getChildren().inBackground((c, event) -> {
-                KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
-                if (rc == KeeperException.Code.OK) {
-                    List<CompletableFuture<Void>> deletes = new ArrayList<>();
-                    for (String child : event.getChildren()) {
-                        if (child.startsWith("_c_" + uuid + "-")) {
-                            deletes.add(deleteGuaranteed(path + "/" + child));
-                        }
-                    }
-                    CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> done.complete(null));
-                } else if (rc == KeeperException.Code.NONODE || monitor.isClosed()) {
-                    done.complete(null);
-                } else {
-                    Threads.TIMER.schedule(() -> sweep(uuid, done), 100, TimeUnit.MILLISECONDS);
-                }
-            }).forPath(path);
-        } catch (Exception e) {
-            LOG.warn("could not list {} to remove a node of an unanswered transaction", path, e);
-            done.complete(null);
-        }
-    }
-
-    /** Our node at {@code nodePath} is confirmed gone: the directory view forgets it. */
-    void nodeDeleted(String nodePath) {
-        view().deleted(ZKPaths.getNodeFromPath(nodePath));
-    }
-
-    /**
-     * An ephemeral-sequential create2 operation for {@code path}, sent on the ZooKeeper handle
-     * (so its reply carries the node's Stat): the server path and ACL are those Curator's own
-     * create would use (namespace, ACLProvider), taken from Curator's transaction op, whose
-     * create returns no Stat.
-     */
-    Op createOp(String path, byte[] data) throws Exception {
-        Op curators = client.transactionOp().create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(path, data).get();
-        List<ACL> acl = ((CreateRequest) curators.toRequestRecord()).getAcl();
-        return Op.create(curators.getPath(), data,
-                CreateOptions.newBuilder(acl == null || acl.isEmpty() ? ZooDefs.Ids.OPEN_ACL_UNSAFE : acl,
-                        CreateMode.EPHEMERAL_SEQUENTIAL).build());
-    }
-
-    /** {@code path} as the server knows it: with the client's namespace, if it has one. */
-    String serverPath(String path) {
-        return ZKPaths.fixForNamespace(client.getNamespace(), path);
     }
 
     /**

@@ -55,6 +55,16 @@ public record LockNode(String name, String protectedId, String kind, long sequen
         return Integer.signum((int) (a - b));
     }
 
+    /** The name, up to ZooKeeper's sequence number, of the node a request with {@code uuid} creates. */
+    static String protectedName(String uuid, String namePrefix) {
+        return PROTECTED_PREFIX + uuid + "-" + namePrefix + "-";
+    }
+
+    /** Whether {@code child} is a node that the request with {@code uuid} created. */
+    static boolean createdBy(String child, String uuid) {
+        return child.startsWith(PROTECTED_PREFIX + uuid + "-");
+    }
+
     /** A node without an anchor. */
     public LockNode(String name, String protectedId, String kind, long sequence) {
         this(name, protectedId, kind, sequence, OptionalLong.empty());

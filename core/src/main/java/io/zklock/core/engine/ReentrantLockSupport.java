@@ -83,12 +83,16 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
 
     @Override
     public Optional<Lease> tryAcquire(Duration timeout) throws InterruptedException {
-        LockEngine.timeoutNanos(timeout);
+        return acquire(Deadline.after(timeout));
+    }
+
+    /** As {@link #tryAcquire(Duration)}, before {@code deadline}: re-enters, or acquires. */
+    public Optional<Lease> acquire(Deadline deadline) throws InterruptedException {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
         Lease again = reenterOrRefuse();
-        return again != null ? Optional.of(again) : engine.tryAcquire(timeout).map(this::hold);
+        return again != null ? Optional.of(again) : engine.acquire(deadline).map(this::hold);
     }
 
     @Override

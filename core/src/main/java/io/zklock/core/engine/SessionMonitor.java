@@ -1,13 +1,13 @@
 package io.zklock.core.engine;
 
 import java.lang.ref.WeakReference;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
 import org.apache.curator.CuratorZookeeperClient;
 import org.apache.curator.framework.CuratorFramework;
@@ -19,11 +19,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The one connection-state listener of a Curator client, shared by every lock on it (and by
  * every namespace facade of it: monitors are keyed by the {@link CuratorZookeeperClient} they
- * all share). It moves held leases between HELD, SUSPENDED and LOST, and wakes waiters and
- * unfinished releases when the connection comes back or the session is lost.
- *
- * <p>A lease is bound to the session that created its node: on reconnection with a different
- * session id the node is gone, so the lease is LOST even if Curator reported no LOST state.
+ * all share). It tells the {@link SessionListener}s registered with it (held leases, waiting
+ * requests, lost leases whose node is still to be deleted) of every connection and session
+ * change, and keeps what the client's locks share: the watch counts of the session and the
+ * views of its lock directories.
  */
 final class SessionMonitor {
     private static final Logger LOG = LoggerFactory.getLogger(SessionMonitor.class);
@@ -32,12 +31,8 @@ final class SessionMonitor {
     private static final int MAX_VIEWS = 1_024;
 
     private final WeakReference<CuratorZookeeperClient> zookeeper;   // the map's key: not held strongly
-    final Set<ZkLease> held = ConcurrentHashMap.newKeySet();
-    final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
-    final Set<ZkLease> releasing = ConcurrentHashMap.newKeySet();
-    /** Lost leases whose node may outlive their session on the server: deleted on reconnection. */
-    final Set<ZkLease> orphans = ConcurrentHashMap.newKeySet();
-    private final Map<WatchKey, Integer> watchRefs = new HashMap<>();   // guarded by itself
+    private final Set<SessionListener> listeners = ConcurrentHashMap.newKeySet();
+    private final WatchBook watches = new WatchBook();
     private final Map<String, DirectoryView> views = new LinkedHashMap<>(16, 0.75f, true) {
         private static final long serialVersionUID = 1L;
 
@@ -46,11 +41,23 @@ final class SessionMonitor {
             return size() > MAX_VIEWS;
         }
     };                                                                  // guarded by itself
+    private volatile Thread eventThread;
+    private LongSupplier detachedSession;  // set once, before the monitor is shared
     private volatile boolean closed;
     private volatile boolean multiCreateReturnsStat = true;
 
     private SessionMonitor(CuratorZookeeperClient zookeeper) {
         this.zookeeper = new WeakReference<>(zookeeper);
+    }
+
+    /**
+     * A monitor of no client, for an engine on a scripted port: its news come from
+     * {@link #stateChanged}, its session id from {@code sessionId}.
+     */
+    static SessionMonitor detached(LongSupplier sessionId) {
+        SessionMonitor monitor = new SessionMonitor(null);
+        monitor.detachedSession = sessionId;
+        return monitor;
     }
 
     static SessionMonitor of(CuratorFramework client) {
@@ -79,6 +86,9 @@ final class SessionMonitor {
 
     /** The id of the client's current session, or 0 when it has none. */
     long sessionId() {
+        if (detachedSession != null) {
+            return closed ? 0 : detachedSession.getAsLong();
+        }
         CuratorZookeeperClient zk = zookeeper.get();
         if (closed || zk == null) {
             return 0;
@@ -119,76 +129,52 @@ final class SessionMonitor {
         return closed;
     }
 
-    /*
-     * Server-side watches. ZooKeeper keeps one watch per path and session, whatever number of
-     * client-side watchers share it, and removing one watcher does not remove the server's
-     * watch: only "remove all watches of this path" does. So the monitor counts the waiters of
-     * this session watching each path, and asks the server to remove the watch only when the
-     * last of them gives up. Registration and removal are issued under the same lock, so a
-     * removal can never overtake a registration issued before it (one session's requests are
-     * processed in order). A registration whose outcome is unknown is never uncounted: an
-     * overcount leaves a watch until its node goes, an undercount could strand a waiter.
-     */
+    /** The count of this session's waiters per server watch. */
+    WatchBook watches() {
+        return watches;
+    }
 
-    /** Issues a watch registration and counts it. */
-    void watchIssued(WatchKey key, Runnable issue) {
-        synchronized (watchRefs) {
-            watchRefs.merge(key, 1, Integer::sum);
-            issue.run();
-        }
+    /** Registers {@code listener} for the session's news until it is removed. */
+    void addListener(SessionListener listener) {
+        listeners.add(listener);
+    }
+
+    void removeListener(SessionListener listener) {
+        listeners.remove(listener);
+    }
+
+    /** Called by the port on every reply: the thread that delivers the session's replies and events. */
+    void noteEventThread() {
+        eventThread = Thread.currentThread();
     }
 
     /**
-     * One registration is over. If it was the last of its key and {@code remove} is set, the
-     * server's watch is removed through {@code engine}; the future completes after that.
+     * Whether the caller runs on the session's event thread, where waiting for a reply would
+     * wait forever (the reply needs that very thread).
      */
-    CompletableFuture<Void> watchEnded(WatchKey key, boolean remove, LockEngine engine) {
-        synchronized (watchRefs) {
-            Integer left = watchRefs.computeIfPresent(key, (k, n) -> n <= 1 ? null : n - 1);
-            if (left == null && remove) {
-                return engine.removeAllWatches(key);
-            }
-        }
-        return CompletableFuture.completedFuture(null);
+    boolean isEventThread() {
+        return Thread.currentThread() == eventThread;
     }
 
-    private void stateChanged(ConnectionState state) {
-        LOG.debug("connection state {}: {} held, {} waiting, {} releasing",
-                state, held.size(), waiting.size(), releasing.size());
+    /*
+     * Listeners are told in no particular order, each from a snapshot: one that registers while
+     * the news is delivered (a lease that turns LOST now, say) hears the next news only.
+     */
+    void stateChanged(ConnectionState state) {
+        List<SessionListener> told = List.copyOf(listeners);
+        LOG.debug("connection state {}: {} leases and waiters told", state, told.size());
         switch (state) {
-            case SUSPENDED, READ_ONLY -> {
-                held.forEach(ZkLease::suspend);
-                releasing.forEach(ZkLease::stopWaiting);   // a close waiting on the delete returns; retried on reconnection
-            }
+            case SUSPENDED, READ_ONLY -> told.forEach(SessionListener::suspended);
             case CONNECTED, RECONNECTED -> {
-                orphans.forEach(ZkLease::deleteOrphan);   // first: leases lost below delete their own
                 long session = sessionId();
-                held.forEach(lease -> lease.reconnected(session));
-                releasing.forEach(ZkLease::retryDelete);
-                waiting.forEach(Acquisition::kick);
+                told.forEach(listener -> listener.reconnected(session));
             }
-            case LOST -> {
-                // Curator posts LOST after it made a new handle, and listeners before us may
-                // delay it: leases granted on the new session meanwhile are not lost. The
-                // session is read again for each lease, since the new one may connect midway.
-                held.forEach(lease -> loseUnlessCurrent(lease));
-                releasing.forEach(lease -> loseUnlessCurrent(lease));
-                waiting.forEach(Acquisition::kick);
-            }
+            case LOST -> told.forEach(SessionListener::lost);
         }
     }
 
-    private void loseUnlessCurrent(ZkLease lease) {
-        if (lease.sessionId() != sessionId()) {
-            lease.lose();
-        }
-    }
-
-    private void clientClosing() {
+    void clientClosing() {
         closed = true;
-        orphans.clear();                       // closing the client ends the session and its nodes
-        held.forEach(ZkLease::lose);
-        releasing.forEach(ZkLease::lose);
-        waiting.forEach(Acquisition::clientClosing);
+        List.copyOf(listeners).forEach(SessionListener::closing);
     }
 }

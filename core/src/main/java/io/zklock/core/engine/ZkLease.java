@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,10 +27,11 @@ import org.slf4j.LoggerFactory;
  * returns at once. A connection lost during that wait ends it: the delete is retried on
  * reconnection while the lease keeps its state.
  */
-final class ZkLease implements Lease {
+final class ZkLease implements Lease, SessionListener {
     private static final Logger LOG = LoggerFactory.getLogger(ZkLease.class);
     private static final long CLOSE_WAIT_MS = 10_000;
     private static final long DELETE_RETRY_MS = 1_000;
+    private static final long ANNOUNCE_RETRY_MS = 50;
     private static final ThreadLocal<Boolean> IN_LISTENER = ThreadLocal.withInitial(() -> false);
 
     private final LockEngine engine;
@@ -39,6 +40,8 @@ final class ZkLease implements Lease {
     private final long sessionId;
     private final List<LeaseListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicBoolean closing = new AtomicBoolean();
+    /** LOST, and its node may outlive its session on the server: deleted on reconnection. */
+    private final AtomicBoolean orphan = new AtomicBoolean();
     private final CompletableFuture<Void> firstDeleteAttempt = new CompletableFuture<>();
     private final Object stateLock = new Object();
     private volatile LeaseState state = LeaseState.HELD;
@@ -48,6 +51,7 @@ final class ZkLease implements Lease {
         this.nodePath = nodePath;
         this.fencingToken = fencingToken;
         this.sessionId = sessionId;
+        engine.monitor().addListener(this);
     }
 
     /** The session that created the lease's node. */
@@ -91,9 +95,7 @@ final class ZkLease implements Lease {
     }
 
     private boolean mayWait() {
-        return engine.monitor().isConnected()
-                && !IN_LISTENER.get()
-                && !Thread.currentThread().getName().endsWith("-EventThread");
+        return engine.port().isConnected() && !IN_LISTENER.get() && !engine.monitor().isEventThread();
     }
 
     /**
@@ -105,7 +107,6 @@ final class ZkLease implements Lease {
         if (isFinal(state) || !closing.compareAndSet(false, true)) {
             return false;
         }
-        engine.monitor().releasing.add(this);
         retryDelete();
         return true;
     }
@@ -120,15 +121,13 @@ final class ZkLease implements Lease {
         if (isFinal(state) || !closing.compareAndSet(false, true)) {
             return false;
         }
-        engine.monitor().releasing.add(this);
         return true;
     }
 
     /** The claimed delete succeeded, or found the node gone. */
     void deletedByCaller() {
-        engine.nodeDeleted(nodePath);
-        engine.monitor().releasing.remove(this);
-        engine.monitor().held.remove(this);
+        engine.view().deleted(ZKPaths.getNodeFromPath(nodePath));
+        engine.monitor().removeListener(this);
         LeaseState released = move(null, LeaseState.RELEASED);
         firstDeleteAttempt.complete(null);
         tell(released);
@@ -156,31 +155,27 @@ final class ZkLease implements Lease {
         }
     }
 
-    /** The connection is gone: a close waiting for the first delete attempt returns now. */
-    void stopWaiting() {
-        firstDeleteAttempt.complete(null);
-    }
-
     /** Issues the delete, again if an earlier attempt failed. */
     void retryDelete() {
         if (!closing.get() || isFinal(state)) {
             return;
         }
-        long current = engine.monitor().sessionId();
+        long current = engine.port().sessionId();
         if (current != 0 && current != sessionId) {
             lose();
             return;
         }
-        try {
-            engine.client().delete().inBackground((c, event) -> deleted(event)).forPath(nodePath);
-        } catch (Exception e) {
-            LOG.warn("could not issue the delete of {}; retried on reconnection", nodePath, e);
-            firstDeleteAttempt.complete(null);
-        }
+        engine.port().delete(nodePath, false).whenComplete((reply, error) -> {
+            if (error != null) {
+                LOG.warn("could not issue the delete of {}; retried on reconnection", nodePath, error);
+                firstDeleteAttempt.complete(null);
+            } else {
+                deleted(reply.rc());
+            }
+        });
     }
 
-    private void deleted(CuratorEvent event) {
-        KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
+    private void deleted(KeeperException.Code rc) {
         if (rc == KeeperException.Code.OK || rc == KeeperException.Code.NONODE) {
             deletedByCaller();                   // close() returns with the lease RELEASED; listeners after
         } else if (rc == KeeperException.Code.SESSIONEXPIRED) {
@@ -200,29 +195,55 @@ final class ZkLease implements Lease {
         if (isFinal(state) || closing.get()) {
             return;
         }
-        try {
-            engine.client().setData().inBackground((c, event) -> {
-                KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
-                if (rc != KeeperException.Code.OK && rc != KeeperException.Code.NONODE) {
-                    LOG.debug("grant notice on {} failed ({}); retrying", nodePath, rc);
-                    Threads.TIMER.schedule(() -> announceGrant(data), 50, TimeUnit.MILLISECONDS);
-                }
-            }).forPath(nodePath, data);
-        } catch (Exception e) {
-            LOG.warn("could not issue the grant notice on {}", nodePath, e);
+        engine.port().setData(nodePath, data).whenComplete((reply, error) -> {
+            if (error != null) {
+                LOG.warn("could not issue the grant notice on {}", nodePath, error);
+            } else if (!reply.ok() && !reply.noNode()) {
+                LOG.debug("grant notice on {} failed ({}); retrying", nodePath, reply.rc());
+                Threads.TIMER.schedule(() -> announceGrant(data), ANNOUNCE_RETRY_MS, TimeUnit.MILLISECONDS);
+            }
+        });
+    }
+
+    // ---- session news -----------------------------------------------------------------------
+
+    @Override
+    public void suspended() {
+        transition(LeaseState.HELD, LeaseState.SUSPENDED);
+        if (closing.get()) {
+            firstDeleteAttempt.complete(null); // a close waiting on the delete returns; retried on reconnection
         }
     }
 
-    void suspend() {
-        transition(LeaseState.HELD, LeaseState.SUSPENDED);
-    }
-
-    void reconnected(long currentSession) {
-        if (currentSession == sessionId) {
+    @Override
+    public void reconnected(long currentSession) {
+        if (orphan.get()) {
+            deleteOrphan();
+        } else if (currentSession == sessionId) {
             transition(LeaseState.SUSPENDED, LeaseState.HELD);
+            retryDelete();                     // if a close is unfinished
         } else if (currentSession != 0) {
             lose();
         }
+    }
+
+    /*
+     * Curator posts LOST after it made a new handle, and listeners before us may delay it: a
+     * lease granted on the new session meanwhile is not lost. The session is read again for
+     * each lease, since the new one may connect midway.
+     */
+    @Override
+    public void lost() {
+        if (!orphan.get() && sessionId != engine.port().sessionId()) {
+            lose();
+        }
+    }
+
+    @Override
+    public void closing() {
+        orphan.set(false);                     // closing the client ends the session and its nodes
+        engine.monitor().removeListener(this);
+        lose();
     }
 
     /**
@@ -233,39 +254,38 @@ final class ZkLease implements Lease {
      * else's), after the holder has been told LOST.
      */
     void lose() {
-        SessionMonitor monitor = engine.monitor();
-        monitor.held.remove(this);
-        monitor.releasing.remove(this);
         firstDeleteAttempt.complete(null);
         LeaseState lost = move(null, LeaseState.LOST);
         tell(lost);                            // the holder hears first; only then can a waiter be let in
-        if (lost != null && !monitor.isClosed()) {
-            monitor.orphans.add(this);
-            if (monitor.isConnected()) {
+        if (lost == null) {
+            return;
+        }
+        if (engine.port().isClosed()) {
+            engine.monitor().removeListener(this);
+        } else {
+            orphan.set(true);                  // stays a listener until its node is deleted
+            if (engine.port().isConnected()) {
                 deleteOrphan();
             }
         }
     }
 
     /** Deletes the node of a lost lease; kept for the next reconnection if ZooKeeper cannot be reached. */
-    void deleteOrphan() {
-        if (!engine.monitor().orphans.contains(this)) {
+    private void deleteOrphan() {
+        if (!orphan.get()) {
             return;
         }
-        try {
-            engine.client().delete().inBackground((c, event) -> {
-                KeeperException.Code rc = KeeperException.Code.get(event.getResultCode());
-                if (rc == KeeperException.Code.OK || rc == KeeperException.Code.NONODE) {
-                    engine.monitor().orphans.remove(this);
-                    engine.nodeDeleted(nodePath);
-                    LOG.debug("deleted {}, the node of a lost lease ({})", nodePath, rc);
-                } else {
-                    LOG.debug("delete of lost lease node {} failed ({}); retried on reconnection", nodePath, rc);
-                }
-            }).forPath(nodePath);
-        } catch (Exception e) {
-            LOG.debug("could not issue the delete of lost lease node {}", nodePath, e);
-        }
+        engine.port().delete(nodePath, false).whenComplete((reply, error) -> {
+            if (error != null) {
+                LOG.debug("could not issue the delete of lost lease node {}", nodePath, error);
+            } else if ((reply.ok() || reply.noNode()) && orphan.compareAndSet(true, false)) {
+                engine.monitor().removeListener(this);
+                engine.view().deleted(ZKPaths.getNodeFromPath(nodePath));
+                LOG.debug("deleted {}, the node of a lost lease ({})", nodePath, reply.rc());
+            } else if (!reply.ok() && !reply.noNode()) {
+                LOG.debug("delete of lost lease node {} failed ({}); retried on reconnection", nodePath, reply.rc());
+            }
+        });
     }
 
     /**

@@ -1,0 +1,33 @@
+package io.zklock.core.engine;
+
+/**
+ * The engine's retry delays, in one place: after a call fails on the connection, the delay
+ * doubles from {@link #FIRST_MS} up to {@link #MAX_MS} until a call succeeds; creates that find
+ * their directory reaped pause a little longer each time, up to {@link #MAX_REAPED_MS}.
+ * Not thread-safe: one per request, used under the request's lock.
+ */
+final class Backoff {
+    static final long FIRST_MS = 10;
+    static final long MAX_MS = 1_000;
+    static final long MAX_REAPED_MS = 200;
+    /** The delay between attempts of a cleanup (a delete, a sweep) that keeps failing. */
+    static final long CLEANUP_RETRY_MS = 100;
+
+    private long lastMs;
+
+    /** The delay before the next retry of a call that failed on the connection. */
+    long next() {
+        lastMs = Math.min(MAX_MS, Math.max(FIRST_MS, lastMs * 2));
+        return lastMs;
+    }
+
+    /** A call succeeded: the next failure starts from the first delay again. */
+    void reset() {
+        lastMs = 0;
+    }
+
+    /** The pause before the {@code n}-th create in a row that found the directory reaped (n from 1). */
+    static long afterReaped(int n) {
+        return n <= 1 ? 0 : Math.min(MAX_REAPED_MS, 10L * n);
+    }
+}

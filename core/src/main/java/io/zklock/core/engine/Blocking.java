@@ -1,0 +1,104 @@
+package io.zklock.core.engine;
+
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+import io.zklock.core.LockException;
+
+/**
+ * The two ways a caller meets an asynchronous request, single or multi: blocked on it, or
+ * holding a future of its own. Both withdraw the request when the caller stops caring, and
+ * release a grant that arrives too late, so no lease is ever held that nobody can close.
+ */
+final class Blocking {
+    private static final long WITHDRAW_WAIT_MS = 10_000;
+
+    private Blocking() {
+    }
+
+    /** Why a request was withdrawn by its caller (interrupt or cancel). */
+    static final class Withdrawn extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Withdrawn(String why) {
+            super(why, null, false, false);
+        }
+    }
+
+    /**
+     * Waits for {@code result}: a grant is returned, a timeout is empty, a driver's refusal an
+     * IllegalStateException, anything else a LockException naming {@code what}. On an interrupt
+     * the request is withdrawn ({@code withdraw} is handed the reason), a grant that beat the
+     * withdrawal is released, and the cleanup is waited for before InterruptedException is thrown.
+     */
+    static <T> Optional<T> await(CompletableFuture<T> result, Predicate<Throwable> withdraw, Consumer<? super T> release,
+            String what) throws InterruptedException {
+        if (Thread.interrupted()) {
+            withdraw.test(new Withdrawn("interrupted"));
+            result.thenAccept(release);
+            throw new InterruptedException();
+        }
+        try {
+            return Optional.of(result.get());
+        } catch (InterruptedException e) {
+            withdraw.test(new Withdrawn("interrupted"));
+            result.thenAccept(release);        // granted as we were interrupted: release, never leak
+            awaitQuietly(result);              // its nodes are gone when we throw
+            throw e;
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof TimeoutException) {
+                return Optional.empty();
+            }
+            if (cause instanceof IllegalStateException) {
+                throw new IllegalStateException(cause.getMessage(), cause);   // refused by a driver
+            }
+            throw new LockException(what + " failed: " + cause.getMessage(), cause);
+        }
+    }
+
+    /**
+     * The caller's own future of {@code result}'s grant, completed on the completion pool (never on a
+     * ZooKeeper thread, which a blocking continuation would stall). Cancelling or failing it
+     * withdraws the request; a grant that arrives after that is released.
+     */
+    static <T, R> CompletableFuture<R> userFuture(CompletableFuture<T> result, Function<? super T, R> grant,
+            Predicate<Throwable> withdraw, Consumer<? super T> release) {
+        CompletableFuture<R> user = new CompletableFuture<>();
+        result.whenCompleteAsync((granted, error) -> {
+            if (error != null) {
+                user.completeExceptionally(error);
+            } else if (!user.complete(grant.apply(granted))) {
+                release.accept(granted);       // cancelled while the grant was on its way
+            }
+        }, Threads.COMPLETION);
+        user.whenComplete((granted, error) -> {
+            if (error != null) {
+                withdraw.test(new Withdrawn("cancelled"));   // no-op unless the user ended it early
+            }
+        });
+        return user;
+    }
+
+    /** Waits, ignoring interrupts, for a withdrawn request's cleanup; the caller re-throws the interrupt. */
+    private static void awaitQuietly(CompletableFuture<?> future) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WITHDRAW_WAIT_MS);
+        while (true) {
+            try {
+                future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                return;
+            } catch (InterruptedException e) {
+                // keep waiting: the caller throws InterruptedException once the node is gone
+            } catch (ExecutionException | TimeoutException | CancellationException e) {
+                return;                        // the withdrawal itself is the outcome waited for
+            }
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package io.zklock.core.engine;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.curator.utils.ZKPaths;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deletes the nodes a request leaves behind when it gives up. Every node name carries the uuid
+ * of the request that made it, so a late or repeated delete can never hit another client's node.
+ */
+final class Cleanup {
+    private static final Logger LOG = LoggerFactory.getLogger(Cleanup.class);
+
+    private final LockEngine engine;
+
+    Cleanup(LockEngine engine) {
+        this.engine = engine;
+    }
+
+    /**
+     * Deletes a node of ours, retried through connection loss (a guaranteed delete); completes
+     * after the first attempt was answered, or at once if it could not be issued.
+     */
+    CompletableFuture<Void> delete(String path) {
+        return engine.port().delete(path, true).handle((reply, error) -> {
+            if (error != null) {
+                if (engine.port().isClosed()) {
+                    LOG.debug("not deleting {}: the client is closed, which ends its session and its nodes", path);
+                } else {
+                    LOG.warn("could not delete {}", path, error);
+                }
+            } else if (reply.ok() || reply.noNode()) {
+                engine.view().deleted(ZKPaths.getNodeFromPath(path));
+            }
+            return null;
+        });
+    }
+
+    /**
+     * Deletes whatever node of the directory carries {@code uuid} (a transaction whose reply was
+     * lost may have made one); completes when the deletes were answered. A listing that fails
+     * on the connection is tried again until the client closes.
+     */
+    CompletableFuture<Void> sweep(String uuid) {
+        return engine.list(null).handle((reply, error) -> {
+            if (error != null || engine.port().isClosed() || reply.noNode()) {
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            if (!reply.ok()) {
+                return CompletableFuture.supplyAsync(() -> null,
+                        CompletableFuture.delayedExecutor(Backoff.CLEANUP_RETRY_MS, TimeUnit.MILLISECONDS, Threads.TIMER))
+                        .thenCompose(v -> sweep(uuid));
+            }
+            List<CompletableFuture<Void>> deletes = reply.children().stream()
+                    .filter(child -> LockNode.createdBy(child, uuid))
+                    .map(child -> delete(ZKPaths.makePath(engine.path(), child)))
+                    .toList();
+            return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new));
+        }).thenCompose(f -> f);
+    }
+}

@@ -1,0 +1,280 @@
+package io.zklock.core.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.IntStream;
+
+import io.zklock.core.LockException;
+import io.zklock.core.OwnerInfo;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Overview.
+ *
+ * All-or-nothing acquisition of several locks of one session, as a composition of futures.
+ * Repeatedly (each round under the one deadline):
+ *   1. TRANSACTION  one multi() creates a node in every lock's directory, each named like a
+ *      single lock's node (_c_<uuid>-<prefix>-<seq>) and created with create2, so the reply
+ *      carries every node's Stat (czxid: the fencing token; ephemeralOwner; read with exists()
+ *      from a server that returns none). Every node of a transaction takes its place in every
+ *      queue at the same point of ZooKeeper's total order, so two multi-locks can never wait
+ *      for each other in a cycle, whatever order their locks are listed in.
+ *      - NoNode: a directory is missing; make the missing ones as containers, then 1 again.
+ *      - connection trouble: the transaction may or may not have been applied (it is sent on
+ *        the ZooKeeper handle, which never retries it, so it is never applied twice). Sweep
+ *        every directory for our uuids, then 1 again with new uuids.
+ *   2. WAITS  each node waits as a single lock's node does (an adopting Acquisition), all at
+ *      once: N listings issued together.
+ *   3. All granted: done. One ends otherwise: every other is given up (its node deleted, a
+ *      grant that raced released). If one ended because its node was lost (session expiry),
+ *      1 again with the time left; otherwise fail with its reason.
+ * The caller's withdrawal (interrupt, cancel) gives up the waits, or, while a transaction is in
+ * flight, deletes its nodes when its reply comes.
+ */
+final class MultiAcquisition {
+    private static final Logger LOG = LoggerFactory.getLogger(MultiAcquisition.class);
+    private static final long RETRY_MS = 50;
+    private static final long DIRECTORY_RETRY_MS = 100;
+
+    /** Why the other waits of a round were given up: one of them ended first. */
+    private static final class Abandoned extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Abandoned() {
+            super("another lock of the multi-lock ended first", null, false, false);
+        }
+    }
+
+    private final List<LockEngine> engines;
+    private final ZkPort port;
+    private final Deadline deadline;
+    private final String what;
+    private final byte[] ownerData = OwnerInfo.current().toBytes();
+    private final AtomicReference<Throwable> withdrawal = new AtomicReference<>();
+    private volatile List<Acquisition> waits = List.of();
+    final CompletableFuture<List<ZkLease>> result = new CompletableFuture<>();
+
+    private MultiAcquisition(List<LockEngine> engines, Deadline deadline, String what) {
+        this.engines = engines;
+        this.port = engines.get(0).port();
+        this.deadline = deadline;
+        this.what = what;
+    }
+
+    static MultiAcquisition start(List<LockEngine> engines, Deadline deadline, String what) {
+        MultiAcquisition m = new MultiAcquisition(engines, deadline, what);
+        m.round().whenComplete(m::finish);
+        return m;
+    }
+
+    /** Withdraws the request; false if it had already ended or been withdrawn. */
+    boolean giveUp(Throwable reason) {
+        if (result.isDone() || !withdrawal.compareAndSet(null, reason)) {
+            return false;
+        }
+        waits.forEach(a -> a.giveUp(reason));  // none yet: the transaction's reply sees the withdrawal
+        return true;
+    }
+
+    private void finish(List<ZkLease> leases, Throwable error) {
+        if (error == null && result.complete(leases)) {
+            return;
+        }
+        if (leases != null) {
+            leases.forEach(ZkLease::release);  // granted just as the caller withdrew
+        }
+        Throwable reason = withdrawal.get() != null ? withdrawal.get() : unwrap(error);
+        if (reason != null && !(reason instanceof TimeoutException) && !(reason instanceof LockException)
+                && !(reason instanceof IllegalStateException) && !(reason instanceof Blocking.Withdrawn)) {
+            reason = new LockException(what + " failed: " + reason, reason);
+        }
+        result.completeExceptionally(port.isClosed() ? LockEngine.clientClosed(what) : reason);
+    }
+
+    // ---- one round --------------------------------------------------------------------------
+
+    private CompletableFuture<List<ZkLease>> round() {
+        List<String> uuids = engines.stream().map(e -> UUID.randomUUID().toString()).toList();
+        List<Op> ops;
+        try {
+            ops = IntStream.range(0, engines.size()).mapToObj(i -> engines.get(i).port().createOp(
+                    ZKPaths.makePath(engines.get(i).path(), LockNode.protectedName(uuids.get(i), engines.get(i).namePrefix())),
+                    ownerData)).toList();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return port.multi(ops, null).thenCompose(reply -> transacted(reply, uuids));
+    }
+
+    private CompletableFuture<List<ZkLease>> transacted(ZkPort.Reply reply, List<String> uuids) {
+        if (reply.ok()) {
+            return nodes(reply.results()).handle((nodes, error) -> error == null ? waitAll(nodes)
+                    : sweep(uuids).thenCompose(v -> CompletableFuture.<List<ZkLease>>failedFuture(error))).thenCompose(f -> f);
+        }
+        if (reply.noNode()) {
+            return makeDirectories().thenCompose(v -> round());
+        }
+        if (reply.connectionTrouble() && !port.isClosed()) {
+            LOG.debug("multi-lock transaction failed with {}; cleaning up and retrying", reply.rc());
+            return later(RETRY_MS).thenCompose(v -> sweep(uuids)).thenCompose(v -> again());
+        }
+        return sweep(uuids).thenCompose(v -> CompletableFuture.failedFuture(KeeperException.create(reply.rc())));
+    }
+
+    /** Another round if the time, the client and the caller allow it. */
+    private CompletableFuture<List<ZkLease>> again() {
+        if (port.isClosed()) {
+            return CompletableFuture.failedFuture(LockEngine.clientClosed(what));
+        }
+        if (withdrawal.get() != null) {
+            return CompletableFuture.failedFuture(withdrawal.get());
+        }
+        if (deadline.hasExpired()) {
+            return CompletableFuture.failedFuture(new TimeoutException("timed out waiting for " + what));
+        }
+        return round();
+    }
+
+    /** The transaction's nodes, each with its Stat (read with exists() from a server that returns none). */
+    private CompletableFuture<List<QueuedNode>> nodes(List<OpResult> results) {
+        List<CompletableFuture<QueuedNode>> nodes = new ArrayList<>();
+        for (int i = 0; i < engines.size(); i++) {
+            OpResult.CreateResult created = (OpResult.CreateResult) results.get(i);
+            String path = engines.get(i).port().clientPath(created.getPath());
+            LockNode node = LockNode.parse(ZKPaths.getNodeFromPath(path)).orElse(null);
+            if (node == null) {
+                nodes.add(CompletableFuture.failedFuture(new LockException("created node " + path + " has an unexpected name")));
+            } else if (created.getStat() != null) {
+                nodes.add(CompletableFuture.completedFuture(
+                        new QueuedNode(path, node, created.getStat().getCzxid(), created.getStat().getEphemeralOwner(), null, null)));
+            } else {
+                engines.get(i).monitor().multiCreateWithoutStat();   // ZOOKEEPER-4026
+                nodes.add(port.exists(path).thenApply(reply -> {
+                    if (!reply.ok() || reply.stat() == null) {
+                        throw new LockException("could not read node " + path, KeeperException.create(reply.rc()));
+                    }
+                    return new QueuedNode(path, node, reply.stat().getCzxid(), reply.stat().getEphemeralOwner(), null, null);
+                }));
+            }
+        }
+        return all(nodes);
+    }
+
+    // ---- 2, 3. the waits --------------------------------------------------------------------
+
+    private CompletableFuture<List<ZkLease>> waitAll(List<QueuedNode> nodes) {
+        List<Acquisition> started = new ArrayList<>();
+        for (int i = 0; i < nodes.size(); i++) {
+            started.add(Acquisition.adopting(engines.get(i), deadline, nodes.get(i)));
+        }
+        waits = List.copyOf(started);
+        if (withdrawal.get() != null) {
+            started.forEach(a -> a.giveUp(withdrawal.get()));
+        }
+        Abandoned abandoned = new Abandoned();
+        started.forEach(a -> a.result.whenComplete((outcome, error) -> {
+            if (error != null || outcome instanceof Acquisition.Outcome.Lost) {
+                started.forEach(other -> other.giveUp(abandoned));   // all or nothing
+            }
+        }));
+        return CompletableFuture.allOf(started.stream().map(a -> a.result).toArray(CompletableFuture[]::new))
+                .handle((v, e) -> started)
+                .thenCompose(this::settle);
+    }
+
+    /** Every wait of the round has ended: all leased, or the round is over and its grants released. */
+    private CompletableFuture<List<ZkLease>> settle(List<Acquisition> ended) {
+        List<ZkLease> leases = new ArrayList<>();
+        Throwable failure = null;
+        boolean lost = false;
+        for (Acquisition a : ended) {
+            try {
+                Acquisition.Outcome outcome = a.result.join();
+                if (outcome instanceof Acquisition.Outcome.Leased leased) {
+                    leases.add(leased.lease());
+                } else {
+                    lost = true;
+                }
+            } catch (CompletionException e) {
+                Throwable cause = unwrap(e);
+                if (failure == null && !(cause instanceof Abandoned)) {
+                    failure = cause;
+                }
+            }
+        }
+        if (leases.size() == ended.size()) {
+            return CompletableFuture.completedFuture(leases);
+        }
+        leases.forEach(ZkLease::release);      // grants that raced the end of the round
+        waits = List.of();
+        if (failure == null && lost) {
+            LOG.info("{} re-queueing: a node was lost", what);
+            return again();
+        }
+        return CompletableFuture.failedFuture(failure != null ? failure : new LockException(what + " ended without a grant"));
+    }
+
+    // ---- directories and sweeps -------------------------------------------------------------
+
+    /** Makes the missing directories as containers; part of the same attempt, also for a zero timeout. */
+    private CompletableFuture<Void> makeDirectories() {
+        List<CompletableFuture<Boolean>> made = engines.stream().map(e -> port.makeContainer(e.path()).thenApply(reply -> {
+            if (reply.connectionTrouble() || reply.noNode()) {
+                return false;                  // NoNode: a parent was reaped while the chain was made
+            }
+            if (!reply.ok() && reply.rc() != KeeperException.Code.NODEEXISTS) {
+                throw new LockException("could not create lock directory " + e.path(), KeeperException.create(reply.rc()));
+            }
+            return true;
+        })).toList();
+        return all(made).thenCompose(done -> {
+            if (!done.contains(false)) {
+                return !deadline.isSingleAttempt() && deadline.hasExpired()
+                        ? CompletableFuture.failedFuture(new TimeoutException("timed out waiting for " + what))
+                        : CompletableFuture.completedFuture(null);
+            }
+            if (port.isClosed()) {
+                return CompletableFuture.failedFuture(LockEngine.clientClosed(what));
+            }
+            if (deadline.hasExpired()) {
+                return CompletableFuture.failedFuture(new TimeoutException("timed out waiting for " + what));
+            }
+            return later(DIRECTORY_RETRY_MS).thenCompose(v -> makeDirectories());
+        });
+    }
+
+    /** Deletes whatever node carries one of {@code uuids}, in every directory; completes when they are gone. */
+    private CompletableFuture<Void> sweep(List<String> uuids) {
+        return CompletableFuture.allOf(IntStream.range(0, engines.size())
+                .mapToObj(i -> engines.get(i).cleanup().sweep(uuids.get(i))).toArray(CompletableFuture[]::new));
+    }
+
+    private static <T> CompletableFuture<List<T>> all(List<CompletableFuture<T>> futures) {
+        return CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new))
+                .thenApply(v -> futures.stream().map(CompletableFuture::join).toList());
+    }
+
+    private static CompletableFuture<Void> later(long ms) {
+        Executor delayed = CompletableFuture.delayedExecutor(ms, TimeUnit.MILLISECONDS, Threads.TIMER);
+        return CompletableFuture.runAsync(() -> { }, delayed);
+    }
+
+    private static Throwable unwrap(Throwable e) {
+        while (e instanceof CompletionException && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+}
