@@ -16,17 +16,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 
 import io.zklock.core.DistributedLock;
-import io.zklock.core.engine.Deadline;
-import io.zklock.core.engine.JucLockView;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
+import io.zklock.core.engine.Deadline;
+import io.zklock.core.engine.JucLockView;
+import io.zklock.core.engine.LockComponent;
+import io.zklock.core.engine.LockComponents;
 import io.zklock.core.engine.LockEngine;
 import io.zklock.core.engine.MultiLockEngine;
 import io.zklock.core.engine.MultiLockHolds;
 import io.zklock.core.engine.Owners;
-import io.zklock.core.engine.LockComponent;
-import io.zklock.core.engine.LockComponents;
 
 /**
  * Several locks taken together, all or nothing, without deadlock.

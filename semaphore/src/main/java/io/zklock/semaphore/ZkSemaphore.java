@@ -11,14 +11,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Lock;
 
 import io.zklock.core.DistributedLock;
-import io.zklock.core.engine.JucLockView;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
+import io.zklock.core.Participant;
+import io.zklock.core.engine.JucLockView;
 import io.zklock.core.engine.LockComponents;
 import io.zklock.core.engine.LockEngine;
 import io.zklock.core.engine.Owners;
-import io.zklock.core.Participant;
 import org.apache.curator.framework.CuratorFramework;
 
 /**

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import io.zklock.core.LockException;
 import io.zklock.core.OwnerInfo;
@@ -82,7 +81,7 @@ final class Acquisition implements SessionListener {
         engine.monitor().addListener(this);
         lock.run(() -> {
             if (deadline.needsTimer()) {
-                timer = Threads.TIMER.schedule(() -> giveUp(engine.port().isClosed() ? engine.clientClosed() : timedOut()),
+                timer = Threads.TIMER.schedule(() -> giveUp(engine.port().isClosed() ? engine.clientClosed() : engine.timedOut()),
                         deadline.remainingNanos(), TimeUnit.NANOSECONDS);
             }
             first.run();
@@ -238,9 +237,6 @@ final class Acquisition implements SessionListener {
         }
     }
 
-    private TimeoutException timedOut() {
-        return new TimeoutException("timed out waiting for lock " + engine.path());
-    }
 
     // ---- session news -----------------------------------------------------------------------
 

@@ -3,15 +3,22 @@ package io.zklock.core.engine;
 /**
  * The engine's retry delays, in one place: after a call fails on the connection, the delay
  * doubles from {@link #FIRST_MS} up to {@link #MAX_MS} until a call succeeds; creates that find
- * their directory reaped pause a little longer each time, up to {@link #MAX_REAPED_MS}.
+ * their directory reaped pause a little longer each time, up to {@link #MAX_REAPED_MS}; cleanups,
+ * notices and transactions retry at fixed delays.
  * Not thread-safe: one per request, used under the request's lock.
  */
 final class Backoff {
     static final long FIRST_MS = 10;
     static final long MAX_MS = 1_000;
     static final long MAX_REAPED_MS = 200;
-    /** The delay between attempts of a cleanup (a delete, a sweep) that keeps failing. */
+    /** Between attempts of a sweep whose listing fails, and of a multi-lock's directory making. */
     static final long CLEANUP_RETRY_MS = 100;
+    /** Before a multi-lock's transaction is swept and sent again after a connection blip. */
+    static final long TRANSACTION_RETRY_MS = 50;
+    /** Between attempts of a grant notice: a lost one would leave the waiter behind asleep. */
+    static final long ANNOUNCE_RETRY_MS = 50;
+    /** Between attempts of a lease's delete that failed other than on the connection. */
+    static final long DELETE_RETRY_MS = 1_000;
 
     private long lastMs;
 

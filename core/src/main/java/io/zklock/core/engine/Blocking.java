@@ -50,7 +50,7 @@ final class Blocking {
         } catch (InterruptedException e) {
             withdraw.test(new Withdrawn("interrupted"));
             result.thenAccept(release);        // granted as we were interrupted: release, never leak
-            awaitQuietly(result);              // its nodes are gone when we throw
+            awaitUninterruptibly(result, WITHDRAW_WAIT_MS);   // its nodes are gone when we throw
             throw e;
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
@@ -87,17 +87,22 @@ final class Blocking {
         return user;
     }
 
-    /** Waits, ignoring interrupts, for a withdrawn request's cleanup; the caller re-throws the interrupt. */
-    private static void awaitQuietly(CompletableFuture<?> future) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WITHDRAW_WAIT_MS);
+    /**
+     * Waits up to {@code ms} for {@code future} to complete, whatever it completes with, through
+     * interrupts; returns whether the thread was interrupted meanwhile (the caller restores the
+     * flag or throws).
+     */
+    static boolean awaitUninterruptibly(CompletableFuture<?> future, long ms) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+        boolean interrupted = false;
         while (true) {
             try {
                 future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                return;
+                return interrupted;
             } catch (InterruptedException e) {
-                // keep waiting: the caller throws InterruptedException once the node is gone
+                interrupted = true;
             } catch (ExecutionException | TimeoutException | CancellationException e) {
-                return;                        // the withdrawal itself is the outcome waited for
+                return interrupted;
             }
         }
     }

@@ -2,9 +2,7 @@ package io.zklock.core.engine;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeoutException;
 
-import io.zklock.core.LockException;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
@@ -42,7 +40,6 @@ final class GrantWait {
     private final Deadline deadline;
     private final RequestLock lock;
     private final Watches watches;
-    private final Backoff backoff = new Backoff();
     private final PendingRetry retry;
     /** Completed outside the lock, once. */
     final CompletableFuture<WaitEnd> result = new CompletableFuture<>();
@@ -133,7 +130,7 @@ final class GrantWait {
         } else if (!reply.ok()) {
             failedCall(reply.rc(), "list of " + engine.path(), () -> list(watchDirectory));
         } else {
-            backoff.reset();
+            retry.succeeded();
             decide(LockEngine.parseSorted(reply.children()), key != null);
         }
     }
@@ -162,7 +159,7 @@ final class GrantWait {
             case REFUSED -> fail(new IllegalStateException("lock " + engine.path() + ": " + decision.refusal()));
             case WATCH_NODE, WATCH_DIRECTORY -> {
                 if (deadline.hasExpired()) {
-                    fail(timedOut());
+                    fail(engine.timedOut());
                 } else if (decision.outcome() == Decision.Outcome.WATCH_NODE) {
                     watch(decision.pathToWatch(engine.path()));
                 } else if (directoryWatched) {
@@ -236,22 +233,14 @@ final class GrantWait {
 
     /** A call failed: back off and retry if the error is one of the connection's, else fail. */
     private void failedCall(KeeperException.Code rc, String what, Runnable again) {
-        if (engine.port().isClosed()) {
-            fail(engine.clientClosed());
-        } else if (!ZkPort.Reply.isConnectionTrouble(rc)) {
-            fail(new LockException(what + " failed", KeeperException.create(rc)));
-        } else if (deadline.isSingleAttempt()) {
-            fail(timedOut());                  // one attempt, and it could not reach ZooKeeper
+        Throwable failure = retry.afterFailure(engine, deadline, rc, what, again);
+        if (failure != null) {
+            fail(failure);
         } else {
-            LOG.debug("{} failed with {}; retrying", what, rc);
             state = State.BACKOFF;
-            retry.schedule(backoff.next(), again);
         }
     }
 
-    private TimeoutException timedOut() {
-        return new TimeoutException("timed out waiting for lock " + engine.path());
-    }
 
     private void end(WaitEnd end) {
         if (end()) {

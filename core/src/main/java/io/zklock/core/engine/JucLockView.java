@@ -1,7 +1,5 @@
 package io.zklock.core.engine;
 
-import io.zklock.core.DistributedLock;
-import io.zklock.core.Lease;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -10,6 +8,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
+
+import io.zklock.core.DistributedLock;
+import io.zklock.core.Lease;
 
 /**
  * The {@link Lock} view of a {@link DistributedLock}: each thread's leases are kept in a stack

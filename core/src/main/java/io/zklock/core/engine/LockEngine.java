@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
 
 import io.zklock.core.Lease;
 import io.zklock.core.LockException;
@@ -203,6 +204,10 @@ public final class LockEngine {
     /** Lists the lock directory; the reply updates the directory's view, in reply order. */
     CompletableFuture<ZkPort.Reply> list(Watcher watcher) {
         return port.children(path, watcher, reply -> view().listed(port.sessionId(), reply));
+    }
+
+    TimeoutException timedOut() {
+        return new TimeoutException("timed out waiting for lock " + path);
     }
 
     LockException clientClosed() {

@@ -45,8 +45,6 @@ import org.slf4j.LoggerFactory;
  */
 final class MultiAcquisition {
     private static final Logger LOG = LoggerFactory.getLogger(MultiAcquisition.class);
-    private static final long RETRY_MS = 50;
-    private static final long DIRECTORY_RETRY_MS = 100;
 
     /** Why the other waits of a round were given up: one of them ended first. */
     private static final class Abandoned extends Exception {
@@ -128,7 +126,7 @@ final class MultiAcquisition {
         }
         if (reply.connectionTrouble() && !port.isClosed()) {
             LOG.debug("multi-lock transaction failed with {}; cleaning up and retrying", reply.rc());
-            return later(RETRY_MS).thenCompose(v -> sweep(uuids)).thenCompose(v -> again());
+            return later(Backoff.TRANSACTION_RETRY_MS).thenCompose(v -> sweep(uuids)).thenCompose(v -> again());
         }
         return sweep(uuids).thenCompose(v -> CompletableFuture.failedFuture(KeeperException.create(reply.rc())));
     }
@@ -251,7 +249,7 @@ final class MultiAcquisition {
             if (deadline.hasExpired()) {
                 return CompletableFuture.failedFuture(new TimeoutException("timed out waiting for " + what));
             }
-            return later(DIRECTORY_RETRY_MS).thenCompose(v -> makeDirectories());
+            return later(Backoff.CLEANUP_RETRY_MS).thenCompose(v -> makeDirectories());
         });
     }
 

@@ -2,15 +2,11 @@ package io.zklock.core.engine;
 
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeoutException;
 
 import io.zklock.core.LockException;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.Op;
-import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * with the QueuedNode the wait starts from. Its steps run under the request's RequestLock.
  * Repeatedly:
  *   1. If this session's DirectoryView of the directory is exact (and the server returns a
- *      Stat for a create inside multi()), the inferring transaction: one multi() that sets the
+ *      Stat for a create inside multi()), the InferenceTransaction: one multi() that sets the
  *      directory's (empty) data and creates our node, so the view can vouch for the children
  *      as of the create (sequence-gap inference, see DirectoryView). Otherwise the protected
  *      create, with the first listing sent right behind it: one session's requests are
@@ -40,7 +36,6 @@ import org.slf4j.LoggerFactory;
  */
 final class NodeCreation {
     private static final Logger LOG = LoggerFactory.getLogger(NodeCreation.class);
-    private static final byte[] EMPTY = new byte[0];
     /** Creates in a row that may find the directory reaped before the request gives up. */
     static final int MAX_REAPED = 100;
 
@@ -58,7 +53,6 @@ final class NodeCreation {
     private final Deadline deadline;
     private final RequestLock lock;
     private final byte[] ownerData;
-    private final Backoff backoff = new Backoff();
     private final PendingRetry retry;
     /** Completed outside the lock with the node, or with the reason creation failed. */
     final CompletableFuture<QueuedNode> result = new CompletableFuture<>();
@@ -155,7 +149,7 @@ final class NodeCreation {
         if (++reapedInARow > MAX_REAPED) {
             fail(new LockException("lock directory " + engine.path() + " was deleted under " + MAX_REAPED + " creates in a row"));
         } else if (!deadline.isSingleAttempt() && deadline.hasExpired()) {
-            fail(new TimeoutException("timed out waiting for lock " + engine.path()));
+            fail(engine.timedOut());
         } else {
             LOG.debug("lock directory {} was reaped under our create; making it again", engine.path());
             long pause = Backoff.afterReaped(reapedInARow);
@@ -171,40 +165,31 @@ final class NodeCreation {
     // ---- the inferring transaction ----------------------------------------------------------
 
     private void transaction(DirectoryView view, long session) {
-        String uuid = UUID.randomUUID().toString();
-        List<Op> ops;
-        try {
-            ops = List.of(Op.setData(engine.port().serverPath(engine.path()), EMPTY, -1),
-                    engine.port().createOp(ZKPaths.makePath(engine.path(), LockNode.protectedName(uuid, engine.namePrefix())), ownerData));
-        } catch (RuntimeException e) {
-            LOG.debug("could not build the transaction on {}; creating through Curator", engine.path(), e);
-            view.invalidate();
+        InferenceTransaction t = InferenceTransaction.send(engine, view, session, ownerData);
+        if (t == null) {
             create();
             return;
         }
         state = State.CALLING;
-        leftover = new Leftover.Transaction(uuid);
-        @SuppressWarnings("unchecked")
-        List<String>[] vouched = new List[1];
-        engine.port().multi(ops, reply -> vouched[0] = view.transacted(session, reply))
-                .whenComplete((reply, error) -> lock.run(() -> transacted(reply, error, uuid, vouched[0])));
+        leftover = new Leftover.Transaction(t.uuid());
+        t.reply().whenComplete((reply, error) -> lock.run(() -> transacted(t, reply, error)));
     }
 
-    private void transacted(ZkPort.Reply reply, Throwable error, String uuid, List<String> vouched) {
+    private void transacted(InferenceTransaction t, ZkPort.Reply reply, Throwable error) {
         boolean applied = error == null && reply.ok();
         if (state == State.STOPPED) {
             leftover = new Leftover.Nothing();
-            cleanUpAfterStop(applied ? engine.port().clientPath(createResult(reply).getPath()) : null,
-                    error == null && reply.connectionTrouble() ? uuid : null);
+            cleanUpAfterStop(applied ? InferenceTransaction.createdPath(engine, reply) : null,
+                    error == null && reply.connectionTrouble() ? t.uuid() : null);
         } else if (applied) {
             leftover = new Leftover.Nothing();
-            OpResult.CreateResult create = createResult(reply);
-            if (create.getStat() == null) {
-                engine.monitor().multiCreateWithoutStat();   // ZOOKEEPER-4026: read the token instead
+            Stat stat = InferenceTransaction.createdStat(reply);
+            if (stat == null) {
+                engine.monitor().multiCreateWithoutStat();   // read the token instead
             }
-            obtained(engine.port().clientPath(create.getPath()), create.getStat(), vouched, null);
+            obtained(InferenceTransaction.createdPath(engine, reply), stat, t.vouched(), null);
         } else if (error == null && reply.connectionTrouble()) {
-            resolve(uuid);                     // it may have been applied: find out before anything else
+            resolve(t.uuid());                 // it may have been applied: find out before anything else
         } else {
             leftover = new Leftover.Nothing();
             if (error != null && engine.port().isClosed()) {
@@ -213,10 +198,6 @@ final class NodeCreation {
                 create();                      // e.g. no directory yet: the plain create makes it
             }
         }
-    }
-
-    private static OpResult.CreateResult createResult(ZkPort.Reply reply) {
-        return (OpResult.CreateResult) reply.results().get(1);
     }
 
     /** Lists the directory to learn whether a transaction whose reply was lost created our node. */
@@ -286,16 +267,11 @@ final class NodeCreation {
     // ---- failures ---------------------------------------------------------------------------
 
     private void failedCall(KeeperException.Code rc, String what, Runnable again) {
-        if (engine.port().isClosed()) {
-            fail(engine.clientClosed());
-        } else if (!ZkPort.Reply.isConnectionTrouble(rc)) {
-            fail(new LockException(what + " failed", KeeperException.create(rc)));
-        } else if (deadline.isSingleAttempt()) {
-            fail(new TimeoutException("timed out waiting for lock " + engine.path()));
+        Throwable failure = retry.afterFailure(engine, deadline, rc, what, again);
+        if (failure != null) {
+            fail(failure);
         } else {
-            LOG.debug("{} failed with {}; retrying", what, rc);
             state = State.BACKOFF;
-            retry.schedule(backoff.next(), again);
         }
     }
 

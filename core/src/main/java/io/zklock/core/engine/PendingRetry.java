@@ -3,17 +3,50 @@ package io.zklock.core.engine;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
+import io.zklock.core.LockException;
+import org.apache.zookeeper.KeeperException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
- * The one retry a request may have pending: an action to run as a step of the request after a
- * delay, or at once when the connection comes back ({@link #runNow}). Used under the request's lock.
+ * The one retry a request's stage may have pending: an action to run as a step of the request
+ * after a delay ({@link Backoff}), or at once when the connection comes back ({@link #runNow}).
+ * Used under the request's lock.
  */
 final class PendingRetry {
+    private static final Logger LOG = LoggerFactory.getLogger(PendingRetry.class);
     private final RequestLock lock;
+    private final Backoff backoff = new Backoff();
     private ScheduledFuture<?> timer;
     private Runnable action;
 
     PendingRetry(RequestLock lock) {
         this.lock = lock;
+    }
+
+    /**
+     * A call failed with {@code rc}: if the error is the connection's, and the request may wait,
+     * schedules {@code again} after the next back-off delay and returns null; otherwise returns
+     * the failure that ends the request.
+     */
+    Throwable afterFailure(LockEngine engine, Deadline deadline, KeeperException.Code rc, String what, Runnable again) {
+        if (engine.port().isClosed()) {
+            return engine.clientClosed();
+        }
+        if (!ZkPort.Reply.isConnectionTrouble(rc)) {
+            return new LockException(what + " failed", KeeperException.create(rc));
+        }
+        if (deadline.isSingleAttempt()) {
+            return engine.timedOut();          // one attempt, and it could not reach ZooKeeper
+        }
+        LOG.debug("{} failed with {}; retrying", what, rc);
+        schedule(backoff.next(), again);
+        return null;
+    }
+
+    /** A call succeeded: the next failure backs off from the first delay again. */
+    void succeeded() {
+        backoff.reset();
     }
 
     /** Runs {@code next} as a step after {@code delayMs}, replacing any retry pending. */

@@ -1,20 +1,18 @@
 package io.zklock.core.engine;
 
-import io.zklock.core.DistributedLock;
-import io.zklock.core.Lease;
-import io.zklock.core.LeaseState;
-import io.zklock.core.LeaseListener;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 
+import io.zklock.core.DistributedLock;
+import io.zklock.core.Lease;
+import io.zklock.core.LeaseListener;
+import io.zklock.core.LeaseState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,7 +48,6 @@ import org.slf4j.LoggerFactory;
  * one closed while the thread still holds the node through other leases is RELEASED at once.
  */
 public final class ReentrantLockSupport implements DistributedLock, LockComponent {
-    private static final Logger LOG = LoggerFactory.getLogger(ReentrantLockSupport.class);
     private final LockEngine engine;
     private final Map<Long, Hold> holds = new ConcurrentHashMap<>();
     private final Lock view = new JucLockView(this);
@@ -220,10 +217,11 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
     private static final class HoldLease implements Lease {
         private final Hold hold;
         private final AtomicBoolean closed = new AtomicBoolean();
-        private final List<LeaseListener> listeners = new CopyOnWriteArrayList<>();
+        private final LeaseListeners listeners = new LeaseListeners();
         private final AtomicBoolean forwarding = new AtomicBoolean();
         private volatile boolean detached;     // closed, not the last: RELEASED whatever the base does
-        private LeaseState told;               // guarded by listeners; last state told, null before any
+        private final Object toldLock = new Object();
+        private LeaseState told;               // guarded by toldLock; last state told, null before any
 
         HoldLease(Hold hold) {
             this.hold = hold;
@@ -251,9 +249,6 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
 
         @Override
         public void addListener(LeaseListener listener) {
-            if (listener == null) {
-                throw new IllegalArgumentException("listener is null");
-            }
             listeners.add(listener);
             if (forwarding.compareAndSet(false, true)) {
                 hold.base.addListener((base, newState) -> tell(newState));
@@ -262,19 +257,13 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
 
         /** Tells this view's listeners of {@code next}, unless this view already ended or told it. */
         private void tell(LeaseState next) {
-            synchronized (listeners) {
+            synchronized (toldLock) {
                 if (told == next || ZkLease.isFinal(told) || (detached && next != LeaseState.RELEASED)) {
                     return;
                 }
                 told = next;
             }
-            for (LeaseListener listener : listeners) {
-                try {
-                    listener.stateChanged(this, next);
-                } catch (RuntimeException e) {
-                    LOG.warn("lease listener {} threw on {}", listener, next, e);
-                }
-            }
+            listeners.tell(this, next);
         }
 
         @Override

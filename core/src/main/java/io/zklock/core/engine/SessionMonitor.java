@@ -63,25 +63,23 @@ final class SessionMonitor {
     static SessionMonitor of(CuratorFramework client) {
         CuratorZookeeperClient key = client.getZookeeperClient();
         synchronized (MONITORS) {
-            SessionMonitor monitor = MONITORS.get(key);
-            if (monitor == null) {
-                monitor = new SessionMonitor(key);
-                SessionMonitor m = monitor;
-                try {
-                    client.getCuratorListenable().addListener((c, event) -> {
-                        if (event.getType() == CuratorEventType.CLOSING) {
-                            m.clientClosing();
-                        }
-                    });
-                } catch (UnsupportedOperationException e) {
-                    // a namespace facade has no CuratorListenable: closing is then seen as
-                    // CuratorClosedException on the next call, which fails waiters just the same
-                }
-                client.getConnectionStateListenable().addListener((c, state) -> m.stateChanged(state));
-                MONITORS.put(key, monitor);
-            }
-            return monitor;
+            return MONITORS.computeIfAbsent(key, k -> new SessionMonitor(k).listenTo(client));
         }
+    }
+
+    private SessionMonitor listenTo(CuratorFramework client) {
+        try {
+            client.getCuratorListenable().addListener((c, event) -> {
+                if (event.getType() == CuratorEventType.CLOSING) {
+                    clientClosing();
+                }
+            });
+        } catch (UnsupportedOperationException e) {
+            // a namespace facade has no CuratorListenable: closing is then seen as
+            // CuratorClosedException on the next call, which fails waiters just the same
+        }
+        client.getConnectionStateListenable().addListener((c, state) -> stateChanged(state));
+        return this;
     }
 
     /** The id of the client's current session, or 0 when it has none. */

@@ -1,16 +1,14 @@
 package io.zklock.core.engine;
 
-import io.zklock.core.Lease;
-import io.zklock.core.LeaseState;
-import io.zklock.core.LeaseListener;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.zklock.core.Lease;
+import io.zklock.core.LeaseListener;
+import io.zklock.core.LeaseState;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
@@ -30,15 +28,12 @@ import org.slf4j.LoggerFactory;
 final class ZkLease implements Lease, SessionListener {
     private static final Logger LOG = LoggerFactory.getLogger(ZkLease.class);
     private static final long CLOSE_WAIT_MS = 10_000;
-    private static final long DELETE_RETRY_MS = 1_000;
-    private static final long ANNOUNCE_RETRY_MS = 50;
-    private static final ThreadLocal<Boolean> IN_LISTENER = ThreadLocal.withInitial(() -> false);
 
     private final LockEngine engine;
     private final String nodePath;
     private final long fencingToken;
     private final long sessionId;
-    private final List<LeaseListener> listeners = new CopyOnWriteArrayList<>();
+    private final LeaseListeners listeners = new LeaseListeners();
     private final AtomicBoolean closing = new AtomicBoolean();
     /** LOST, and its node may outlive its session on the server: deleted on reconnection. */
     private final AtomicBoolean orphan = new AtomicBoolean();
@@ -81,9 +76,6 @@ final class ZkLease implements Lease, SessionListener {
 
     @Override
     public void addListener(LeaseListener listener) {
-        if (listener == null) {
-            throw new IllegalArgumentException("listener is null");
-        }
         listeners.add(listener);
     }
 
@@ -95,7 +87,7 @@ final class ZkLease implements Lease, SessionListener {
     }
 
     private boolean mayWait() {
-        return engine.port().isConnected() && !IN_LISTENER.get() && !engine.monitor().isEventThread();
+        return engine.port().isConnected() && !LeaseListeners.isTelling() && !engine.monitor().isEventThread();
     }
 
     /**
@@ -104,7 +96,7 @@ final class ZkLease implements Lease, SessionListener {
      * @return false if the lease was already final or being released
      */
     boolean release() {
-        if (isFinal(state) || !closing.compareAndSet(false, true)) {
+        if (!claimRelease()) {
             return false;
         }
         retryDelete();
@@ -118,10 +110,7 @@ final class ZkLease implements Lease, SessionListener {
      * @return false if the lease was already final or being released
      */
     boolean claimRelease() {
-        if (isFinal(state) || !closing.compareAndSet(false, true)) {
-            return false;
-        }
-        return true;
+        return !isFinal(state) && closing.compareAndSet(false, true);
     }
 
     /** The claimed delete succeeded, or found the node gone. */
@@ -135,22 +124,7 @@ final class ZkLease implements Lease, SessionListener {
 
     /** Waits, like {@link #close()}, for the first delete attempt when that is safe. */
     void awaitFirstDeleteAttempt() {
-        if (!mayWait()) {
-            return;
-        }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MS);
-        boolean interrupted = false;
-        while (true) {
-            try {
-                firstDeleteAttempt.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            } catch (ExecutionException | TimeoutException e) {
-                break;
-            }
-        }
-        if (interrupted) {
+        if (mayWait() && Blocking.awaitUninterruptibly(firstDeleteAttempt, CLOSE_WAIT_MS)) {
             Thread.currentThread().interrupt();
         }
     }
@@ -182,7 +156,7 @@ final class ZkLease implements Lease, SessionListener {
             lose();
         } else {
             LOG.warn("delete of lease node {} failed ({}); retrying", nodePath, rc);
-            Threads.TIMER.schedule(this::retryDelete, DELETE_RETRY_MS, TimeUnit.MILLISECONDS);
+            Threads.TIMER.schedule(this::retryDelete, Backoff.DELETE_RETRY_MS, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -200,7 +174,7 @@ final class ZkLease implements Lease, SessionListener {
                 LOG.warn("could not issue the grant notice on {}", nodePath, error);
             } else if (!reply.ok() && !reply.noNode()) {
                 LOG.debug("grant notice on {} failed ({}); retrying", nodePath, reply.rc());
-                Threads.TIMER.schedule(() -> announceGrant(data), ANNOUNCE_RETRY_MS, TimeUnit.MILLISECONDS);
+                Threads.TIMER.schedule(() -> announceGrant(data), Backoff.ANNOUNCE_RETRY_MS, TimeUnit.MILLISECONDS);
             }
         });
     }
@@ -316,19 +290,7 @@ final class ZkLease implements Lease, SessionListener {
         if (next == LeaseState.LOST) {
             LOG.warn("lease on {} lost with session 0x{}", nodePath, Long.toHexString(sessionId));
         }
-        boolean nested = IN_LISTENER.get();
-        IN_LISTENER.set(true);
-        try {
-            for (LeaseListener listener : listeners) {
-                try {
-                    listener.stateChanged(this, next);
-                } catch (RuntimeException e) {
-                    LOG.warn("lease listener {} threw on {}", listener, next, e);
-                }
-            }
-        } finally {
-            IN_LISTENER.set(nested);
-        }
+        listeners.tell(this, next);
     }
 
     static boolean isFinal(LeaseState s) {

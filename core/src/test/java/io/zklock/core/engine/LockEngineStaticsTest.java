@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.UUID;
+
 import org.junit.jupiter.api.Test;
 
 class LockEngineStaticsTest {

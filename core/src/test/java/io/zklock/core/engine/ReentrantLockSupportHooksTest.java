@@ -1,7 +1,5 @@
 package io.zklock.core.engine;
 
-import io.zklock.core.Lease;
-import io.zklock.core.LeaseState;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,6 +9,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 
+import io.zklock.core.Lease;
+import io.zklock.core.LeaseState;
 import io.zklock.testing.Await;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
