@@ -154,24 +154,7 @@ public final class ZkMultiLock implements DistributedLock {
     /** Starts an acquisition of every component; {@code cancel()} withdraws it. Never re-enters. */
     @Override
     public CompletableFuture<Lease> acquireAsync(Duration timeout) {
-        CompletableFuture<List<Lease>> source = engine.acquireAsync(timeout);
-        CompletableFuture<Lease> user = new CompletableFuture<>();
-        source.whenComplete((leases, error) -> {
-            if (leases == null) {
-                user.completeExceptionally(error);
-                return;
-            }
-            MultiLease lease = new Grant(leases, leases, List.of(), null).firstLease();
-            if (!user.complete(lease)) {
-                lease.close();                 // cancelled while the grant was on its way
-            }
-        });
-        user.whenComplete((lease, error) -> {
-            if (error != null) {
-                source.cancel(true);           // withdraws the request: its nodes are deleted
-            }
-        });
-        return user;
+        return engine.acquireAsync(timeout, leases -> new Grant(leases, leases, List.of(), null).firstLease());
     }
 
     /** Whether the current thread holds a valid lease of this multi-lock taken by a blocking call. */

@@ -69,7 +69,10 @@ final class CuratorPort implements ZkPort {
     }
 
     @Override
-    public CompletableFuture<Reply> watchData(String path, Watcher watcher) {
+    public CompletableFuture<Reply> data(String path, Watcher watcher) {
+        if (watcher == null) {
+            return call(reply -> client.getData().inBackground(curator(reply, null, null)).forPath(path));
+        }
         return call(reply -> client.getData().usingWatcher(watcher).inBackground(curator(reply, null, null)).forPath(path));
     }
 
@@ -159,7 +162,7 @@ final class CuratorPort implements ZkPort {
             stat = stored;                     // Curator's create leaves its Stat only here
         }
         String path = event.getType() == CuratorEventType.CREATE ? event.getName() : event.getPath();
-        return new Reply(KeeperException.Code.get(event.getResultCode()), path, stat, event.getChildren(), null);
+        return new Reply(KeeperException.Code.get(event.getResultCode()), path, stat, event.getChildren(), null, event.getData());
     }
 
     /**

@@ -31,9 +31,8 @@ import org.apache.zookeeper.data.Stat;
  * number, nobody created anything there since the view was exact, in the same incarnation: the
  * children are a subset of the view's superset. If their number also equals the superset's
  * size, they are exactly the superset, and the driver decides on the true children plus the
- * new node. (DESIGN §4 settles for the superset, relying on every driver being monotone; the
- * count makes the set exact for free, so no driver has to be: a semaphore's maxLeases check,
- * for one, is not monotone.) Anything else falls back to a listing. The czxid check closes the
+ * new node: drivers are only ever asked about exact children (see LockDriver). Anything else
+ * falls back to a listing. The czxid check closes the
  * reaped-directory hazard: a container that empties can be reaped and made again by another
  * client with its count restarted, so that a number alone could match by coincidence while
  * strangers' nodes sit ahead.

@@ -190,7 +190,7 @@ final class GrantWait {
         int s = ++step;
         WatchKey key = WatchKey.data(engine.port().serverPath(path));
         Watcher watcher = event -> lock.run(() -> watchEvent(event, s));
-        watches.register(key, () -> engine.port().watchData(path, watcher))
+        watches.register(key, () -> engine.port().data(path, watcher))
                 .whenComplete((reply, error) -> lock.run(() -> watchSet(reply, error, key, s)));
     }
 

@@ -7,9 +7,12 @@ import java.util.List;
  * order, one of them ours, does our node hold the lock, and if not, which node's deletion must
  * we wait for. A driver takes no client and does no I/O.
  *
- * <p>The engine only ever asks on the exact children of one moment: a listing's, or those
- * sequence-gap inference proved unchanged since a listing (see {@code DirectoryView}), so a
- * driver need not be monotone.
+ * <p>The engine only ever asks about the exact children of one moment: a listing's, or those
+ * sequence-gap inference proved unchanged since a listing (see {@code DirectoryView}, whose
+ * count of children makes the set exact, not a superset). So a driver need not be monotone (a
+ * decision on a superset of the children need not hold for the children themselves: the
+ * semaphore's maxLeases check and the read lock's downgrade witness are not monotone), and no
+ * part of the engine relies on it.
  */
 @FunctionalInterface
 public interface LockDriver {

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 
 import io.zklock.core.Lease;
@@ -13,6 +14,7 @@ import io.zklock.core.OwnerInfo;
 import io.zklock.core.Participant;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 
@@ -231,40 +233,47 @@ public final class LockEngine {
 
     /**
      * Who holds and who waits on this lock now, in queue order, as this engine's driver
-     * judges it. Foreign children are left out. Reads the directory with one call per node.
+     * judges it. Foreign children are left out. One listing, then one read per node, issued together.
      *
      * @throws LockException if ZooKeeper cannot be read
      */
     public List<Participant> participants() {
-        try {
-            List<String> children;
-            try {
-                children = client.getChildren().forPath(path);
-            } catch (KeeperException.NoNodeException e) {
-                return List.of();
-            }
-            List<LockNode> sorted = parseSorted(children);
-            List<Participant> result = new ArrayList<>(sorted.size());
-            for (LockNode node : sorted) {
-                String nodePath = path + "/" + node.name();
-                byte[] data;
-                try {
-                    data = client.getData().forPath(nodePath);
-                } catch (KeeperException.NoNodeException e) {
-                    continue;
-                }
-                boolean holding = driver.decide(sorted, node, maxLeases).getsTheLock();
-                result.add(new Participant(nodePath, node.kind(), node.sequence(), OwnerInfo.parse(data), holding));
-            }
-            return result;
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            throw new LockException("could not read lock directory " + path, e);
+        ZkPort.Reply listing = read(port.children(path, null, null));
+        if (listing.noNode()) {
+            return List.of();
         }
+        List<LockNode> sorted = parseSorted(checked(listing).children());
+        List<CompletableFuture<ZkPort.Reply>> reads = sorted.stream()
+                .map(node -> port.data(ZKPaths.makePath(path, node.name()), null)).toList();   // issued together
+        List<Participant> result = new ArrayList<>(sorted.size());
+        for (int i = 0; i < sorted.size(); i++) {
+            ZkPort.Reply data = read(reads.get(i));
+            LockNode node = sorted.get(i);
+            if (!data.noNode()) {
+                boolean holding = driver.decide(sorted, node, maxLeases).getsTheLock();
+                result.add(new Participant(ZKPaths.makePath(path, node.name()), node.kind(), node.sequence(),
+                        OwnerInfo.parse(checked(data).data()), holding));
+            }
+        }
+        return result;
+    }
+
+    private ZkPort.Reply read(CompletableFuture<ZkPort.Reply> reply) {
+        try {
+            return reply.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockException("interrupted while reading lock directory " + path, e);
+        } catch (ExecutionException e) {
+            throw new LockException("could not read lock directory " + path, e.getCause());
+        }
+    }
+
+    private ZkPort.Reply checked(ZkPort.Reply reply) {
+        if (!reply.ok()) {
+            throw new LockException("could not read lock directory " + path, KeeperException.create(reply.rc()));
+        }
+        return reply;
     }
 
     @Override

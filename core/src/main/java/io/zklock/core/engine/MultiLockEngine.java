@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 import io.zklock.core.Lease;
 import io.zklock.core.LockException;
@@ -82,6 +83,15 @@ public final class MultiLockEngine {
 
     /** Completes with the leases, or with TimeoutException; {@code cancel()} withdraws the request. */
     public CompletableFuture<List<Lease>> acquireAsync(Duration timeout) {
+        return acquireAsync(timeout, List::copyOf);
+    }
+
+    /**
+     * As {@link #acquireAsync(Duration)}, completing with {@code grant} of the leases (a
+     * multi-lease, say); {@code cancel()} withdraws the request, and leases granted after it
+     * are released.
+     */
+    public <R> CompletableFuture<R> acquireAsync(Duration timeout, Function<List<Lease>, R> grant) {
         Deadline deadline = Deadline.after(timeout);
         MultiAcquisition attempt;
         try {
@@ -89,7 +99,7 @@ public final class MultiLockEngine {
         } catch (LockException e) {
             return CompletableFuture.failedFuture(e);   // a closed client fails the future, as while waiting
         }
-        return Blocking.userFuture(attempt.result, List::<Lease>copyOf, attempt::giveUp, this::releaseAll);
+        return Blocking.userFuture(attempt.result, leases -> grant.apply(List.copyOf(leases)), attempt::giveUp, this::releaseAll);
     }
 
     private MultiAcquisition start(Deadline deadline) {

@@ -43,8 +43,8 @@ interface ZkPort {
     /** Lists {@code dir}; with a watcher, leaves a children watch (unless the directory is missing). */
     CompletableFuture<Reply> children(String dir, Watcher watcher, Consumer<Reply> inOrder);
 
-    /** Reads {@code path}'s data and leaves a data watch (unless the node is missing). */
-    CompletableFuture<Reply> watchData(String path, Watcher watcher);
+    /** Reads {@code path}'s data; with a watcher, leaves a data watch (unless the node is missing). */
+    CompletableFuture<Reply> data(String path, Watcher watcher);
 
     /** Reads {@code path}'s Stat. */
     CompletableFuture<Reply> exists(String path);
@@ -81,11 +81,16 @@ interface ZkPort {
      * @param stat the node's Stat, if the reply carries one
      * @param children a listing's names, else empty
      * @param results a transaction's results, else empty
+     * @param data a read's data, else null
      */
-    record Reply(KeeperException.Code rc, String path, Stat stat, List<String> children, List<OpResult> results) {
+    record Reply(KeeperException.Code rc, String path, Stat stat, List<String> children, List<OpResult> results, byte[] data) {
         public Reply {
             children = children == null ? List.of() : children;
             results = results == null ? List.of() : results;
+        }
+
+        Reply(KeeperException.Code rc, String path, Stat stat, List<String> children, List<OpResult> results) {
+            this(rc, path, stat, children, results, null);
         }
 
         static Reply of(KeeperException.Code rc) {

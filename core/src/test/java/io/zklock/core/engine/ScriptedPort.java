@@ -231,7 +231,7 @@ final class ScriptedPort implements ZkPort {
     }
 
     @Override
-    public CompletableFuture<Reply> watchData(String path, Watcher watcher) {
+    public CompletableFuture<Reply> data(String path, Watcher watcher) {
         return record(Kind.WATCH_DATA, path, null, watcher, null, null, false, null);
     }
 
