@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * answered while connected (at most CLEANUP_WAIT_MS), or at once when not: the retried delete
  * finishes the job, and the node is ephemeral. So a caller who sees a timeout sees no node of ours.
  */
-final class Acquisition implements SessionListener {
+final class Acquisition implements Request<Acquisition.Outcome>, SessionListener {
     private static final Logger LOG = LoggerFactory.getLogger(Acquisition.class);
     private static final long CLEANUP_WAIT_MS = 5_000;
 
@@ -55,6 +55,11 @@ final class Acquisition implements SessionListener {
     private QueuedNode node;
     private boolean ended;
     private ScheduledFuture<?> timer;
+
+    @Override
+    public CompletableFuture<Outcome> result() {
+        return result;
+    }
 
     private Acquisition(LockEngine engine, Deadline deadline, boolean adopted) {
         this.engine = engine;
@@ -170,7 +175,8 @@ final class Acquisition implements SessionListener {
      * Withdraws the request: deletes its node and ends its watches, then fails {@code result}
      * with {@code reason}. Returns false if it had already ended (granted or given up).
      */
-    boolean giveUp(Throwable reason) {
+    @Override
+    public boolean giveUp(Throwable reason) {
         boolean[] first = new boolean[1];
         lock.run(() -> first[0] = giveUpInStep(reason));
         return first[0];

@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 import io.zklock.core.LockException;
 
@@ -33,22 +33,22 @@ final class Blocking {
     }
 
     /**
-     * Waits for {@code result}: a grant is returned, a timeout is empty, a driver's refusal an
-     * IllegalStateException, anything else a LockException naming {@code what}. On an interrupt
-     * the request is withdrawn ({@code withdraw} is handed the reason), a grant that beat the
-     * withdrawal is released, and the cleanup is waited for before InterruptedException is thrown.
+     * Waits for the request's result: a grant is returned, a timeout is empty, a driver's refusal
+     * an IllegalStateException, anything else a LockException naming {@code what}. On an
+     * interrupt the request is withdrawn, a grant that beat the withdrawal is released, and the
+     * cleanup is waited for before InterruptedException is thrown.
      */
-    static <T> Optional<T> await(CompletableFuture<T> result, Predicate<Throwable> withdraw, Consumer<? super T> release,
-            String what) throws InterruptedException {
+    static <T> Optional<T> await(Request<T> request, Consumer<? super T> release, String what) throws InterruptedException {
+        CompletableFuture<T> result = request.result();
         if (Thread.interrupted()) {
-            withdraw.test(new Withdrawn("interrupted"));
+            request.giveUp(new Withdrawn("interrupted"));
             result.thenAccept(release);
             throw new InterruptedException();
         }
         try {
             return Optional.of(result.get());
         } catch (InterruptedException e) {
-            withdraw.test(new Withdrawn("interrupted"));
+            request.giveUp(new Withdrawn("interrupted"));
             result.thenAccept(release);        // granted as we were interrupted: release, never leak
             awaitUninterruptibly(result, WITHDRAW_WAIT_MS);   // its nodes are gone when we throw
             throw e;
@@ -65,14 +65,22 @@ final class Blocking {
     }
 
     /**
-     * The caller's own future of {@code result}'s grant, completed on the completion pool (never on a
-     * ZooKeeper thread, which a blocking continuation would stall). Cancelling or failing it
-     * withdraws the request; a grant that arrives after that is released.
+     * The caller's own future of the grant of the request {@code start} starts, completed on the
+     * completion pool (never on a ZooKeeper thread, which a blocking continuation would stall).
+     * Cancelling or failing it withdraws the request; a grant that arrives after that is
+     * released. A start refused with a LockException (a closed client) is a failed future, as
+     * the same failure would be while waiting.
      */
-    static <T, R> CompletableFuture<R> userFuture(CompletableFuture<T> result, Function<? super T, R> grant,
-            Predicate<Throwable> withdraw, Consumer<? super T> release) {
+    static <T, R> CompletableFuture<R> userFuture(Supplier<Request<T>> start, Function<? super T, R> grant,
+            Consumer<? super T> release) {
+        Request<T> request;
+        try {
+            request = start.get();
+        } catch (LockException e) {
+            return CompletableFuture.failedFuture(e);
+        }
         CompletableFuture<R> user = new CompletableFuture<>();
-        result.whenCompleteAsync((granted, error) -> {
+        request.result().whenCompleteAsync((granted, error) -> {
             if (error != null) {
                 user.completeExceptionally(error);
             } else if (!user.complete(grant.apply(granted))) {
@@ -81,7 +89,7 @@ final class Blocking {
         }, Threads.COMPLETION);
         user.whenComplete((granted, error) -> {
             if (error != null) {
-                withdraw.test(new Withdrawn("cancelled"));   // no-op unless the user ended it early
+                request.giveUp(new Withdrawn("cancelled"));   // no-op unless the user ended it early
             }
         });
         return user;

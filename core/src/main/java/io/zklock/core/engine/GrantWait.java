@@ -118,7 +118,7 @@ final class GrantWait {
 
     private void listed(ZkPort.Reply reply, Throwable error, int s, WatchKey key) {
         if (key != null) {
-            watches.answered(error == null ? reply.rc() : KeeperException.Code.SYSTEMERROR, key, s);
+            watches.answered(error == null ? reply.rc() : null, key, s);
         }
         if (state == State.ENDED || s != step) {
             return;
@@ -195,7 +195,7 @@ final class GrantWait {
     }
 
     private void watchSet(ZkPort.Reply reply, Throwable error, WatchKey key, int s) {
-        watches.answered(error == null ? reply.rc() : KeeperException.Code.SYSTEMERROR, key, s);
+        watches.answered(error == null ? reply.rc() : null, key, s);
         if (state == State.ENDED || s != step) {
             return;
         }
@@ -233,10 +233,7 @@ final class GrantWait {
 
     /** A call failed: back off and retry if the error is one of the connection's, else fail. */
     private void failedCall(KeeperException.Code rc, String what, Runnable again) {
-        Throwable failure = retry.afterFailure(engine, deadline, rc, what, again);
-        if (failure != null) {
-            fail(failure);
-        } else {
+        if (retry.afterFailure(engine, deadline, rc, what, again, this::fail)) {
             state = State.BACKOFF;
         }
     }

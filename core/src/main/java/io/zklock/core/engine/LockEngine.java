@@ -119,21 +119,13 @@ public final class LockEngine {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        Acquisition acquisition = start(deadline);
-        return Blocking.await(acquisition.result, acquisition::giveUp, LockEngine::release, "acquisition of lock " + path)
-                .map(LockEngine::lease);
+        return Blocking.await(start(deadline), LockEngine::release, "acquisition of lock " + path).map(LockEngine::lease);
     }
 
     /** See {@link io.zklock.core.DistributedLock#acquireAsync(Duration)}. */
     public CompletableFuture<Lease> acquireAsync(Duration timeout) {
         Deadline deadline = Deadline.after(timeout);
-        Acquisition acquisition;
-        try {
-            acquisition = start(deadline);
-        } catch (LockException e) {
-            return CompletableFuture.failedFuture(e);   // a closed client fails the future, as while waiting
-        }
-        return Blocking.userFuture(acquisition.result, LockEngine::lease, acquisition::giveUp, LockEngine::release);
+        return Blocking.userFuture(() -> start(deadline), LockEngine::lease, LockEngine::release);
     }
 
     private Acquisition start(Deadline deadline) {

@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * The caller's withdrawal (interrupt, cancel) gives up the waits, or, while a transaction is in
  * flight, deletes its nodes when its reply comes.
  */
-final class MultiAcquisition {
+final class MultiAcquisition implements Request<List<ZkLease>> {
     private static final Logger LOG = LoggerFactory.getLogger(MultiAcquisition.class);
 
     /** Why the other waits of a round were given up: one of them ended first. */
@@ -77,8 +77,13 @@ final class MultiAcquisition {
         return m;
     }
 
-    /** Withdraws the request; false if it had already ended or been withdrawn. */
-    boolean giveUp(Throwable reason) {
+    @Override
+    public CompletableFuture<List<ZkLease>> result() {
+        return result;
+    }
+
+    @Override
+    public boolean giveUp(Throwable reason) {
         if (result.isDone() || !withdrawal.compareAndSet(null, reason)) {
             return false;
         }

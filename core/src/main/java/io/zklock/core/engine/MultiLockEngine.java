@@ -77,8 +77,7 @@ public final class MultiLockEngine {
 
     /** Empty if not every lock is granted before {@code deadline}; then no node is left. */
     public Optional<List<Lease>> acquire(Deadline deadline) throws InterruptedException {
-        MultiAcquisition attempt = start(deadline);
-        return Blocking.await(attempt.result, attempt::giveUp, this::releaseAll, "multi-lock acquisition").map(List::copyOf);
+        return Blocking.await(start(deadline), this::releaseAll, "multi-lock acquisition").map(List::copyOf);
     }
 
     /** Completes with the leases, or with TimeoutException; {@code cancel()} withdraws the request. */
@@ -93,13 +92,7 @@ public final class MultiLockEngine {
      */
     public <R> CompletableFuture<R> acquireAsync(Duration timeout, Function<List<Lease>, R> grant) {
         Deadline deadline = Deadline.after(timeout);
-        MultiAcquisition attempt;
-        try {
-            attempt = start(deadline);
-        } catch (LockException e) {
-            return CompletableFuture.failedFuture(e);   // a closed client fails the future, as while waiting
-        }
-        return Blocking.userFuture(attempt.result, leases -> grant.apply(List.copyOf(leases)), attempt::giveUp, this::releaseAll);
+        return Blocking.userFuture(() -> start(deadline), leases -> grant.apply(List.copyOf(leases)), this::releaseAll);
     }
 
     private MultiAcquisition start(Deadline deadline) {

@@ -267,10 +267,7 @@ final class NodeCreation {
     // ---- failures ---------------------------------------------------------------------------
 
     private void failedCall(KeeperException.Code rc, String what, Runnable again) {
-        Throwable failure = retry.afterFailure(engine, deadline, rc, what, again);
-        if (failure != null) {
-            fail(failure);
-        } else {
+        if (retry.afterFailure(engine, deadline, rc, what, again, this::fail)) {
             state = State.BACKOFF;
         }
     }

@@ -2,6 +2,7 @@ package io.zklock.core.engine;
 
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import io.zklock.core.LockException;
 import org.apache.zookeeper.KeeperException;
@@ -25,23 +26,24 @@ final class PendingRetry {
     }
 
     /**
-     * A call failed with {@code rc}: if the error is the connection's, and the request may wait,
-     * schedules {@code again} after the next back-off delay and returns null; otherwise returns
-     * the failure that ends the request.
+     * A call failed with {@code rc}: if the error is the connection's and the request may wait,
+     * schedules {@code again} after the next back-off delay and returns true; otherwise hands
+     * {@code fail} the failure that ends the request and returns false.
      */
-    Throwable afterFailure(LockEngine engine, Deadline deadline, KeeperException.Code rc, String what, Runnable again) {
+    boolean afterFailure(LockEngine engine, Deadline deadline, KeeperException.Code rc, String what, Runnable again,
+            Consumer<Throwable> fail) {
         if (engine.port().isClosed()) {
-            return engine.clientClosed();
+            fail.accept(engine.clientClosed());
+        } else if (!ZkPort.Reply.isConnectionTrouble(rc)) {
+            fail.accept(new LockException(what + " failed", KeeperException.create(rc)));
+        } else if (deadline.isSingleAttempt()) {
+            fail.accept(engine.timedOut());    // one attempt, and it could not reach ZooKeeper
+        } else {
+            LOG.debug("{} failed with {}; retrying", what, rc);
+            schedule(backoff.next(), again);
+            return true;
         }
-        if (!ZkPort.Reply.isConnectionTrouble(rc)) {
-            return new LockException(what + " failed", KeeperException.create(rc));
-        }
-        if (deadline.isSingleAttempt()) {
-            return engine.timedOut();          // one attempt, and it could not reach ZooKeeper
-        }
-        LOG.debug("{} failed with {}; retrying", what, rc);
-        schedule(backoff.next(), again);
-        return null;
+        return false;
     }
 
     /** A call succeeded: the next failure backs off from the first delay again. */

@@ -32,7 +32,7 @@ final class SessionMonitor {
 
     private final WeakReference<CuratorZookeeperClient> zookeeper;   // the map's key: not held strongly
     private final Set<SessionListener> listeners = ConcurrentHashMap.newKeySet();
-    private final WatchBook watches = new WatchBook();
+    private final Watches.Book watches = new Watches.Book();
     private final Map<String, DirectoryView> views = new LinkedHashMap<>(16, 0.75f, true) {
         private static final long serialVersionUID = 1L;
 
@@ -128,7 +128,7 @@ final class SessionMonitor {
     }
 
     /** The count of this session's waiters per server watch. */
-    WatchBook watches() {
+    Watches.Book watches() {
         return watches;
     }
 
