@@ -85,6 +85,9 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
     private void begin(Runnable first) {
         engine.monitor().addListener(this);
         lock.run(() -> {
+            if (ended) {
+                return;                        // the client closed before the request began
+            }
             if (deadline.needsTimer()) {
                 timer = Threads.TIMER.schedule(() -> giveUp(engine.port().isClosed() ? engine.clientClosed() : engine.timedOut()),
                         deadline.remainingNanos(), TimeUnit.NANOSECONDS);

@@ -36,21 +36,20 @@ final class Blocking {
      * Waits for the request's result: a grant is returned, a timeout is empty, a driver's refusal
      * an IllegalStateException, anything else a LockException naming {@code what}. On an
      * interrupt the request is withdrawn, a grant that beat the withdrawal is released, and the
-     * cleanup is waited for before InterruptedException is thrown.
+     * cleanup (or the release's first delete) is waited for before InterruptedException is thrown.
      */
-    static <T> Optional<T> await(Request<T> request, Consumer<? super T> release, String what) throws InterruptedException {
+    static <T> Optional<T> await(Request<T> request, Function<? super T, CompletableFuture<?>> release, String what)
+            throws InterruptedException {
         CompletableFuture<T> result = request.result();
-        if (Thread.interrupted()) {
-            request.giveUp(new Withdrawn("interrupted"));
-            result.thenAccept(release);
-            throw new InterruptedException();
-        }
         try {
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
             return Optional.of(result.get());
         } catch (InterruptedException e) {
             request.giveUp(new Withdrawn("interrupted"));
-            result.thenAccept(release);        // granted as we were interrupted: release, never leak
-            awaitUninterruptibly(result, WITHDRAW_WAIT_MS);   // its nodes are gone when we throw
+            // a grant that beat the withdrawal is released; either way its nodes are gone when we throw
+            awaitUninterruptibly(result.thenCompose(release::apply), WITHDRAW_WAIT_MS);
             throw e;
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();

@@ -119,7 +119,8 @@ public final class LockEngine {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        return Blocking.await(start(deadline), LockEngine::release, "acquisition of lock " + path).map(LockEngine::lease);
+        return Blocking.await(start(deadline), outcome -> ZkLease.releaseAll(List.of(lease(outcome))), "acquisition of lock " + path)
+                .map(LockEngine::lease);
     }
 
     /** See {@link io.zklock.core.DistributedLock#acquireAsync(Duration)}. */
@@ -133,7 +134,7 @@ public final class LockEngine {
         return Acquisition.start(this, deadline);
     }
 
-    private static Lease lease(Acquisition.Outcome outcome) {
+    private static ZkLease lease(Acquisition.Outcome outcome) {
         return ((Acquisition.Outcome.Leased) outcome).lease();   // a request that made its own node is never Lost
     }
 

@@ -123,11 +123,18 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
 
     private CompletableFuture<List<ZkLease>> transacted(ZkPort.Reply reply, List<String> uuids) {
         if (reply.ok()) {
-            return nodes(reply.results()).handle((nodes, error) -> error == null ? waitAll(nodes)
-                    : sweep(uuids).thenCompose(v -> CompletableFuture.<List<ZkLease>>failedFuture(error))).thenCompose(f -> f);
+            return nodes(reply.results()).handle((nodes, error) -> {
+                if (error != null) {
+                    return sweep(uuids).thenCompose(v -> CompletableFuture.<List<ZkLease>>failedFuture(error));
+                }
+                if (nodes.contains(null)) {    // a node gone before its Stat was read: the session ended
+                    return sweep(uuids).thenCompose(v -> again());
+                }
+                return waitAll(nodes);
+            }).thenCompose(f -> f);
         }
         if (reply.noNode()) {
-            return makeDirectories().thenCompose(v -> round());
+            return makeDirectories().thenCompose(v -> proceed());
         }
         if (reply.connectionTrouble() && !port.isClosed()) {
             LOG.debug("multi-lock transaction failed with {}; cleaning up and retrying", reply.rc());
@@ -138,14 +145,19 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
 
     /** Another round if the time, the client and the caller allow it. */
     private CompletableFuture<List<ZkLease>> again() {
+        if (deadline.hasExpired()) {
+            return CompletableFuture.failedFuture(new TimeoutException("timed out waiting for " + what));
+        }
+        return proceed();
+    }
+
+    /** The next transaction of this round (after its directories were made) unless the client or the caller ended it. */
+    private CompletableFuture<List<ZkLease>> proceed() {
         if (port.isClosed()) {
             return CompletableFuture.failedFuture(LockEngine.clientClosed(what));
         }
         if (withdrawal.get() != null) {
             return CompletableFuture.failedFuture(withdrawal.get());
-        }
-        if (deadline.hasExpired()) {
-            return CompletableFuture.failedFuture(new TimeoutException("timed out waiting for " + what));
         }
         return round();
     }
@@ -164,15 +176,30 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
                         new QueuedNode(path, node, created.getStat().getCzxid(), created.getStat().getEphemeralOwner(), null, null)));
             } else {
                 engines.get(i).monitor().multiCreateWithoutStat();   // ZOOKEEPER-4026
-                nodes.add(port.exists(path).thenApply(reply -> {
-                    if (!reply.ok() || reply.stat() == null) {
-                        throw new LockException("could not read node " + path, KeeperException.create(reply.rc()));
-                    }
-                    return new QueuedNode(path, node, reply.stat().getCzxid(), reply.stat().getEphemeralOwner(), null, null);
-                }));
+                nodes.add(readStat(path, node));
             }
         }
         return all(nodes);
+    }
+
+    /**
+     * The node with the Stat one exists() reads, read again through connection trouble; null if
+     * the node is gone (its session ended): the round must be made again.
+     */
+    private CompletableFuture<QueuedNode> readStat(String path, LockNode node) {
+        return port.exists(path).thenCompose(reply -> {
+            if (reply.ok() && reply.stat() != null) {
+                return CompletableFuture.completedFuture(
+                        new QueuedNode(path, node, reply.stat().getCzxid(), reply.stat().getEphemeralOwner(), null, null));
+            }
+            if (reply.ok() || reply.noNode()) {
+                return CompletableFuture.completedFuture(null);
+            }
+            if (reply.connectionTrouble() && !port.isClosed() && withdrawal.get() == null) {
+                return later(Backoff.TRANSACTION_RETRY_MS).thenCompose(v -> readStat(path, node));
+            }
+            return CompletableFuture.failedFuture(new LockException("could not read node " + path, KeeperException.create(reply.rc())));
+        });
     }
 
     // ---- 2, 3. the waits --------------------------------------------------------------------
@@ -220,13 +247,17 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
         if (leases.size() == ended.size()) {
             return CompletableFuture.completedFuture(leases);
         }
-        leases.forEach(ZkLease::release);      // grants that raced the end of the round
         waits = List.of();
-        if (failure == null && lost) {
-            LOG.info("{} re-queueing: a node was lost", what);
-            return again();
-        }
-        return CompletableFuture.failedFuture(failure != null ? failure : new LockException(what + " ended without a grant"));
+        Throwable reason = failure;
+        boolean requeue = failure == null && lost;
+        // grants that raced the end of the round: gone before the caller hears of it
+        return ZkLease.releaseAll(leases).thenCompose(v -> {
+            if (requeue) {
+                LOG.info("{} re-queueing: a node was lost", what);
+                return again();
+            }
+            return CompletableFuture.failedFuture(reason != null ? reason : new LockException(what + " ended without a grant"));
+        });
     }
 
     // ---- directories and sweeps -------------------------------------------------------------
@@ -250,6 +281,9 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
             }
             if (port.isClosed()) {
                 return CompletableFuture.failedFuture(LockEngine.clientClosed(what));
+            }
+            if (withdrawal.get() != null) {
+                return CompletableFuture.failedFuture(withdrawal.get());
             }
             if (deadline.hasExpired()) {
                 return CompletableFuture.failedFuture(new TimeoutException("timed out waiting for " + what));

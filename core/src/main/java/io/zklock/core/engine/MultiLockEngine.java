@@ -77,7 +77,7 @@ public final class MultiLockEngine {
 
     /** Empty if not every lock is granted before {@code deadline}; then no node is left. */
     public Optional<List<Lease>> acquire(Deadline deadline) throws InterruptedException {
-        return Blocking.await(start(deadline), this::releaseAll, "multi-lock acquisition").map(List::copyOf);
+        return Blocking.await(start(deadline), ZkLease::releaseAll, "multi-lock acquisition").map(List::copyOf);
     }
 
     /** Completes with the leases, or with TimeoutException; {@code cancel()} withdraws the request. */

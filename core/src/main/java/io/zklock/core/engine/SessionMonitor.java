@@ -29,6 +29,8 @@ final class SessionMonitor {
     private static final Map<CuratorZookeeperClient, SessionMonitor> MONITORS = new WeakHashMap<>();
     /** Directories whose view is kept, most recently used first: the hot locks of a client. */
     private static final int MAX_VIEWS = 1_024;
+    /** The class of ZooKeeper's event threads (package-private, so known by name). */
+    private static final String ZOOKEEPER_EVENT_THREAD = "org.apache.zookeeper.ClientCnxn$EventThread";
 
     private final WeakReference<CuratorZookeeperClient> zookeeper;   // the map's key: not held strongly
     private final Set<SessionListener> listeners = ConcurrentHashMap.newKeySet();
@@ -147,11 +149,14 @@ final class SessionMonitor {
     }
 
     /**
-     * Whether the caller runs on the session's event thread, where waiting for a reply would
-     * wait forever (the reply needs that very thread).
+     * Whether the caller runs on a thread that delivers the session's replies and events, where
+     * waiting for a reply would wait forever (the reply needs that very thread): ZooKeeper's
+     * event thread of any handle of the client (a new session has a new one), or the last thread
+     * a reply of ours arrived on (Curator delivers some callbacks on threads of its own).
      */
     boolean isEventThread() {
-        return Thread.currentThread() == eventThread;
+        Thread current = Thread.currentThread();
+        return current == eventThread || current.getClass().getName().equals(ZOOKEEPER_EVENT_THREAD);
     }
 
     /*

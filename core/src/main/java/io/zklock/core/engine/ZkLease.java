@@ -1,5 +1,6 @@
 package io.zklock.core.engine;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -120,6 +121,16 @@ final class ZkLease implements Lease, SessionListener {
         LeaseState released = move(null, LeaseState.RELEASED);
         firstDeleteAttempt.complete(null);
         tell(released);
+    }
+
+    /**
+     * Starts the release of every lease; completes once each first delete attempt was answered
+     * (at most {@code CLOSE_WAIT_MS}), without blocking the caller.
+     */
+    static CompletableFuture<Void> releaseAll(List<ZkLease> leases) {
+        leases.forEach(ZkLease::release);
+        return CompletableFuture.allOf(leases.stream().map(lease -> lease.firstDeleteAttempt).toArray(CompletableFuture[]::new))
+                .completeOnTimeout(null, CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
     }
 
     /** Waits, like {@link #close()}, for the first delete attempt when that is safe. */
