@@ -26,13 +26,19 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
-            "Shows every zklock recipe at work, several ZooKeeper sessions each, then a summary table:",
-            "  mutex       a counter node incremented without a lock (lost updates), then under ZkMutex (none);",
-            "              then a holder frozen past its session timeout, whose late write is refused by its fencing token",
-            "  semaphore   more sessions than permits: never too many holders, no permit idle while a session waits",
+            "Shows every recipe at work, several ZooKeeper sessions each.",
+            "",
+            "  mutex       a counter incremented without a lock (updates lost), then",
+            "              under ZkMutex (none lost); then a holder frozen past its",
+            "              session timeout, whose late write its fencing token refuses",
+            "  semaphore   more sessions than permits: never too many holders, and",
+            "              no permit idle while a session waits",
             "  read-write  readers overlap, a writer holds alone and is not starved",
-            "  multi-lock  transfers locking two accounts in random order: no deadlock, the total is conserved",
-            "Durations are written like 500ms, 1.5s, 2m."},
+            "  multi-lock  transfers lock two accounts in random order: no deadlock,",
+            "              and the total balance is conserved",
+            "",
+            "Then one summary table. Durations are written like 500ms, 1.5s, 2m.",
+            ""},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:every check passed",
@@ -94,13 +100,12 @@ public final class DemoCommand implements Callable<Integer> {
         List<Story.Result> results = new ArrayList<>();
         if (connect == null) {
             try (EmbeddedZooKeeper server = EmbeddedZooKeeper.start()) {
-                out.println("zklock demo: embedded ZooKeeper on " + server.connectString()
-                        + " (data in a temporary directory, deleted at exit)");
-                run(server.connectString(), root, timeline, out, results);
+                run(server.connectString(), "zklock demo: embedded ZooKeeper on " + server.connectString()
+                        + " (data in a temporary directory, deleted at exit)", root, timeline, out, results);
             }
         } else {
-            out.println("zklock demo: ZooKeeper ensemble " + connect + ", under " + root + " (removed afterwards)");
-            run(connect, root, timeline, out, results);
+            run(connect, "zklock demo: ZooKeeper ensemble " + connect + ", under " + root + " (removed afterwards)",
+                    root, timeline, out, results);
         }
         out.println();
         SummaryTable.render(results).forEach(out::println);
@@ -111,11 +116,12 @@ public final class DemoCommand implements Callable<Integer> {
         return results.stream().allMatch(r -> r.failed() == 0) ? 0 : 1;
     }
 
-    private void run(String connectString, String root, Timeline timeline, PrintWriter out, List<Story.Result> results)
+    private void run(String connectString, String header, String root, Timeline timeline, PrintWriter out, List<Story.Result> results)
             throws Exception {
         try (Stage stage = new Stage(connectString, root, duration, sessionTimeout, connectTimeout, timeline, out)) {
             CuratorFramework admin = stage.session();
             admin.create().creatingParentsIfNeeded().forPath(root);
+            out.println(header);
             out.println("each story runs " + Durations.format(duration) + "; progress every "
                     + Durations.format(Duration.ofMillis(Math.max(100, duration.toMillis() / 4))));
             try {
