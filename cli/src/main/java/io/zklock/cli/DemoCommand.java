@@ -126,7 +126,11 @@ public final class DemoCommand implements Callable<Integer> {
                     + Durations.format(Duration.ofMillis(Math.max(100, duration.toMillis() / 4))));
             try {
                 for (Story story : List.of(new MutexStory(), new SemaphoreStory(), new ReadWriteStory(), new MultiLockStory())) {
-                    results.add(story.run(stage));
+                    Story.Result result = story.run(stage);
+                    for (Story.Check check : result.checks()) {
+                        out.printf("  %-4s  %s (%s)%n", check.passed() ? "ok" : "FAIL", check.name(), check.detail());
+                    }
+                    results.add(result);
                 }
             } finally {
                 removeRoot(admin, root);

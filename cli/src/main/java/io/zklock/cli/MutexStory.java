@@ -84,6 +84,10 @@ final class MutexStory implements Story {
                             stage.timeline.bar(lane, Timeline.Kind.MUTEX, asked, granted, stage.timeline.now(),
                                     "token 0x" + Long.toHexString(lease.fencingToken()));
                             lease.close();
+                        } else {
+                            // drawn too, so the timeline shows unlocked increments overlapping and locked ones not
+                            stage.timeline.bar(lane, Timeline.Kind.UNLOCKED, asked, granted, stage.timeline.now(),
+                                    "read-modify-write without a lock");
                         }
                     }
                     Thread.sleep(ThreadLocalRandom.current().nextInt(3));

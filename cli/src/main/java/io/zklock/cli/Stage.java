@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -73,7 +74,8 @@ final class Stage implements AutoCloseable {
     /** Prints a line now, prefixed by the time since the demo began. */
     void say(String line) {
         synchronized (out) {
-            out.printf("%7s  %s%n", Durations.formatNanos(System.nanoTime() - started), line);
+            // one fixed form, so the stamps line up (Durations would print "10 s" beside "9.5 s")
+            out.printf(Locale.ROOT, "%6.1f s  %s%n", (System.nanoTime() - started) / 1e9, line);
             out.flush();
         }
     }

@@ -13,6 +13,7 @@ import java.util.Map;
 final class Timeline {
     /** How a lease is coloured: by recipe and mode. */
     enum Kind {
+        UNLOCKED("no lock", "#a0a0a0"),
         MUTEX("mutex", "#3b75af"),
         PERMIT("semaphore permit", "#4e9a3f"),
         READ("read", "#29a3a3"),
