@@ -72,7 +72,7 @@ final class MutexStory implements Story {
                     gauge.asking();
                     Lease lease = mutex == null ? null : mutex.acquire();
                     gauge.granted();
-                    long granted = stage.timeline.now();
+                    long granted = mutex == null ? asked : stage.timeline.now();    // nothing to wait for
                     try {
                         long value = Stage.readLong(client, counter);
                         Thread.sleep(1);    // the pause that lets another session read the same value
