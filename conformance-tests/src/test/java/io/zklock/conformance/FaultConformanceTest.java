@@ -134,7 +134,8 @@ class FaultConformanceTest {
                 try {
                     while (!contentionOver.get()) {
                         Optional<Lease> got = solo.tryAcquire(Duration.ofSeconds(90));
-                        try (Lease lease = got.orElseThrow(() -> new AssertionError("solo not granted within 90 s"))) {
+                        Lease lease = got.orElseThrow(() -> new AssertionError("solo not granted within 90 s"));
+                        try (lease) {
                             if (faultDone.get()) {
                                 soloGrantsAfterFault.incrementAndGet();
                             }

@@ -40,6 +40,7 @@ import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 import net.jqwik.api.statistics.Statistics;
+import net.jqwik.api.statistics.StatisticsReport;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
@@ -490,6 +491,7 @@ class ReadWriteLockConformanceTest extends LockConformance {
      * clients that can proceed: W2 and the readers B send nothing.
      */
     @Property(tries = 4, shrinking = ShrinkingMode.BOUNDED)
+    @StatisticsReport(onFailureOnly = true)
     void releasingTheFirstWriterWakesOnlyTheReadersBetweenTheTwoWriters(
             @ForAll @IntRange(min = 1, max = 3) int between,
             @ForAll @IntRange(min = 1, max = 4) int behind) throws Exception {
@@ -507,6 +509,7 @@ class ReadWriteLockConformanceTest extends LockConformance {
      * directory and watch again: a herd of between + behind clients.
      */
     @Property(tries = 2, shrinking = ShrinkingMode.BOUNDED)
+    @StatisticsReport(onFailureOnly = true)
     void firstWriteNodeWatchersAllWakeOnTheFirstWritersRelease_control(
             @ForAll @IntRange(min = 1, max = 3) int between,
             @ForAll @IntRange(min = 1, max = 4) int behind) throws Exception {
@@ -525,6 +528,7 @@ class ReadWriteLockConformanceTest extends LockConformance {
      * under the first-write rule.
      */
     @Example
+    @StatisticsReport(onFailureOnly = true)
     void atThreeBetweenAndFourBehindWeWakeThreeAndTheFirstWriteRuleSeven() throws Exception {
         HerdOutcome ours = herd(3, 4, false);
         HerdOutcome firstWrite = herd(3, 4, true);

@@ -29,7 +29,7 @@ import java.util.concurrent.locks.Lock;
  */
 public interface DistributedLock {
 
-    /** The ZooKeeper path of this lock, exactly as given to the constructor. */
+    /** {@return the ZooKeeper path of this lock, exactly as given to the constructor} */
     String path();
 
     /**
@@ -70,6 +70,8 @@ public interface DistributedLock {
      * A grant that arrives just as the timeout elapses is released, never leaked.
      *
      * @param timeout how long to wait; {@code ZERO} means one attempt
+     * @return the lease, to be closed by the caller, or empty if the timeout elapsed first
+     * @throws InterruptedException if the thread is interrupted on entry or while waiting
      * @throws IllegalArgumentException if the timeout is null or negative
      */
     Optional<Lease> tryAcquire(Duration timeout) throws InterruptedException;
@@ -85,18 +87,24 @@ public interface DistributedLock {
      * re-enters a lock held by the calling thread, and its lease is bound to no thread.
      *
      * @param timeout how long to wait; {@code ZERO} means one attempt
+     * @return a future of the lease, to be closed by whoever takes it from the future
      * @throws IllegalArgumentException if the timeout is null or negative
      * @throws IllegalStateException if the client was never started
      */
     CompletableFuture<Lease> acquireAsync(Duration timeout);
 
-    /** Whether the current thread holds this lock through a blocking acquisition that is still valid. */
+    /**
+     * {@return whether the current thread holds this lock through a blocking acquisition that
+     * is still valid}
+     */
     boolean isHeldByCurrentThread();
 
     /**
      * A {@link Lock} view of this lock for code written against {@code java.util.concurrent}:
      * {@code unlock()} releases the most recent acquisition by the calling thread.
      * {@code newCondition()} is unsupported. The same view is returned on every call.
+     *
+     * @return the {@code Lock} view
      */
     Lock asLock();
 }

@@ -19,26 +19,30 @@ package io.zklock.core;
  */
 public interface Lease extends AutoCloseable {
 
-    /** Full path of the ZooKeeper node that carries this lease. */
+    /** {@return the full path of the ZooKeeper node that carries this lease} */
     String nodePath();
 
     /**
      * The czxid of the lease's node: strictly increasing across successive exclusive holders
      * of the same lock, so a resource that rejects a token lower than the last one it
      * accepted rejects a holder whose lease was lost.
+     *
+     * @return the fencing token
      */
     long fencingToken();
 
-    /** The current state. */
+    /** {@return the current state} */
     LeaseState state();
 
-    /** {@code state() == HELD}. */
+    /** {@return {@code state() == HELD}} */
     boolean isValid();
 
     /**
      * Registers a listener told of every state change after the grant. Listeners run on a
      * ZooKeeper event thread and must not block; an exception a listener throws is logged
      * and ignored. A listener added to a lease in a final state is never called.
+     *
+     * @param listener the listener to tell
      */
     void addListener(LeaseListener listener);
 

@@ -7,10 +7,21 @@ package io.zklock.core;
 public class LockException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * A failure without a cause.
+     *
+     * @param message what failed
+     */
     public LockException(String message) {
         super(message);
     }
 
+    /**
+     * A failure caused by another exception.
+     *
+     * @param message what failed
+     * @param cause the exception that caused it, usually ZooKeeper's
+     */
     public LockException(String message, Throwable cause) {
         super(message, cause);
     }

@@ -22,7 +22,7 @@ public record OwnerInfo(String host, long pid, String thread, Instant requestedA
     private static final String HOST = resolveHost();
     private static final int MAX_THREAD_NAME = 100;
 
-    /** The current process and thread, now. */
+    /** {@return the current process and thread, now} */
     @SuppressWarnings("deprecation")           // Thread.threadId() is JDK 19+; getId() is the same number
     public static OwnerInfo current() {
         String name = Thread.currentThread().getName();
@@ -35,7 +35,7 @@ public record OwnerInfo(String host, long pid, String thread, Instant requestedA
         return new OwnerInfo(HOST, ProcessHandle.current().pid(), name, Instant.now());
     }
 
-    /** The bytes stored in a node. */
+    /** {@return the bytes stored in a node} */
     public byte[] toBytes() {
         StringBuilder text = new StringBuilder(64 + host.length() + thread.length());
         text.append("host=").append(oneLine(host)).append("\npid=").append(pid)
@@ -90,6 +90,9 @@ public record OwnerInfo(String host, long pid, String thread, Instant requestedA
     /**
      * Reads node data written by {@link #toBytes()}; anything missing or unreadable becomes
      * {@code "?"}, {@code -1} or {@link Instant#EPOCH}, as foreign data must not break status.
+     *
+     * @param data a node's data, or {@code null}
+     * @return the owner described by it
      */
     public static OwnerInfo parse(byte[] data) {
         Map<String, String> fields = new LinkedHashMap<>();

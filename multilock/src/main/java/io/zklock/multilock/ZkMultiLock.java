@@ -125,7 +125,7 @@ public final class ZkMultiLock implements DistributedLock {
         return String.join(",", locks.stream().map(DistributedLock::path).toList());
     }
 
-    /** The component locks, in order. */
+    /** {@return the component locks, in order} */
     public List<DistributedLock> locks() {
         return List.copyOf(locks);
     }
@@ -390,7 +390,7 @@ public final class ZkMultiLock implements DistributedLock {
             this.grant = grant;
         }
 
-        /** The component leases, in the order of the locks. */
+        /** {@return the component leases, in the order of the locks} */
         public List<Lease> components() {
             return grant.components;
         }

@@ -275,6 +275,7 @@ class ZkMultiLockTest extends EmbeddedServerTest {
         ZkMultiLock multi = new ZkMultiLock(List.of(semaphore, new ZkMutex(client, "/m/sb")));
         assertTimeoutPreemptively(AT_ONCE, () -> {
             try (Lease held = multi.acquire(); Lease again = multi.acquire()) {
+                assertTrue(held.isValid());
                 assertEquals(Optional.empty(), semaphore.tryAcquire(Duration.ZERO));
                 assertEquals(2, lockNodes("/m/sa", "/m/sb"));
                 assertTrue(again.isValid());
@@ -289,10 +290,12 @@ class ZkMultiLockTest extends EmbeddedServerTest {
         ZkReadWriteLock rw = new ZkReadWriteLock(client, "/m/half");
         ZkMutex x = new ZkMutex(client, "/m/hx");
         try (Lease write = rw.writeLock().acquire()) {
+            assertTrue(write.isValid());
             assertThrows(IllegalStateException.class, () -> new ZkMultiLock(List.of(x, rw.readLock())).acquire());
             assertFalse(x.isHeldByCurrentThread());
         }
         try (Lease read = rw.readLock().acquire()) {
+            assertTrue(read.isValid());
             assertThrows(IllegalStateException.class, () -> new ZkMultiLock(List.of(rw.writeLock(), x)).acquire());
         }
         assertEquals(0, lockNodes("/m/half", "/m/hx"));

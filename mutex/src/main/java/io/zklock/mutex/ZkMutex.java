@@ -80,7 +80,7 @@ public final class ZkMutex implements DistributedLock {
         return sync.isHeldByCurrentThread();
     }
 
-    /** How many open blocking acquisitions the current thread has on this lock (0 if none). */
+    /** {@return how many open blocking acquisitions the current thread has on this lock (0 if none)} */
     public int holdCount() {
         return sync.holdCount();
     }
@@ -90,7 +90,10 @@ public final class ZkMutex implements DistributedLock {
         return sync.asLock();
     }
 
-    /** Who holds and who waits on this lock now, in queue order; each with its owner and whether it holds. */
+    /**
+     * {@return who holds and who waits on this lock now, in queue order; each with its owner and
+     * whether it holds}
+     */
     public List<Participant> participants() {
         return sync.engine().participants();
     }

@@ -184,6 +184,7 @@ class ZkMutexTest extends EmbeddedServerTest {
         assertEquals(0, nodes("/locks/juc"));
         ZkMutex theirs = new ZkMutex(other, "/locks/juc");
         try (Lease held = theirs.acquire()) {
+            assertTrue(held.isValid());
             assertFalse(lock.tryLock());
             assertFalse(lock.tryLock(20, TimeUnit.MILLISECONDS));
         }

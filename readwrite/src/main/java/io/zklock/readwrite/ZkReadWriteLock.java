@@ -136,23 +136,24 @@ public final class ZkReadWriteLock {
                 + path + "; a multi-lock cannot upgrade it to the write lock"));
     }
 
-    /** The lock's ZooKeeper path, exactly as given to the constructor. */
+    /** {@return the lock's ZooKeeper path, exactly as given to the constructor} */
     public String path() {
         return writeSync.path();
     }
 
-    /** The shared half; the same object on every call. */
+    /** {@return the shared half; the same object on every call} */
     public ReadLock readLock() {
         return readLock;
     }
 
-    /** The exclusive half; the same object on every call. */
+    /** {@return the exclusive half; the same object on every call} */
     public WriteLock writeLock() {
         return writeLock;
     }
 
     /**
-     * Who holds and who waits on this lock now, readers and writers, in queue order; each with its owner and whether it holds.
+     * {@return who holds and who waits on this lock now, readers and writers, in queue order;
+     * each with its owner and whether it holds}
      */
     public List<Participant> participants() {
         return writeSync.engine().participants();
@@ -210,7 +211,7 @@ public final class ZkReadWriteLock {
             return readSync.isHeldByCurrentThread();
         }
 
-        /** How many open blocking acquisitions the current thread has on the read lock (0 if none). */
+        /** {@return how many open blocking acquisitions the current thread has on the read lock (0 if none)} */
         public int holdCount() {
             return readSync.holdCount();
         }
@@ -282,7 +283,7 @@ public final class ZkReadWriteLock {
             return writeSync.isHeldByCurrentThread();
         }
 
-        /** How many open blocking acquisitions the current thread has on the write lock (0 if none). */
+        /** {@return how many open blocking acquisitions the current thread has on the write lock (0 if none)} */
         public int holdCount() {
             return writeSync.holdCount();
         }

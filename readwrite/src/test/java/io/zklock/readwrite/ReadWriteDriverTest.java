@@ -24,6 +24,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 import net.jqwik.api.statistics.Statistics;
+import net.jqwik.api.statistics.StatisticsReport;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -304,6 +305,7 @@ class ReadWriteDriverTest {
      * at most one (no herd).
      */
     @Property(tries = 400)
+    @StatisticsReport(onFailureOnly = true)
     void protocolNeverConflictsNeverRevokesAndWakesOnlyWhoCanProceed(
             @ForAll @Size(min = 1, max = 40) List<@IntRange(min = 0, max = 399) Integer> ops) {
         Model model = new Model(DRIVER);

@@ -52,12 +52,22 @@ public final class SemaphoreDriver implements LockDriver {
     /** Prefix of the node kind; the client's maxLeases follows it. */
     public static final String KIND_PREFIX = "sem";
 
-    /** The node kind for a semaphore of {@code maxLeases} permits. */
+    /**
+     * The node kind for a semaphore of {@code maxLeases} permits.
+     *
+     * @param maxLeases the semaphore's number of permits
+     * @return the kind its nodes carry
+     */
     public static String kind(int maxLeases) {
         return KIND_PREFIX + maxLeases;
     }
 
-    /** The maxLeases a semaphore node declares, or empty for a node of another recipe. */
+    /**
+     * The maxLeases a semaphore node declares.
+     *
+     * @param node a node of the lock directory
+     * @return its maxLeases, or empty for a node of another recipe
+     */
     public static OptionalInt declaredMaxLeases(LockNode node) {
         String kind = node.kind();
         if (!kind.startsWith(KIND_PREFIX) || kind.length() == KIND_PREFIX.length() || kind.length() > KIND_PREFIX.length() + 9) {

@@ -68,7 +68,7 @@ public final class ZkSemaphore implements DistributedLock {
         LockComponents.register(this, () -> own);   // a permit taken through a multi-lock is one more permit
     }
 
-    /** How many permits this semaphore has. */
+    /** {@return how many permits this semaphore has} */
     public int maxLeases() {
         return engine.maxLeases();
     }
@@ -120,7 +120,7 @@ public final class ZkSemaphore implements DistributedLock {
         return view;
     }
 
-    /** Holders and waiters in queue order; each with its owner and whether it holds a permit. */
+    /** {@return the holders and waiters in queue order; each with its owner and whether it holds a permit} */
     public List<Participant> participants() {
         return engine.participants();
     }

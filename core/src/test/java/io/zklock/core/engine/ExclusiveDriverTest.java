@@ -17,6 +17,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.statistics.Statistics;
+import net.jqwik.api.statistics.StatisticsReport;
 import org.junit.jupiter.api.Test;
 
 class ExclusiveDriverTest {
@@ -88,6 +89,7 @@ class ExclusiveDriverTest {
 
     /** Removing any subset of the nodes that precede ours never turns a grant into a wait. */
     @Property(tries = 1000)
+    @StatisticsReport(onFailureOnly = true)
     void exclusiveDriverIsMonotone(@ForAll("removals") Removal removal) {
         boolean grantedBefore = assertMonotone(LockDriver.EXCLUSIVE, removal);
 
