@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.zklock.core.DistributedLock;
@@ -24,6 +25,7 @@ import io.zklock.core.engine.LockDriver;
 import io.zklock.core.engine.LockEngine;
 import io.zklock.core.LockException;
 import io.zklock.core.engine.MultiLockEngine;
+import io.zklock.multilock.ZkMultiLock;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.testing.Await;
 import io.zklock.testing.ZkTesting;
@@ -313,5 +315,32 @@ class FaultPromisesTest extends ServerFaults {
             }
         }
         return false;
+    }
+
+    /**
+     * A multi-lock whose transaction is cut off, and whose client then stays cut off, answers
+     * at its deadline rather than when the connection comes back; the sweep of whatever the
+     * transaction may have made goes on, and no node is left once the connection is back.
+     */
+    @Test
+    void multiLockCutOffAfterItsTransactionAnswersAtItsDeadline() throws Exception {
+        FaultProxy proxy = FaultProxy.to(server.getConnectString());
+        CuratorFramework client = proxied(proxy, SESSION_MS);
+        ZkMultiLock multi = new ZkMultiLock(List.of(new ZkMutex(client, path + "/a"), new ZkMutex(client, path + "/b")));
+        AtomicBoolean cut = new AtomicBoolean();
+        proxy.beforeRequest((opcode, node) -> {
+            if (opcode == OpCode.multi && cut.compareAndSet(false, true)) {
+                proxy.cut();                   // the transaction's outcome is unknown, and stays so
+            }
+        });
+        long start = System.nanoTime();
+        Optional<Lease> got = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> multi.tryAcquire(Duration.ofSeconds(1)));
+        long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(cut.get(), "the transaction was cut off");
+        assertTrue(got.isEmpty(), "granted while cut off");
+        assertTrue(elapsedMs < 10_000, "answered " + elapsedMs + " ms into a 1 s timeout, while still cut off");
+        proxy.beforeRequest(null);
+        proxy.heal();
+        Await.equal("nodes left", List.of(), LONG, this::nodes);
     }
 }

@@ -2,21 +2,16 @@ package io.zklock.core.engine;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.IntStream;
 
 import io.zklock.core.LockException;
 import io.zklock.core.OwnerInfo;
-import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.Op;
-import org.apache.zookeeper.OpResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,9 +20,9 @@ import org.slf4j.LoggerFactory;
  *
  * All-or-nothing acquisition of several locks of one session, as a composition of futures.
  * Repeatedly (each round under the one deadline):
- *   1. TRANSACTION  one multi() creates a node in every lock's directory, each named like a
- *      single lock's node (_c_<uuid>-<prefix>-<seq>) and created with create2, so the reply
- *      carries every node's Stat (czxid: the fencing token; ephemeralOwner; read with exists()
+ *   1. TRANSACTION  one multi() (a MultiTransaction) creates a node in every lock's directory,
+ *      each named like a single lock's node (_c_<uuid>-<prefix>-<seq>) and created with create2,
+ *      so the reply carries every node's Stat (czxid: the fencing token; ephemeralOwner; read with exists()
  *      from a server that returns none). Every node of a transaction takes its place in every
  *      queue at the same point of ZooKeeper's total order, so two multi-locks can never wait
  *      for each other in a cycle, whatever order their locks are listed in.
@@ -41,7 +36,8 @@ import org.slf4j.LoggerFactory;
  *      grant that raced released). If one ended because its node was lost (session expiry),
  *      1 again with the time left; otherwise fail with its reason.
  * The caller's withdrawal (interrupt, cancel) gives up the waits, or, while a transaction is in
- * flight, deletes its nodes when its reply comes.
+ * flight, deletes its nodes when its reply comes. The deadline ends the waits through their own
+ * timers; between rounds, while the client is cut off, it ends the request itself (deadlinePassed).
  */
 final class MultiAcquisition implements Request<List<ZkLease>> {
     private static final Logger LOG = LoggerFactory.getLogger(MultiAcquisition.class);
@@ -73,8 +69,26 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
 
     static MultiAcquisition start(List<LockEngine> engines, Deadline deadline, String what) {
         MultiAcquisition m = new MultiAcquisition(engines, deadline, what);
+        if (deadline.needsTimer()) {
+            ScheduledFuture<?> timer = Threads.TIMER.schedule(m::deadlinePassed, deadline.remainingNanos(), TimeUnit.NANOSECONDS);
+            m.result.whenComplete((leases, error) -> timer.cancel(false));
+        }
         m.round().whenComplete(m::finish);
         return m;
+    }
+
+    /*
+     * The waits time out on their own timers. Between rounds (a sweep, directories being made)
+     * nothing else would end the request while the client is cut off: the caller hears of the
+     * timeout at once, no new transaction is sent, and the sweep under way deletes what the
+     * last one made as soon as the connection is back.
+     */
+    private void deadlinePassed() {
+        if (!result.isDone() && waits.isEmpty() && !port.isConnected()) {
+            TimeoutException timeout = new TimeoutException("timed out waiting for " + what);
+            withdrawal.compareAndSet(null, timeout);
+            result.completeExceptionally(timeout);
+        }
     }
 
     @Override
@@ -109,26 +123,18 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
     // ---- one round --------------------------------------------------------------------------
 
     private CompletableFuture<List<ZkLease>> round() {
-        List<String> uuids = engines.stream().map(e -> UUID.randomUUID().toString()).toList();
-        List<Op> ops;
-        try {
-            ops = IntStream.range(0, engines.size()).mapToObj(i -> engines.get(i).port().createOp(
-                    ZKPaths.makePath(engines.get(i).path(), LockNode.protectedName(uuids.get(i), engines.get(i).namePrefix())),
-                    ownerData)).toList();
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return port.multi(ops, null).thenCompose(reply -> transacted(reply, uuids));
+        MultiTransaction t = new MultiTransaction(engines);
+        return t.send(ownerData).thenCompose(reply -> transacted(t, reply));
     }
 
-    private CompletableFuture<List<ZkLease>> transacted(ZkPort.Reply reply, List<String> uuids) {
+    private CompletableFuture<List<ZkLease>> transacted(MultiTransaction t, ZkPort.Reply reply) {
         if (reply.ok()) {
-            return nodes(reply.results()).handle((nodes, error) -> {
+            return t.nodes(reply.results(), () -> withdrawal.get() == null).handle((nodes, error) -> {
                 if (error != null) {
-                    return sweep(uuids).thenCompose(v -> CompletableFuture.<List<ZkLease>>failedFuture(error));
+                    return t.sweep().thenCompose(v -> CompletableFuture.<List<ZkLease>>failedFuture(error));
                 }
                 if (nodes.contains(null)) {    // a node gone before its Stat was read: the session ended
-                    return sweep(uuids).thenCompose(v -> again());
+                    return t.sweep().thenCompose(v -> again());
                 }
                 return waitAll(nodes);
             }).thenCompose(f -> f);
@@ -138,9 +144,9 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
         }
         if (reply.connectionTrouble() && !port.isClosed()) {
             LOG.debug("multi-lock transaction failed with {}; cleaning up and retrying", reply.rc());
-            return later(Backoff.TRANSACTION_RETRY_MS).thenCompose(v -> sweep(uuids)).thenCompose(v -> again());
+            return MultiTransaction.later(Backoff.TRANSACTION_RETRY_MS).thenCompose(v -> t.sweep()).thenCompose(v -> again());
         }
-        return sweep(uuids).thenCompose(v -> CompletableFuture.failedFuture(KeeperException.create(reply.rc())));
+        return t.sweep().thenCompose(v -> CompletableFuture.failedFuture(KeeperException.create(reply.rc())));
     }
 
     /** Another round if the time, the client and the caller allow it. */
@@ -160,46 +166,6 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
             return CompletableFuture.failedFuture(withdrawal.get());
         }
         return round();
-    }
-
-    /** The transaction's nodes, each with its Stat (read with exists() from a server that returns none). */
-    private CompletableFuture<List<QueuedNode>> nodes(List<OpResult> results) {
-        List<CompletableFuture<QueuedNode>> nodes = new ArrayList<>();
-        for (int i = 0; i < engines.size(); i++) {
-            OpResult.CreateResult created = (OpResult.CreateResult) results.get(i);
-            String path = engines.get(i).port().clientPath(created.getPath());
-            LockNode node = LockNode.parse(ZKPaths.getNodeFromPath(path)).orElse(null);
-            if (node == null) {
-                nodes.add(CompletableFuture.failedFuture(new LockException("created node " + path + " has an unexpected name")));
-            } else if (created.getStat() != null) {
-                nodes.add(CompletableFuture.completedFuture(
-                        new QueuedNode(path, node, created.getStat().getCzxid(), created.getStat().getEphemeralOwner(), null, null)));
-            } else {
-                engines.get(i).monitor().multiCreateWithoutStat();   // ZOOKEEPER-4026
-                nodes.add(readStat(path, node));
-            }
-        }
-        return all(nodes);
-    }
-
-    /**
-     * The node with the Stat one exists() reads, read again through connection trouble; null if
-     * the node is gone (its session ended): the round must be made again.
-     */
-    private CompletableFuture<QueuedNode> readStat(String path, LockNode node) {
-        return port.exists(path).thenCompose(reply -> {
-            if (reply.ok() && reply.stat() != null) {
-                return CompletableFuture.completedFuture(
-                        new QueuedNode(path, node, reply.stat().getCzxid(), reply.stat().getEphemeralOwner(), null, null));
-            }
-            if (reply.ok() || reply.noNode()) {
-                return CompletableFuture.completedFuture(null);
-            }
-            if (reply.connectionTrouble() && !port.isClosed() && withdrawal.get() == null) {
-                return later(Backoff.TRANSACTION_RETRY_MS).thenCompose(v -> readStat(path, node));
-            }
-            return CompletableFuture.failedFuture(new LockException("could not read node " + path, KeeperException.create(reply.rc())));
-        });
     }
 
     // ---- 2, 3. the waits --------------------------------------------------------------------
@@ -273,7 +239,7 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
             }
             return true;
         })).toList();
-        return all(made).thenCompose(done -> {
+        return MultiTransaction.all(made).thenCompose(done -> {
             if (!done.contains(false)) {
                 return !deadline.isSingleAttempt() && deadline.hasExpired()
                         ? CompletableFuture.failedFuture(new TimeoutException("timed out waiting for " + what))
@@ -288,24 +254,8 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
             if (deadline.hasExpired()) {
                 return CompletableFuture.failedFuture(new TimeoutException("timed out waiting for " + what));
             }
-            return later(Backoff.CLEANUP_RETRY_MS).thenCompose(v -> makeDirectories());
+            return MultiTransaction.later(Backoff.CLEANUP_RETRY_MS).thenCompose(v -> makeDirectories());
         });
-    }
-
-    /** Deletes whatever node carries one of {@code uuids}, in every directory; completes when they are gone. */
-    private CompletableFuture<Void> sweep(List<String> uuids) {
-        return CompletableFuture.allOf(IntStream.range(0, engines.size())
-                .mapToObj(i -> engines.get(i).cleanup().sweep(uuids.get(i))).toArray(CompletableFuture[]::new));
-    }
-
-    private static <T> CompletableFuture<List<T>> all(List<CompletableFuture<T>> futures) {
-        return CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new))
-                .thenApply(v -> futures.stream().map(CompletableFuture::join).toList());
-    }
-
-    private static CompletableFuture<Void> later(long ms) {
-        Executor delayed = CompletableFuture.delayedExecutor(ms, TimeUnit.MILLISECONDS, Threads.TIMER);
-        return CompletableFuture.runAsync(() -> { }, delayed);
     }
 
     private static Throwable unwrap(Throwable e) {
