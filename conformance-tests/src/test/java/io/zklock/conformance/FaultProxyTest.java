@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -63,7 +64,12 @@ class FaultProxyTest {
     }
 
     private FaultProxy proxy() {
-        FaultProxy proxy = FaultProxy.to(server.getConnectString());
+        return proxy(1);
+    }
+
+    /** A proxy with {@code addresses} local addresses, each forwarding to the one server. */
+    private FaultProxy proxy(int addresses) {
+        FaultProxy proxy = FaultProxy.to(String.join(",", Collections.nCopies(addresses, server.getConnectString())));
         toClose.add(proxy);
         direct = ZkTesting.client(server.getConnectString(), 4_000);
         toClose.add(direct);
@@ -152,7 +158,12 @@ class FaultProxyTest {
      */
     @Test
     void deafenKeepsTheSessionAliveOnTheServerWhileTheClientReportsLost() throws Exception {
-        FaultProxy proxy = proxy();
+        // Three addresses of the one server: ZooKeeper's client gives each connect attempt
+        // sessionTimeout / addresses and pauses below 1 s before the next, so a deaf client's
+        // ConnectRequests reach the server at least every 1.7 s and keep a 2 s session alive
+        // for as long as the deafness lasts. With one address a retry can come 2-3 s after the
+        // last, and the server may expire the session at the moment Curator declares it LOST.
+        FaultProxy proxy = proxy(3);
         List<ConnectionState> states = new CopyOnWriteArrayList<>();
         int timeout = 2_000;
         CuratorFramework client = clientThrough(proxy, timeout, true, states);
