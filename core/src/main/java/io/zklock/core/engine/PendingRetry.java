@@ -62,10 +62,6 @@ final class PendingRetry {
         }), delayMs, TimeUnit.MILLISECONDS);
     }
 
-    boolean isPending() {
-        return action != null;
-    }
-
     /** Runs the pending action now, if there is one. */
     void runNow() {
         Runnable next = action;
