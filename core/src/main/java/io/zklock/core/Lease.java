@@ -1,5 +1,7 @@
 package io.zklock.core;
 
+import java.util.function.Consumer;
+
 /**
  * One grant of a {@link DistributedLock}, carried by one ZooKeeper node.
  *
@@ -45,6 +47,26 @@ public interface Lease extends AutoCloseable {
      * @param listener the listener to tell
      */
     void addListener(LeaseListener listener);
+
+    /**
+     * Opts this lease in to cooperative revocation: {@code handler} is called once when
+     * someone asks the holder to let go ({@link LockAdmin#requestRevocation(String)},
+     * {@code zklock revoke}). The request is written into the lease's node; the lease watches
+     * its node's data from this call on (one read, then a data watch, nothing more while
+     * nothing is asked). The handler runs on a library thread, never on a ZooKeeper event
+     * thread, and decides: closing the lease is the usual answer, and nothing happens to the
+     * lease unless the handler acts.
+     *
+     * <p>A request written before this call, or while the client was disconnected, is seen
+     * when the call is made or the client reconnects. Each handler is called at most once per
+     * lease; one added after a request was seen is called at once. A lease that never opts in
+     * ignores requests and keeps its lease. A lease in a final state never calls the handler.
+     * An exception the handler throws is logged and ignored.
+     *
+     * @param handler told of the request, with this lease
+     * @throws IllegalArgumentException if the handler is null
+     */
+    void onRevocationRequested(Consumer<? super Lease> handler);
 
     /**
      * Releases the lease: its node is deleted (the last close of a re-entered lease deletes

@@ -1,13 +1,38 @@
 package io.zklock.core;
 
+import java.time.Instant;
+import java.util.Optional;
+
 /**
- * One node of a lock directory as {@code status} shows it.
+ * One node of a lock directory, as {@link LockAdmin#status(String)} and the recipes'
+ * {@code participants()} show it.
  *
  * @param nodePath full path of the node
- * @param kind the node's kind ({@code lock}, {@code read}, {@code write}, ...)
- * @param sequence its queue position number
+ * @param kind what the node asks for: {@code mutex}, {@code read}, {@code write},
+ *             {@code permit} (a semaphore's), {@code multi} (one of a multi-lock's nodes), or the
+ *             kind written in the node's name when no recipe on the class path knows it
+ * @param sequence the sequence number ZooKeeper gave the node
  * @param owner who created it
  * @param holding whether the recipe's driver grants it, given the directory as listed
+ * @param fencingToken the node's czxid: the token its lease carries once granted
+ * @param createdAt when the server created the node (the request's arrival; a holder has held
+ *                  for at most the time since)
+ * @param revocationRequest the revocation request written into the node, if any
  */
-public record Participant(String nodePath, String kind, long sequence, OwnerInfo owner, boolean holding) {
+public record Participant(String nodePath, String kind, long sequence, OwnerInfo owner, boolean holding,
+        long fencingToken, Instant createdAt, Optional<RevocationRequest> revocationRequest) {
+
+    /**
+     * @throws IllegalArgumentException if a reference argument is null
+     */
+    public Participant {
+        if (nodePath == null || kind == null || owner == null || createdAt == null || revocationRequest == null) {
+            throw new IllegalArgumentException("no argument of a Participant may be null");
+        }
+    }
+
+    /** {@return the node's name, relative to its lock directory} */
+    public String nodeName() {
+        return nodePath.substring(nodePath.lastIndexOf('/') + 1);
+    }
 }

@@ -14,6 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
+import java.util.function.Consumer;
 
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
@@ -429,6 +430,25 @@ public final class ZkMultiLock implements DistributedLock {
                 throw new IllegalArgumentException("listener is null");
             }
             listeners.add(listener);
+        }
+
+        /**
+         * Watches every component's node: the first request to any of them calls
+         * {@code handler} once, with this lease; see {@link Lease#onRevocationRequested}.
+         */
+        @Override
+        public void onRevocationRequested(Consumer<? super Lease> handler) {
+            if (handler == null) {
+                throw new IllegalArgumentException("handler is null");
+            }
+            AtomicBoolean told = new AtomicBoolean();
+            for (Lease component : grant.components) {
+                component.onRevocationRequested(c -> {
+                    if (!closed.get() && told.compareAndSet(false, true)) {
+                        handler.accept(this);
+                    }
+                });
+            }
         }
 
         private void recompute() {

@@ -69,7 +69,16 @@ public final class SemaphoreDriver implements LockDriver {
      * @return its maxLeases, or empty for a node of another recipe
      */
     public static OptionalInt declaredMaxLeases(LockNode node) {
-        String kind = node.kind();
+        return declaredMaxLeases(node.kind());
+    }
+
+    /**
+     * The maxLeases a node kind declares.
+     *
+     * @param kind the kind written in a node's name
+     * @return its maxLeases, or empty for a kind of another recipe
+     */
+    static OptionalInt declaredMaxLeases(String kind) {
         if (!kind.startsWith(KIND_PREFIX) || kind.length() == KIND_PREFIX.length() || kind.length() > KIND_PREFIX.length() + 9) {
             return OptionalInt.empty();
         }

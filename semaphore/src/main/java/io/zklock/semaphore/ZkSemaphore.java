@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Lock;
+import java.util.function.Consumer;
 
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
@@ -183,6 +184,14 @@ public final class ZkSemaphore implements DistributedLock {
                 throw new IllegalArgumentException("listener is null");
             }
             lease.addListener((l, s) -> listener.stateChanged(this, s));
+        }
+
+        @Override
+        public void onRevocationRequested(Consumer<? super Lease> handler) {
+            if (handler == null) {
+                throw new IllegalArgumentException("handler is null");
+            }
+            lease.onRevocationRequested(l -> handler.accept(this));
         }
 
         @Override

@@ -45,7 +45,8 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
     private final LockEngine engine;
     private final Deadline deadline;
     private final RequestLock lock;
-    private final byte[] ownerData = OwnerInfo.current().toBytes();
+    /** What its node's data was created with. */
+    private final byte[] ownerData;
     private final boolean adopted;
     final CompletableFuture<Outcome> result = new CompletableFuture<>();
 
@@ -61,8 +62,9 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
         return result;
     }
 
-    private Acquisition(LockEngine engine, Deadline deadline, boolean adopted) {
+    private Acquisition(LockEngine engine, Deadline deadline, boolean adopted, byte[] ownerData) {
         this.engine = engine;
+        this.ownerData = ownerData;
         this.deadline = deadline;
         this.adopted = adopted;
         this.lock = new RequestLock(this::failed);
@@ -70,14 +72,14 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
 
     /** Starts a request that makes its own node; returns at once. */
     static Acquisition start(LockEngine engine, Deadline deadline) {
-        Acquisition a = new Acquisition(engine, deadline, false);
+        Acquisition a = new Acquisition(engine, deadline, false, OwnerInfo.current().toBytes());
         a.begin(a::create);
         return a;
     }
 
-    /** Starts the wait of a node that a multi-lock's transaction made; returns at once. */
-    static Acquisition adopting(LockEngine engine, Deadline deadline, QueuedNode node) {
-        Acquisition a = new Acquisition(engine, deadline, true);
+    /** Starts the wait of a node that a multi-lock's transaction made with {@code ownerData}; returns at once. */
+    static Acquisition adopting(LockEngine engine, Deadline deadline, QueuedNode node, byte[] ownerData) {
+        Acquisition a = new Acquisition(engine, deadline, true, ownerData);
         a.begin(() -> a.waitFor(node));
         return a;
     }

@@ -77,8 +77,11 @@ final class CuratorPort implements ZkPort {
     }
 
     @Override
-    public CompletableFuture<Reply> exists(String path) {
-        return call(reply -> client.checkExists().inBackground(curator(reply, null, null)).forPath(path));
+    public CompletableFuture<Reply> exists(String path, Watcher watcher) {
+        if (watcher == null) {
+            return call(reply -> client.checkExists().inBackground(curator(reply, null, null)).forPath(path));
+        }
+        return call(reply -> client.checkExists().usingWatcher(watcher).inBackground(curator(reply, null, null)).forPath(path));
     }
 
     @Override
@@ -90,8 +93,8 @@ final class CuratorPort implements ZkPort {
     }
 
     @Override
-    public CompletableFuture<Reply> setData(String path, byte[] data) {
-        return call(reply -> client.setData().inBackground(curator(reply, null, null)).forPath(path, data));
+    public CompletableFuture<Reply> setData(String path, byte[] data, int version) {
+        return call(reply -> client.setData().withVersion(version).inBackground(curator(reply, null, null)).forPath(path, data));
     }
 
     @Override

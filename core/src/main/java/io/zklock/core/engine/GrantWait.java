@@ -205,7 +205,7 @@ final class GrantWait {
             list(watchDirectory);              // it went before the watch was set
         } else if (!reply.ok()) {
             failedCall(reply.rc(), "watch of " + key.path(), () -> list(watchDirectory));
-        } else if (engine.driver().announcesGrants() && reply.stat() != null && reply.stat().getVersion() > 0) {
+        } else if (engine.driver().announcesGrants() && NodeData.announcedGrant(reply.stat(), reply.data())) {
             list(watchDirectory);              // it announced its grant before our watch was set
         }
         // otherwise the watch is set: watchEvent takes it from here

@@ -5,17 +5,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 
 import io.zklock.core.Lease;
 import io.zklock.core.LockException;
-import io.zklock.core.OwnerInfo;
 import io.zklock.core.Participant;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
-import org.apache.curator.utils.ZKPaths;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 
 /**
@@ -225,48 +221,13 @@ public final class LockEngine {
     }
 
     /**
-     * Who holds and who waits on this lock now, in queue order, as this engine's driver
-     * judges it. Foreign children are left out. One listing, then one read per node, issued together.
+     * Who holds and who waits on this lock now, in queue order, each judged by its own
+     * recipe's driver (see {@link Inspection}). Foreign children are left out.
      *
      * @throws LockException if ZooKeeper cannot be read
      */
     public List<Participant> participants() {
-        ZkPort.Reply listing = read(port.children(path, null, null));
-        if (listing.noNode()) {
-            return List.of();
-        }
-        List<LockNode> sorted = parseSorted(checked(listing).children());
-        List<CompletableFuture<ZkPort.Reply>> reads = sorted.stream()
-                .map(node -> port.data(ZKPaths.makePath(path, node.name()), null)).toList();   // issued together
-        List<Participant> result = new ArrayList<>(sorted.size());
-        for (int i = 0; i < sorted.size(); i++) {
-            ZkPort.Reply data = read(reads.get(i));
-            LockNode node = sorted.get(i);
-            if (!data.noNode()) {
-                boolean holding = driver.decide(sorted, node, maxLeases).getsTheLock();
-                result.add(new Participant(ZKPaths.makePath(path, node.name()), node.kind(), node.sequence(),
-                        OwnerInfo.parse(checked(data).data()), holding));
-            }
-        }
-        return result;
-    }
-
-    private ZkPort.Reply read(CompletableFuture<ZkPort.Reply> reply) {
-        try {
-            return reply.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LockException("interrupted while reading lock directory " + path, e);
-        } catch (ExecutionException e) {
-            throw new LockException("could not read lock directory " + path, e.getCause());
-        }
-    }
-
-    private ZkPort.Reply checked(ZkPort.Reply reply) {
-        if (!reply.ok()) {
-            throw new LockException("could not read lock directory " + path, KeeperException.create(reply.rc()));
-        }
-        return reply;
+        return new Inspection(port).status(path, null).participants();
     }
 
     @Override

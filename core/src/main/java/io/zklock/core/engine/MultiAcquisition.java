@@ -55,7 +55,7 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
     private final ZkPort port;
     private final Deadline deadline;
     private final String what;
-    private final byte[] ownerData = OwnerInfo.current().toBytes();
+    private final byte[] ownerData;
     private final AtomicReference<Throwable> withdrawal = new AtomicReference<>();
     private volatile List<Acquisition> waits = List.of();
     final CompletableFuture<List<ZkLease>> result = new CompletableFuture<>();
@@ -65,6 +65,7 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
         this.port = engines.get(0).port();
         this.deadline = deadline;
         this.what = what;
+        this.ownerData = NodeData.ofMulti(OwnerInfo.current().toBytes(), engines.size());
     }
 
     static MultiAcquisition start(List<LockEngine> engines, Deadline deadline, String what) {
@@ -173,7 +174,7 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
     private CompletableFuture<List<ZkLease>> waitAll(List<QueuedNode> nodes) {
         List<Acquisition> started = new ArrayList<>();
         for (int i = 0; i < nodes.size(); i++) {
-            started.add(Acquisition.adopting(engines.get(i), deadline, nodes.get(i)));
+            started.add(Acquisition.adopting(engines.get(i), deadline, nodes.get(i), ownerData));
         }
         waits = List.copyOf(started);
         if (withdrawal.get() != null) {

@@ -71,7 +71,7 @@ final class MultiTransaction {
     }
 
     private CompletableFuture<QueuedNode> readStat(String path, LockNode node, BooleanSupplier mayRetry) {
-        return port.exists(path).thenCompose(reply -> {
+        return port.exists(path, null).thenCompose(reply -> {
             if (reply.ok() && reply.stat() != null) {
                 return CompletableFuture.completedFuture(
                         new QueuedNode(path, node, reply.stat().getCzxid(), reply.stat().getEphemeralOwner(), null, null));

@@ -246,7 +246,7 @@ final class NodeCreation {
     private void read(String path) {
         state = State.CALLING;
         leftover = new Leftover.Node(path);
-        engine.port().exists(path).whenComplete((reply, error) -> lock.run(() -> {
+        engine.port().exists(path, null).whenComplete((reply, error) -> lock.run(() -> {
             if (state == State.STOPPED) {
                 return;                        // stop() deletes the node
             }

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.concurrent.locks.Lock;
 
 import io.zklock.core.DistributedLock;
@@ -253,6 +254,19 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
             if (forwarding.compareAndSet(false, true)) {
                 hold.base.addListener((base, newState) -> tell(newState));
             }
+        }
+
+        /** The node's revocation watch, shared by every view; a view closed meanwhile is not told. */
+        @Override
+        public void onRevocationRequested(Consumer<? super Lease> handler) {
+            if (handler == null) {
+                throw new IllegalArgumentException("handler is null");
+            }
+            hold.base.onRevocationRequested(base -> {
+                if (!closed.get()) {
+                    handler.accept(this);
+                }
+            });
         }
 
         /** Tells this view's listeners of {@code next}, unless this view already ended or told it. */

@@ -6,6 +6,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
@@ -41,6 +42,7 @@ final class ZkLease implements Lease, SessionListener {
     private final CompletableFuture<Void> firstDeleteAttempt = new CompletableFuture<>();
     private final Object stateLock = new Object();
     private volatile LeaseState state = LeaseState.HELD;
+    private RevocationWatch revocation;        // guarded by stateLock; made by the first opt-in
 
     ZkLease(LockEngine engine, String nodePath, long fencingToken, long sessionId) {
         this.engine = engine;
@@ -78,6 +80,35 @@ final class ZkLease implements Lease, SessionListener {
     @Override
     public void addListener(LeaseListener listener) {
         listeners.add(listener);
+    }
+
+    @Override
+    public void onRevocationRequested(Consumer<? super Lease> handler) {
+        if (handler == null) {
+            throw new IllegalArgumentException("handler is null");
+        }
+        RevocationWatch watch;
+        synchronized (stateLock) {
+            if (isFinal(state)) {
+                return;
+            }
+            if (revocation == null) {
+                revocation = new RevocationWatch(engine, this);
+            }
+            watch = revocation;
+        }
+        watch.add(handler);
+    }
+
+    /** The lease is final: its revocation watch, if any, ends. */
+    private void endRevocation() {
+        RevocationWatch watch;
+        synchronized (stateLock) {
+            watch = revocation;
+        }
+        if (watch != null) {
+            watch.end();
+        }
     }
 
     @Override
@@ -119,6 +150,7 @@ final class ZkLease implements Lease, SessionListener {
         engine.view().deleted(ZKPaths.getNodeFromPath(nodePath));
         engine.monitor().removeListener(this);
         LeaseState released = move(null, LeaseState.RELEASED);
+        endRevocation();
         firstDeleteAttempt.complete(null);
         tell(released);
     }
@@ -174,18 +206,38 @@ final class ZkLease implements Lease, SessionListener {
     /**
      * Touches the node's data once so that a waiter watching it re-reads the queue; retried
      * through connection loss until it lands or the lease ends (a lost touch would leave that
-     * waiter asleep while a permit is free).
+     * waiter asleep while a permit is free). The touch appends a grant line to the data it was
+     * created with; if something was written first (a revocation request), it is read and
+     * kept.
      */
-    void announceGrant(byte[] data) {
+    void announceGrant(byte[] createdWith) {
+        announceGrant(NodeData.withGrant(createdWith), 0);
+    }
+
+    private void announceGrant(byte[] data, int version) {
         if (isFinal(state) || closing.get()) {
             return;
         }
-        engine.port().setData(nodePath, data).whenComplete((reply, error) -> {
+        engine.port().setData(nodePath, data, version).whenComplete((reply, error) -> {
             if (error != null) {
                 LOG.warn("could not issue the grant notice on {}", nodePath, error);
+            } else if (reply.rc() == KeeperException.Code.BADVERSION) {
+                rereadForGrant();
             } else if (!reply.ok() && !reply.noNode()) {
                 LOG.debug("grant notice on {} failed ({}); retrying", nodePath, reply.rc());
-                Threads.TIMER.schedule(() -> announceGrant(data), Backoff.ANNOUNCE_RETRY_MS, TimeUnit.MILLISECONDS);
+                Threads.TIMER.schedule(() -> announceGrant(data, version), Backoff.ANNOUNCE_RETRY_MS, TimeUnit.MILLISECONDS);
+            }
+        });
+    }
+
+    private void rereadForGrant() {
+        engine.port().data(nodePath, null).whenComplete((reply, error) -> {
+            if (error != null) {
+                LOG.warn("could not issue the read of {} for its grant notice", nodePath, error);
+            } else if (reply.ok() && !NodeData.hasGrantLine(reply.data())) {
+                announceGrant(NodeData.withGrant(reply.data()), reply.stat().getVersion());
+            } else if (!reply.ok() && !reply.noNode()) {
+                Threads.TIMER.schedule(this::rereadForGrant, Backoff.ANNOUNCE_RETRY_MS, TimeUnit.MILLISECONDS);
             }
         });
     }
@@ -207,6 +259,13 @@ final class ZkLease implements Lease, SessionListener {
         } else if (currentSession == sessionId) {
             transition(LeaseState.SUSPENDED, LeaseState.HELD);
             retryDelete();                     // if a close is unfinished
+            RevocationWatch watch;
+            synchronized (stateLock) {
+                watch = revocation;
+            }
+            if (watch != null) {
+                watch.reconnected();
+            }
         } else if (currentSession != 0) {
             lose();
         }
@@ -241,6 +300,7 @@ final class ZkLease implements Lease, SessionListener {
     void lose() {
         firstDeleteAttempt.complete(null);
         LeaseState lost = move(null, LeaseState.LOST);
+        endRevocation();
         tell(lost);                            // the holder hears first; only then can a waiter be let in
         if (lost == null) {
             return;

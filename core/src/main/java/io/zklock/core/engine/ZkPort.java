@@ -46,14 +46,14 @@ interface ZkPort {
     /** Reads {@code path}'s data; with a watcher, leaves a data watch (unless the node is missing). */
     CompletableFuture<Reply> data(String path, Watcher watcher);
 
-    /** Reads {@code path}'s Stat. */
-    CompletableFuture<Reply> exists(String path);
+    /** Reads {@code path}'s Stat; with a watcher, leaves a watch on the node (an exists watch if it is missing). */
+    CompletableFuture<Reply> exists(String path, Watcher watcher);
 
     /** Deletes {@code path}; {@code guaranteed}: retried through connection loss until it is answered. */
     CompletableFuture<Reply> delete(String path, boolean guaranteed);
 
-    /** Overwrites {@code path}'s data. */
-    CompletableFuture<Reply> setData(String path, byte[] data);
+    /** Overwrites {@code path}'s data if its data version is {@code version} (any version: -1). */
+    CompletableFuture<Reply> setData(String path, byte[] data, int version);
 
     /** Makes {@code dir} a container, and its parents. */
     CompletableFuture<Reply> makeContainer(String dir);

@@ -236,8 +236,8 @@ final class ScriptedPort implements ZkPort {
     }
 
     @Override
-    public CompletableFuture<Reply> exists(String path) {
-        return record(Kind.EXISTS, path, null, null, null, null, false, null);
+    public CompletableFuture<Reply> exists(String path, Watcher watcher) {
+        return record(Kind.EXISTS, path, null, watcher, null, null, false, null);
     }
 
     @Override
@@ -246,7 +246,7 @@ final class ScriptedPort implements ZkPort {
     }
 
     @Override
-    public CompletableFuture<Reply> setData(String path, byte[] data) {
+    public CompletableFuture<Reply> setData(String path, byte[] data, int version) {
         return record(Kind.SET_DATA, path, null, null, data, null, false, null);
     }
 
