@@ -35,6 +35,15 @@ public record LockStatus(String path, State state, String recipe, OptionalInt ma
     }
 
     /**
+     * Checks the components.
+     *
+     * @param path as above
+     * @param state as above
+     * @param recipe as above
+     * @param maxLeases as above
+     * @param participants as above
+     * @param foreignChildren as above
+     * @param problems as above
      * @throws IllegalArgumentException if a reference argument is null
      */
     public LockStatus {

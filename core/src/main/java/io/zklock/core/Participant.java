@@ -23,6 +23,16 @@ public record Participant(String nodePath, String kind, long sequence, OwnerInfo
         long fencingToken, Instant createdAt, Optional<RevocationRequest> revocationRequest) {
 
     /**
+     * Checks the components.
+     *
+     * @param nodePath as above
+     * @param kind as above
+     * @param sequence as above
+     * @param owner as above
+     * @param holding as above
+     * @param fencingToken as above
+     * @param createdAt as above
+     * @param revocationRequest as above
      * @throws IllegalArgumentException if a reference argument is null
      */
     public Participant {

@@ -22,6 +22,10 @@ public record RevocationRequest(String requestedBy, Instant requestedAt) {
     private static final String BY = "revoke-by=";
 
     /**
+     * Checks the components.
+     *
+     * @param requestedBy as above
+     * @param requestedAt as above
      * @throws IllegalArgumentException if an argument is null
      */
     public RevocationRequest {
