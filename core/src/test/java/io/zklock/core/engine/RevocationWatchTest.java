@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.zklock.core.Lease;
+import io.zklock.core.LeaseState;
 import io.zklock.core.OwnerInfo;
 import io.zklock.core.RevocationRequest;
 import io.zklock.core.engine.ScriptedPort.Call;
@@ -140,16 +141,39 @@ class RevocationWatchTest {
         assertTrue(toldOn.isEmpty());
     }
 
-    /** The node's deletion ends the watch (its session deleted it, or an operator forced it): nothing is read or removed after. */
+    /** Another client's deletion of the node (a forced revocation) ends the watch and makes the held lease LOST; nothing is read or removed after. */
     @Test
-    void theNodesDeletionEndsTheWatch() {
+    void aDeletionByAnotherClientEndsTheWatchAndLosesTheLease() {
         optIn();
         Call read = port.last(WATCH_DATA);
         port.reply(read, data(OWNER, 0));
         port.fire(read, EventType.NodeDeleted);
+        assertEquals(LeaseState.LOST, lease.state());
         assertEquals(1, port.count(WATCH_DATA));
         assertEquals(0, port.count(REMOVE_WATCHES), "a removal of a watch the server already dropped");
         assertEquals(0, monitor.watches().count(WatchKey.data(NODE)));
+        assertTrue(toldOn.isEmpty());
+    }
+
+    /** A node found gone at the opt-in's read was deleted under the lease too: LOST. */
+    @Test
+    void aNodeFoundGoneAtTheOptInLosesTheLease() {
+        optIn();
+        port.reply(port.last(WATCH_DATA), rc(Code.NONODE));
+        assertEquals(LeaseState.LOST, lease.state());
+    }
+
+    /** The lease's own release deletes the node and fires the watch: the lease is RELEASED, never LOST. */
+    @Test
+    void theOwnReleaseFiringTheWatchIsNotALoss() {
+        optIn();
+        Call read = port.last(WATCH_DATA);
+        port.reply(read, data(OWNER, 0));
+        assertTrue(lease.release());
+        port.fire(read, EventType.NodeDeleted);
+        port.reply(port.last(ScriptedPort.Kind.DELETE), rc(Code.OK));
+        assertEquals(LeaseState.RELEASED, lease.state());
+        assertEquals(0, port.count(REMOVE_WATCHES));
     }
 
     /** A grant notice that finds a revocation request written first keeps it: it reads the data and writes it back with the grant line, on the version it read. */
