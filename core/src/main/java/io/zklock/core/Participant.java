@@ -23,16 +23,16 @@ public record Participant(String nodePath, String kind, long sequence, OwnerInfo
         long fencingToken, Instant createdAt, Optional<RevocationRequest> revocationRequest) {
 
     /**
-     * Checks the components.
+     * Checks and keeps the components; each is described above.
      *
-     * @param nodePath as above
-     * @param kind as above
-     * @param sequence as above
-     * @param owner as above
-     * @param holding as above
-     * @param fencingToken as above
-     * @param createdAt as above
-     * @param revocationRequest as above
+     * @param nodePath the {@link #nodePath()}
+     * @param kind the {@link #kind()}
+     * @param sequence the {@link #sequence()}
+     * @param owner the {@link #owner()}
+     * @param holding the {@link #holding()}
+     * @param fencingToken the {@link #fencingToken()}
+     * @param createdAt the {@link #createdAt()}
+     * @param revocationRequest the {@link #revocationRequest()}
      * @throws IllegalArgumentException if a reference argument is null
      */
     public Participant {
