@@ -184,7 +184,7 @@ public final class RevokeCommand implements Callable<Integer> {
     private int delete(CuratorFramework client, List<Participant> targets, PrintWriter out) {
         for (Participant p : targets) {
             if (!p.holding()) {
-                out.println(describe(p) + " waits; --force deletes a holder's node only; nothing done");
+                out.println(describe(p) + ": it waits; --force deletes a holder's node only; nothing done");
                 return NOTHING_DONE;
             }
         }
@@ -204,9 +204,9 @@ public final class RevokeCommand implements Callable<Integer> {
             if (deleteExactly(client, p, out)) {
                 deleted++;
                 out.println("deleted " + p.nodePath() + " (token " + StatusReport.token(p.fencingToken()) + ")");
-                out.println("  the next waiter is granted now; the holder's lease turns LOST (at once if it opted in with");
-                out.println("  Lease.onRevocationRequested, else when its session ends), and a resource that checks fencing");
-                out.println("  tokens refuses its writes once a later holder has written");
+                out.println("  the next waiter is granted now; a holder that opted in with Lease.onRevocationRequested sees");
+                out.println("  its lease turn LOST at once, any other is not told and may keep working: a resource that");
+                out.println("  checks fencing tokens refuses its writes once a later holder has written");
             }
         }
         out.flush();
