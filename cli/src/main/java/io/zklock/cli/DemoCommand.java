@@ -16,7 +16,6 @@ import org.apache.zookeeper.KeeperException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -80,16 +79,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     private Duration positive(String text, String option) {
-        try {
-            Duration d = Durations.parse(text);
-            if (!d.isZero()) {
-                return d;
-            }
-        } catch (IllegalArgumentException e) {
-            // reported below, in the one form every duration option shares
-        }
-        throw new ParameterException(spec.commandLine(),
-                "invalid duration '" + text + "' for " + option + " (use e.g. 500ms, 2s, 1m)");
+        return ConnectOptions.positive(spec.commandLine(), text, option);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.zklock.cli;
 
 import java.io.PrintWriter;
 
+import io.zklock.core.LockException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -13,12 +14,13 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "zklock", mixinStandardHelpOptions = true, version = "zklock 0.1.0-SNAPSHOT",
         description = "Distributed lock recipes on Apache ZooKeeper.",
-        subcommands = {DemoCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {DemoCommand.class, StatusCommand.class, RevokeCommand.class, CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:success (demo: every check passed)",
-            "1:a check failed, or ZooKeeper could not be reached",
-            "2:bad usage"})
+            "1:a check failed, or ZooKeeper could not be reached or read",
+            "2:bad usage",
+            "3:revoke: nothing done (nobody holds, the node is gone, not confirmed)"})
 public final class Zklock implements Runnable {
     static final int BAD_USAGE = 2;
 
@@ -41,8 +43,9 @@ public final class Zklock implements Runnable {
         });
         cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
             PrintWriter err = commandLine.getErr();
-            if (e instanceof Stage.Unreachable) {
-                err.println("zklock: " + e.getMessage());
+            if (e instanceof Stage.Unreachable || e instanceof LockException) {
+                // expected: ZooKeeper is away or refuses; the message names the path and the cause
+                err.println("zklock: " + e.getMessage().lines().findFirst().orElse(e.toString()));
             } else {
                 // not an expected failure: the trace is what a bug report needs
                 err.println("zklock: unexpected failure: " + e);
@@ -58,6 +61,6 @@ public final class Zklock implements Runnable {
     @Override
     public void run() {
         throw new CommandLine.ParameterException(spec.commandLine(),
-                "missing command; try 'zklock demo', or 'zklock --help'");
+                "missing command; try 'zklock demo', 'zklock status', or 'zklock --help'");
     }
 }

@@ -1,6 +1,7 @@
 package io.zklock.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
@@ -21,12 +22,53 @@ class CommandLineTest {
     private record Run(int exit, String out, String err) {
     }
 
-    /** {@code zklock --help} lists the demo command and exits 0. */
+    /** {@code zklock --help} lists the demo, status and revoke commands and exits 0. */
     @Test
-    void rootHelpListsTheDemo() throws Exception {
+    void rootHelpListsTheCommands() throws Exception {
         Run run = zklock("--help");
         assertEquals(0, run.exit, run.err);
-        assertTrue(run.out.contains("demo") && run.out.contains("Exit codes:"), run.out);
+        for (String command : List.of("demo", "status", "revoke", "Exit codes:")) {
+            assertTrue(run.out.contains(command), command + " missing from\n" + run.out);
+        }
+    }
+
+    /** {@code status --help} and {@code revoke --help} describe their options and exit codes, and exit 0. */
+    @Test
+    void statusAndRevokeHelpDescribeTheOptions() throws Exception {
+        Run status = zklock("status", "--help");
+        assertEquals(0, status.exit, status.err);
+        for (String option : List.of("--connect", "--timeout", "--json", "--recursive", "--watch", "Exit codes:")) {
+            assertTrue(status.out.contains(option), option + " missing from\n" + status.out);
+        }
+        assertFalse(status.out.contains("--watch-count"), status.out);
+        Run revoke = zklock("revoke", "--help");
+        assertEquals(0, revoke.exit, revoke.err);
+        for (String option : List.of("--connect", "--node", "--force", "--yes", "fencing tokens", "3   nothing done")) {
+            assertTrue(revoke.out.contains(option), option + " missing from\n" + revoke.out);
+        }
+    }
+
+    /** status and revoke on an ensemble nobody answers at: one line naming the address, exit 1, no trace, within seconds. */
+    @Test
+    void statusAndRevokeOnAnUnreachableEnsembleAreOneLineAndExitOne() throws Exception {
+        for (String command : List.of("status", "revoke")) {
+            long started = System.nanoTime();
+            Run run = zklock(command, "/locks/x", "--connect", "127.0.0.1:1", "--timeout", "1s");
+            long took = System.nanoTime() - started;
+            assertEquals(1, run.exit, run.err);
+            assertEquals("zklock: cannot reach ZooKeeper at 127.0.0.1:1 within 1 s\n", run.err);
+            assertEquals("", run.out);
+            assertTrue(took < TimeUnit.SECONDS.toNanos(8), command + " took " + took / 1_000_000 + " ms");
+        }
+    }
+
+    /** revoke --force with no terminal and no --yes is refused in one line, exit 2, before any connection is tried. */
+    @Test
+    void forceWithoutTerminalIsRefused() throws Exception {
+        Run run = zklock("revoke", "/locks/x", "--force", "--connect", "127.0.0.1:1", "--timeout", "1s");
+        assertEquals(2, run.exit, run.err);
+        assertEquals("zklock: --force asks for confirmation on a terminal, and there is none; add --yes to delete without asking\n",
+                run.err);
     }
 
     /** {@code zklock demo --help} describes every option and exits 0 without running anything. */
