@@ -3,10 +3,15 @@ package io.zklock.core;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.zklock.core.engine.Inspection;
+import io.zklock.core.engine.LockNode;
+import io.zklock.core.engine.LockPaths;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,6 +47,9 @@ public final class LockAdmin {
     private static final Logger LOG = LoggerFactory.getLogger(LockAdmin.class);
 
     private final Inspection inspection;
+    private final Watcher watcher = this::changed;
+    /** The callbacks of each lock path, each told once at the path's next change. */
+    private final Map<String, Set<Runnable>> waiting = new ConcurrentHashMap<>();
 
     /**
      * @param client a started Curator client; may be shared with locks
@@ -81,15 +89,28 @@ public final class LockAdmin {
         if (onNextChange == null) {
             throw new IllegalArgumentException("onNextChange is null");
         }
-        AtomicBoolean told = new AtomicBoolean();
-        Watcher watcher = event -> {
-            if (event.getType() != Watcher.Event.EventType.None && told.compareAndSet(false, true)) {
-                Thread t = new Thread(() -> tell(onNextChange), "zklock-status-change");
-                t.setDaemon(true);
-                t.start();
-            }
-        };
+        LockPaths.validate(path);
+        waiting.computeIfAbsent(path, p -> ConcurrentHashMap.newKeySet()).add(onNextChange);
         return inspection.status(path, watcher);
+    }
+
+    /*
+     * One watcher for every watch this admin sets: ZooKeeper keeps a set of watchers per path,
+     * so watching the same node again on every redraw adds nothing, where a new watcher per call
+     * would pile up in the client for every node that never changes.
+     */
+    private void changed(WatchedEvent event) {
+        if (event.getType() == Watcher.Event.EventType.None || event.getPath() == null) {
+            return;
+        }
+        String path = event.getPath();
+        String lockPath = LockNode.parse(ZKPaths.getNodeFromPath(path)).isPresent() ? ZKPaths.getPathAndNode(path).getPath() : path;
+        Set<Runnable> toTell = waiting.remove(lockPath);
+        if (toTell != null) {
+            Thread t = new Thread(() -> toTell.forEach(LockAdmin::tell), "zklock-status-change");
+            t.setDaemon(true);
+            t.start();
+        }
     }
 
     private static void tell(Runnable onNextChange) {
