@@ -47,6 +47,8 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
     private final RequestLock lock;
     private final byte[] ownerData = OwnerInfo.current().toBytes();
     private final boolean adopted;
+    /** Reported by this request when it ends, unless it was adopted: then its multi-lock reports. */
+    private final AcquireTally tally;
     final CompletableFuture<Outcome> result = new CompletableFuture<>();
 
     // guarded by lock; at most one of creation and wait is set
@@ -61,23 +63,29 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
         return result;
     }
 
-    private Acquisition(LockEngine engine, Deadline deadline, boolean adopted) {
+    private Acquisition(LockEngine engine, Deadline deadline, boolean adopted, AcquireTally tally) {
         this.engine = engine;
         this.deadline = deadline;
         this.adopted = adopted;
+        this.tally = tally;
         this.lock = new RequestLock(this::failed);
     }
 
     /** Starts a request that makes its own node; returns at once. */
     static Acquisition start(LockEngine engine, Deadline deadline) {
-        Acquisition a = new Acquisition(engine, deadline, false);
+        return start(engine, deadline, AcquireTally.begin(engine));
+    }
+
+    /** As {@link #start(LockEngine, Deadline)}, reporting to {@code tally}. */
+    static Acquisition start(LockEngine engine, Deadline deadline, AcquireTally tally) {
+        Acquisition a = new Acquisition(engine, deadline, false, tally);
         a.begin(a::create);
         return a;
     }
 
-    /** Starts the wait of a node that a multi-lock's transaction made; returns at once. */
-    static Acquisition adopting(LockEngine engine, Deadline deadline, QueuedNode node) {
-        Acquisition a = new Acquisition(engine, deadline, true);
+    /** Starts the wait of a node that a multi-lock's transaction made, counting into its {@code tally}; returns at once. */
+    static Acquisition adopting(LockEngine engine, Deadline deadline, QueuedNode node, AcquireTally tally) {
+        Acquisition a = new Acquisition(engine, deadline, true, tally);
         a.begin(() -> a.waitFor(node));
         return a;
     }
@@ -99,7 +107,7 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
     // ---- the stages -------------------------------------------------------------------------
 
     private void create() {
-        NodeCreation c = new NodeCreation(engine, deadline, lock, ownerData);
+        NodeCreation c = new NodeCreation(engine, deadline, lock, ownerData, tally);
         creation = c;
         c.result.whenComplete((created, error) -> lock.run(() -> created(c, created, error)));
         c.start();
@@ -119,7 +127,7 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
 
     private void waitFor(QueuedNode queued) {
         node = queued;
-        GrantWait w = new GrantWait(engine, queued, deadline, lock);
+        GrantWait w = new GrantWait(engine, queued, deadline, lock, tally);
         wait = w;
         w.result.whenComplete((end, error) -> lock.run(() -> waited(w, end, error)));
         w.start();
@@ -159,13 +167,18 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
         stopTimer();
         engine.monitor().removeListener(this);
         ZkLease lease = new ZkLease(engine, node.path(), node.token(), node.session());
+        AcquireTally.observeLease(lease, engine);
         if (engine.port().isClosed()) {
             lease.lose();                      // closed just now: the monitor may have missed it
         }
         if (engine.driver().announcesGrants() && !sorted.get(sorted.size() - 1).equals(node.node())) {
+            tally.issued();
             lease.announceGrant(ownerData);    // the node behind us may be waiting on ours
         }
         lock.later(() -> {
+            if (!adopted) {
+                tally.granted();
+            }
             if (!result.complete(new Outcome.Leased(lease))) {
                 lease.release();               // never leak a grant nobody will see
             }
@@ -211,6 +224,9 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
             if (outcome != null) {
                 result.complete(outcome);
             } else {
+                if (!adopted) {
+                    tally.ended(reason);
+                }
                 result.completeExceptionally(reason);
             }
         };
@@ -236,6 +252,9 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
             failure.addSuppressed(again);
         }
         engine.monitor().removeListener(this);
+        if (!adopted) {
+            tally.ended(failure);
+        }
         result.completeExceptionally(failure);  // it died half-way through ending: end it here
     }
 
