@@ -13,9 +13,9 @@ import io.zklock.core.LeaseState;
 /**
  * What one request tells the {@link LockObservers} when it ends: its start, the ZooKeeper calls
  * its stages issue, the queue they find, and its outcome, reported once, before the caller can
- * see the result. A multi-lock's waits count into the multi-lock's tally and report nothing of
- * their own. {@link #NONE}, the tally of a request that began with no observer installed, does
- * nothing at all.
+ * see the result. A multi-lock's waits count into the multi-lock's tally through a
+ * {@link #component()} view, which reports nothing of its own. {@link #NONE}, the tally of a
+ * request that began with no observer installed, does nothing at all.
  */
 final class AcquireTally {
     /** The tally of an unobserved request. */
@@ -27,6 +27,7 @@ final class AcquireTally {
     private final AtomicInteger requests;
     private final AtomicInteger ahead;
     private final AtomicBoolean reported;
+    private final boolean reports;
 
     private AcquireTally(String path, String mode) {
         this.path = path;
@@ -36,6 +37,17 @@ final class AcquireTally {
         this.requests = active ? new AtomicInteger() : null;
         this.ahead = active ? new AtomicInteger() : null;
         this.reported = active ? new AtomicBoolean() : null;
+        this.reports = active;
+    }
+
+    private AcquireTally(AcquireTally whole) {
+        this.path = whole.path;
+        this.mode = whole.mode;
+        this.startNanos = whole.startNanos;
+        this.requests = whole.requests;
+        this.ahead = whole.ahead;
+        this.reported = whole.reported;
+        this.reports = false;
     }
 
     /** The tally of a request on {@code engine} starting now: {@link #NONE} if nobody observes. */
@@ -48,6 +60,11 @@ final class AcquireTally {
         return LockObservers.active()
                 ? new AcquireTally(String.join(",", engines.stream().map(LockEngine::path).toList()), LockObserver.MULTI)
                 : NONE;
+    }
+
+    /** The tally a multi-lock's wait for one of its nodes counts into: this one's counts, and no report. */
+    AcquireTally component() {
+        return this == NONE ? NONE : new AcquireTally(this);
     }
 
     /** {@code count} ZooKeeper calls issued for the request. */
@@ -91,7 +108,7 @@ final class AcquireTally {
     }
 
     private void report(LockObserver.Outcome outcome) {
-        if (this != NONE && reported.compareAndSet(false, true)) {
+        if (reports && reported.compareAndSet(false, true)) {
             LockObservers.acquireEnded(new LockObserver.AcquireEvent(path, mode, outcome, System.nanoTime() - startNanos,
                     requests.get(), ahead.get()));
         }

@@ -29,6 +29,8 @@ import org.slf4j.LoggerFactory;
  * node (a guaranteed delete), ends the wait's watches, and fails `result` once those calls were
  * answered while connected (at most CLEANUP_WAIT_MS), or at once when not: the retried delete
  * finishes the job, and the node is ephemeral. So a caller who sees a timeout sees no node of ours.
+ * The stages count their ZooKeeper calls into the request's AcquireTally, which reports the end to
+ * the LockObservers just before `result` completes.
  */
 final class Acquisition implements Request<Acquisition.Outcome>, SessionListener {
     private static final Logger LOG = LoggerFactory.getLogger(Acquisition.class);
@@ -47,7 +49,7 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
     private final RequestLock lock;
     private final byte[] ownerData = OwnerInfo.current().toBytes();
     private final boolean adopted;
-    /** Reported by this request when it ends, unless it was adopted: then its multi-lock reports. */
+    /** Counts this request's calls; reports its end (a multi-lock's component tally reports nothing). */
     private final AcquireTally tally;
     final CompletableFuture<Outcome> result = new CompletableFuture<>();
 
@@ -176,9 +178,7 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
             lease.announceGrant(ownerData);    // the node behind us may be waiting on ours
         }
         lock.later(() -> {
-            if (!adopted) {
-                tally.granted();
-            }
+            tally.granted();
             if (!result.complete(new Outcome.Leased(lease))) {
                 lease.release();               // never leak a grant nobody will see
             }
@@ -224,9 +224,7 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
             if (outcome != null) {
                 result.complete(outcome);
             } else {
-                if (!adopted) {
-                    tally.ended(reason);
-                }
+                tally.ended(reason);
                 result.completeExceptionally(reason);
             }
         };
@@ -252,9 +250,7 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
             failure.addSuppressed(again);
         }
         engine.monitor().removeListener(this);
-        if (!adopted) {
-            tally.ended(failure);
-        }
+        tally.ended(failure);
         result.completeExceptionally(failure);  // it died half-way through ending: end it here
     }
 

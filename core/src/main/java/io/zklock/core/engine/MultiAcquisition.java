@@ -183,7 +183,7 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
     private CompletableFuture<List<ZkLease>> waitAll(List<QueuedNode> nodes) {
         List<Acquisition> started = new ArrayList<>();
         for (int i = 0; i < nodes.size(); i++) {
-            started.add(Acquisition.adopting(engines.get(i), deadline, nodes.get(i), tally));
+            started.add(Acquisition.adopting(engines.get(i), deadline, nodes.get(i), tally.component()));
         }
         waits = List.copyOf(started);
         if (withdrawal.get() != null) {
