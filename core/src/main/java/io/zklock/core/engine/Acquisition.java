@@ -29,6 +29,8 @@ import org.slf4j.LoggerFactory;
  * node (a guaranteed delete), ends the wait's watches, and fails `result` once those calls were
  * answered while connected (at most CLEANUP_WAIT_MS), or at once when not: the retried delete
  * finishes the job, and the node is ephemeral. So a caller who sees a timeout sees no node of ours.
+ * The stages count their ZooKeeper calls into the request's AcquireTally, which reports the end to
+ * the LockObservers just before `result` completes.
  */
 final class Acquisition implements Request<Acquisition.Outcome>, SessionListener {
     private static final Logger LOG = LoggerFactory.getLogger(Acquisition.class);
@@ -48,6 +50,8 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
     /** What its node's data was created with. */
     private final byte[] ownerData;
     private final boolean adopted;
+    /** Counts this request's calls; reports its end (a multi-lock's component tally reports nothing). */
+    private final AcquireTally tally;
     final CompletableFuture<Outcome> result = new CompletableFuture<>();
 
     // guarded by lock; at most one of creation and wait is set
@@ -62,24 +66,33 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
         return result;
     }
 
-    private Acquisition(LockEngine engine, Deadline deadline, boolean adopted, byte[] ownerData) {
+    private Acquisition(LockEngine engine, Deadline deadline, boolean adopted, byte[] ownerData, AcquireTally tally) {
         this.engine = engine;
         this.ownerData = ownerData;
         this.deadline = deadline;
         this.adopted = adopted;
+        this.tally = tally;
         this.lock = new RequestLock(this::failed);
     }
 
     /** Starts a request that makes its own node; returns at once. */
     static Acquisition start(LockEngine engine, Deadline deadline) {
-        Acquisition a = new Acquisition(engine, deadline, false, OwnerInfo.current().toBytes());
+        return start(engine, deadline, AcquireTally.begin(engine));
+    }
+
+    /** As {@link #start(LockEngine, Deadline)}, reporting to {@code tally}. */
+    static Acquisition start(LockEngine engine, Deadline deadline, AcquireTally tally) {
+        Acquisition a = new Acquisition(engine, deadline, false, OwnerInfo.current().toBytes(), tally);
         a.begin(a::create);
         return a;
     }
 
-    /** Starts the wait of a node that a multi-lock's transaction made with {@code ownerData}; returns at once. */
-    static Acquisition adopting(LockEngine engine, Deadline deadline, QueuedNode node, byte[] ownerData) {
-        Acquisition a = new Acquisition(engine, deadline, true, ownerData);
+    /**
+     * Starts the wait of a node that a multi-lock's transaction made with {@code ownerData},
+     * counting into its {@code tally}; returns at once.
+     */
+    static Acquisition adopting(LockEngine engine, Deadline deadline, QueuedNode node, byte[] ownerData, AcquireTally tally) {
+        Acquisition a = new Acquisition(engine, deadline, true, ownerData, tally);
         a.begin(() -> a.waitFor(node));
         return a;
     }
@@ -101,7 +114,7 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
     // ---- the stages -------------------------------------------------------------------------
 
     private void create() {
-        NodeCreation c = new NodeCreation(engine, deadline, lock, ownerData);
+        NodeCreation c = new NodeCreation(engine, deadline, lock, ownerData, tally);
         creation = c;
         c.result.whenComplete((created, error) -> lock.run(() -> created(c, created, error)));
         c.start();
@@ -121,7 +134,7 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
 
     private void waitFor(QueuedNode queued) {
         node = queued;
-        GrantWait w = new GrantWait(engine, queued, deadline, lock);
+        GrantWait w = new GrantWait(engine, queued, deadline, lock, tally);
         wait = w;
         w.result.whenComplete((end, error) -> lock.run(() -> waited(w, end, error)));
         w.start();
@@ -161,13 +174,16 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
         stopTimer();
         engine.monitor().removeListener(this);
         ZkLease lease = new ZkLease(engine, node.path(), node.token(), node.session());
+        AcquireTally.observeLease(lease, engine);
         if (engine.port().isClosed()) {
             lease.lose();                      // closed just now: the monitor may have missed it
         }
         if (engine.driver().announcesGrants() && !sorted.get(sorted.size() - 1).equals(node.node())) {
+            tally.issued();
             lease.announceGrant(ownerData);    // the node behind us may be waiting on ours
         }
         lock.later(() -> {
+            tally.granted();
             if (!result.complete(new Outcome.Leased(lease))) {
                 lease.release();               // never leak a grant nobody will see
             }
@@ -213,6 +229,7 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
             if (outcome != null) {
                 result.complete(outcome);
             } else {
+                tally.ended(reason);
                 result.completeExceptionally(reason);
             }
         };
@@ -238,6 +255,7 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
             failure.addSuppressed(again);
         }
         engine.monitor().removeListener(this);
+        tally.ended(failure);
         result.completeExceptionally(failure);  // it died half-way through ending: end it here
     }
 

@@ -41,6 +41,7 @@ final class GrantWait {
     private final RequestLock lock;
     private final Watches watches;
     private final PendingRetry retry;
+    private final AcquireTally tally;
     /** Completed outside the lock, once. */
     final CompletableFuture<WaitEnd> result = new CompletableFuture<>();
 
@@ -49,8 +50,9 @@ final class GrantWait {
     private int step;
     private boolean watchDirectory;        // the last decision was WATCH_DIRECTORY
 
-    GrantWait(LockEngine engine, QueuedNode node, Deadline deadline, RequestLock lock) {
+    GrantWait(LockEngine engine, QueuedNode node, Deadline deadline, RequestLock lock, AcquireTally tally) {
         this.engine = engine;
+        this.tally = tally;
         this.node = node;
         this.deadline = deadline;
         this.lock = lock;
@@ -95,6 +97,7 @@ final class GrantWait {
     private void list(boolean watch) {
         state = State.LISTING;
         int s = ++step;
+        tally.issued();
         if (!watch) {
             engine.list(null).whenComplete((reply, error) -> lock.run(() -> listed(reply, error, s, null)));
             return;
@@ -152,6 +155,7 @@ final class GrantWait {
             return;
         }
         Decision decision = engine.driver().decide(sorted, node.node(), engine.maxLeases());
+        tally.decided(sorted, node.node());
         LOG.debug("{} at {} of {} in {}: {}", node.node().name(), sorted.indexOf(node.node()), sorted.size(), engine.path(), decision);
         watchDirectory = decision.outcome() == Decision.Outcome.WATCH_DIRECTORY;
         switch (decision.outcome()) {
@@ -177,6 +181,7 @@ final class GrantWait {
         if (session != 0 && session == node.session() && sorted.contains(node.node())
                 && engine.driver().decide(sorted, node.node(), engine.maxLeases()).getsTheLock()) {
             LOG.debug("{} granted in {} without a listing (sequence-gap inference)", node.node().name(), engine.path());
+            tally.decided(sorted, node.node());
             end(new WaitEnd.Granted(sorted));
         } else {
             list(false);
@@ -188,6 +193,7 @@ final class GrantWait {
     private void watch(String path) {
         state = State.WATCHING;
         int s = ++step;
+        tally.issued();
         WatchKey key = WatchKey.data(engine.port().serverPath(path));
         Watcher watcher = event -> lock.run(() -> watchEvent(event, s));
         watches.register(key, () -> engine.port().data(path, watcher))

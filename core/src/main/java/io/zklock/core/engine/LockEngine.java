@@ -126,8 +126,9 @@ public final class LockEngine {
     }
 
     private Acquisition start(Deadline deadline) {
-        checkStarted(client, "lock " + path);
-        return Acquisition.start(this, deadline);
+        AcquireTally tally = AcquireTally.begin(this);
+        tally.checkBeforeStart(() -> checkStarted(client, "lock " + path));
+        return Acquisition.start(this, deadline, tally);
     }
 
     private static ZkLease lease(Acquisition.Outcome outcome) {

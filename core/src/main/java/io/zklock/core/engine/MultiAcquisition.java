@@ -58,18 +58,21 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
     private final byte[] ownerData;
     private final AtomicReference<Throwable> withdrawal = new AtomicReference<>();
     private volatile List<Acquisition> waits = List.of();
+    /** Counts every round's calls and its waits' calls; reported once, before {@code result} completes. */
+    private final AcquireTally tally;
     final CompletableFuture<List<ZkLease>> result = new CompletableFuture<>();
 
-    private MultiAcquisition(List<LockEngine> engines, Deadline deadline, String what) {
+    private MultiAcquisition(List<LockEngine> engines, Deadline deadline, String what, AcquireTally tally) {
         this.engines = engines;
+        this.tally = tally;
         this.port = engines.get(0).port();
         this.deadline = deadline;
         this.what = what;
         this.ownerData = NodeData.ofMulti(OwnerInfo.current().toBytes(), engines.size());
     }
 
-    static MultiAcquisition start(List<LockEngine> engines, Deadline deadline, String what) {
-        MultiAcquisition m = new MultiAcquisition(engines, deadline, what);
+    static MultiAcquisition start(List<LockEngine> engines, Deadline deadline, String what, AcquireTally tally) {
+        MultiAcquisition m = new MultiAcquisition(engines, deadline, what, tally);
         if (deadline.needsTimer()) {
             ScheduledFuture<?> timer = Threads.TIMER.schedule(m::deadlinePassed, deadline.remainingNanos(), TimeUnit.NANOSECONDS);
             m.result.whenComplete((leases, error) -> timer.cancel(false));
@@ -88,6 +91,7 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
         if (!result.isDone() && waits.isEmpty() && !port.isConnected()) {
             TimeoutException timeout = new TimeoutException("timed out waiting for " + what);
             withdrawal.compareAndSet(null, timeout);
+            tally.ended(timeout);
             result.completeExceptionally(timeout);
         }
     }
@@ -107,8 +111,11 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
     }
 
     private void finish(List<ZkLease> leases, Throwable error) {
-        if (error == null && result.complete(leases)) {
-            return;
+        if (error == null) {
+            tally.granted();                   // no-op if the deadline ended it first
+            if (result.complete(leases)) {
+                return;
+            }
         }
         if (leases != null) {
             leases.forEach(ZkLease::release);  // granted just as the caller withdrew
@@ -118,13 +125,16 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
                 && !(reason instanceof IllegalStateException) && !(reason instanceof Blocking.Withdrawn)) {
             reason = new LockException(what + " failed: " + reason, reason);
         }
-        result.completeExceptionally(port.isClosed() ? LockEngine.clientClosed(what) : reason);
+        Throwable end = port.isClosed() ? LockEngine.clientClosed(what) : reason;
+        tally.ended(end);
+        result.completeExceptionally(end);
     }
 
     // ---- one round --------------------------------------------------------------------------
 
     private CompletableFuture<List<ZkLease>> round() {
-        MultiTransaction t = new MultiTransaction(engines);
+        MultiTransaction t = new MultiTransaction(engines, tally);
+        tally.issued();
         return t.send(ownerData).thenCompose(reply -> transacted(t, reply));
     }
 
@@ -174,7 +184,7 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
     private CompletableFuture<List<ZkLease>> waitAll(List<QueuedNode> nodes) {
         List<Acquisition> started = new ArrayList<>();
         for (int i = 0; i < nodes.size(); i++) {
-            started.add(Acquisition.adopting(engines.get(i), deadline, nodes.get(i), ownerData));
+            started.add(Acquisition.adopting(engines.get(i), deadline, nodes.get(i), ownerData, tally.component()));
         }
         waits = List.copyOf(started);
         if (withdrawal.get() != null) {
@@ -231,6 +241,7 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
 
     /** Makes the missing directories as containers; part of the same attempt, also for a zero timeout. */
     private CompletableFuture<Void> makeDirectories() {
+        tally.issued(engines.size());
         List<CompletableFuture<Boolean>> made = engines.stream().map(e -> port.makeContainer(e.path()).thenApply(reply -> {
             if (reply.connectionTrouble() || reply.noNode()) {
                 return false;                  // NoNode: a parent was reaped while the chain was made

@@ -96,8 +96,9 @@ public final class MultiLockEngine {
     }
 
     private MultiAcquisition start(Deadline deadline) {
-        LockEngine.checkStarted(engines.get(0).client(), what);
-        return MultiAcquisition.start(engines, deadline, what);
+        AcquireTally tally = AcquireTally.beginMulti(engines);
+        tally.checkBeforeStart(() -> LockEngine.checkStarted(engines.get(0).client(), what));
+        return MultiAcquisition.start(engines, deadline, what, tally);
     }
 
     /**

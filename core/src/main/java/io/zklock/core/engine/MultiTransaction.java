@@ -25,10 +25,12 @@ final class MultiTransaction {
     private final List<LockEngine> engines;
     private final ZkPort port;
     private final List<String> uuids;
+    private final AcquireTally tally;
 
-    /** A transaction over {@code engines}' directories, with a new uuid for each. */
-    MultiTransaction(List<LockEngine> engines) {
+    /** A transaction over {@code engines}' directories, with a new uuid for each; its reads count into {@code tally}. */
+    MultiTransaction(List<LockEngine> engines, AcquireTally tally) {
         this.engines = engines;
+        this.tally = tally;
         this.port = engines.get(0).port();
         this.uuids = engines.stream().map(e -> UUID.randomUUID().toString()).toList();
     }
@@ -71,6 +73,7 @@ final class MultiTransaction {
     }
 
     private CompletableFuture<QueuedNode> readStat(String path, LockNode node, BooleanSupplier mayRetry) {
+        tally.issued();
         return port.exists(path, null).thenCompose(reply -> {
             if (reply.ok() && reply.stat() != null) {
                 return CompletableFuture.completedFuture(

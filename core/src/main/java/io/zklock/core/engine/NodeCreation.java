@@ -54,6 +54,7 @@ final class NodeCreation {
     private final RequestLock lock;
     private final byte[] ownerData;
     private final PendingRetry retry;
+    private final AcquireTally tally;
     /** Completed outside the lock with the node, or with the reason creation failed. */
     final CompletableFuture<QueuedNode> result = new CompletableFuture<>();
 
@@ -63,8 +64,9 @@ final class NodeCreation {
     private Leftover leftover = new Leftover.Nothing();
     private CompletableFuture<Void> stopped;
 
-    NodeCreation(LockEngine engine, Deadline deadline, RequestLock lock, byte[] ownerData) {
+    NodeCreation(LockEngine engine, Deadline deadline, RequestLock lock, byte[] ownerData, AcquireTally tally) {
         this.engine = engine;
+        this.tally = tally;
         this.deadline = deadline;
         this.lock = lock;
         this.ownerData = ownerData;
@@ -121,6 +123,7 @@ final class NodeCreation {
         CompletableFuture<ZkPort.Reply> created = engine.port().createProtected(engine.path(), engine.namePrefix() + "-",
                 ownerData, reply -> engine.view().plainCreate(session, reply));
         CompletableFuture<ZkPort.Reply> firstListing = engine.list(null);
+        tally.issued(2);
         created.whenComplete((reply, error) -> lock.run(() -> created(reply, error, firstListing)));
     }
 
@@ -170,6 +173,7 @@ final class NodeCreation {
             create();
             return;
         }
+        tally.issued();
         state = State.CALLING;
         leftover = new Leftover.Transaction(t.uuid());
         t.reply().whenComplete((reply, error) -> lock.run(() -> transacted(t, reply, error)));
@@ -203,6 +207,7 @@ final class NodeCreation {
     /** Lists the directory to learn whether a transaction whose reply was lost created our node. */
     private void resolve(String uuid) {
         state = State.CALLING;
+        tally.issued();
         engine.list(null).whenComplete((reply, error) -> lock.run(() -> resolved(reply, error, uuid)));
     }
 
@@ -246,6 +251,7 @@ final class NodeCreation {
     private void read(String path) {
         state = State.CALLING;
         leftover = new Leftover.Node(path);
+        tally.issued();
         engine.port().exists(path, null).whenComplete((reply, error) -> lock.run(() -> {
             if (state == State.STOPPED) {
                 return;                        // stop() deletes the node
