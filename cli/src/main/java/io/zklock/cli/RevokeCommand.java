@@ -192,8 +192,9 @@ public final class RevokeCommand implements Callable<Integer> {
         targets.forEach(p -> out.println("  " + describe(p)));
         out.flush();
         if (!yes) {
-            boolean confirmed = confirmation.ask("Its holder's lease turns LOST and its next fenced write is refused; "
-                    + "a resource that does not check fencing tokens may see two holders at once. Type yes to delete: ");
+            boolean confirmed = confirmation.ask("The next waiter is granted at once. A resource that checks fencing tokens "
+                    + "refuses the old holder once the new one has written; one that does not may see two holders at once. "
+                    + "Type yes to delete: ");
             if (!confirmed) {
                 out.println("not confirmed; nothing deleted");
                 return NOTHING_DONE;
