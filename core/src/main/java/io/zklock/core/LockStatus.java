@@ -35,6 +35,15 @@ public record LockStatus(String path, State state, String recipe, OptionalInt ma
     }
 
     /**
+     * Checks and keeps the components; each is described above.
+     *
+     * @param path the {@link #path()}
+     * @param state the {@link #state()}
+     * @param recipe the {@link #recipe()}
+     * @param maxLeases the {@link #maxLeases()}
+     * @param participants the {@link #participants()}
+     * @param foreignChildren the {@link #foreignChildren()}
+     * @param problems the {@link #problems()}
      * @throws IllegalArgumentException if a reference argument is null
      */
     public LockStatus {

@@ -23,6 +23,16 @@ public record Participant(String nodePath, String kind, long sequence, OwnerInfo
         long fencingToken, Instant createdAt, Optional<RevocationRequest> revocationRequest) {
 
     /**
+     * Checks and keeps the components; each is described above.
+     *
+     * @param nodePath the {@link #nodePath()}
+     * @param kind the {@link #kind()}
+     * @param sequence the {@link #sequence()}
+     * @param owner the {@link #owner()}
+     * @param holding the {@link #holding()}
+     * @param fencingToken the {@link #fencingToken()}
+     * @param createdAt the {@link #createdAt()}
+     * @param revocationRequest the {@link #revocationRequest()}
      * @throws IllegalArgumentException if a reference argument is null
      */
     public Participant {

@@ -22,6 +22,10 @@ public record RevocationRequest(String requestedBy, Instant requestedAt) {
     private static final String BY = "revoke-by=";
 
     /**
+     * Checks and keeps the components; each is described above.
+     *
+     * @param requestedBy the {@link #requestedBy()}
+     * @param requestedAt the {@link #requestedAt()}
      * @throws IllegalArgumentException if an argument is null
      */
     public RevocationRequest {
