@@ -63,6 +63,12 @@ public interface Lease extends AutoCloseable {
      * ignores requests and keeps its lease. A lease in a final state never calls the handler.
      * An exception the handler throws is logged and ignored.
      *
+     * <p>The watch also tells the lease at once when another client deletes its node (an
+     * operator's forced revocation, {@code zklock revoke --force}): the lease turns
+     * {@link LeaseState#LOST}, as another client may now be granted. A lease that did not opt in
+     * cannot know of such a deletion before it next calls ZooKeeper, which is one more reason to
+     * guard the resource with the {@linkplain #fencingToken() fencing token}.
+     *
      * @param handler told of the request, with this lease
      * @throws IllegalArgumentException if the handler is null
      */

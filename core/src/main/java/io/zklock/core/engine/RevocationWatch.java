@@ -22,7 +22,9 @@ import org.slf4j.LoggerFactory;
  *              (never ZooKeeper's event thread), and stop watching; the node is gone: stop;
  *              connection trouble: READ again when the session reconnects.
  *   3. WAIT    for the watch: a data change (a request, or the grant announcement of a
- *              semaphore node) or a removal of the shared watch: 1. The node's deletion: stop.
+ *              semaphore node) or a removal of the shared watch: 1. The node's deletion: stop,
+ *              and tell the lease, which turns LOST unless it is being released (an operator's
+ *              forced revocation deletes the node of a holder).
  * One registration at a time. A request written while the client was disconnected fires the
  * watch when it reconnects (ZooKeeper re-registers watches with the last zxid seen), and a
  * read that failed is made again on reconnection: a holder that reconnects sees a pending
@@ -36,6 +38,7 @@ final class RevocationWatch {
 
     private final LockEngine engine;
     private final Lease lease;
+    private final Runnable deletedUnderUs;
     private final WatchKey key;
     private final Watches watches;
     private final Watcher watcher = this::event;
@@ -46,9 +49,14 @@ final class RevocationWatch {
     private int step;
     private RevocationRequest request;
 
-    RevocationWatch(LockEngine engine, Lease lease) {
+    /**
+     * @param deletedUnderUs told, on the event thread, when the watch finds the node gone; the
+     *                       lease tells a deletion by another client from its own release
+     */
+    RevocationWatch(LockEngine engine, Lease lease, Runnable deletedUnderUs) {
         this.engine = engine;
         this.lease = lease;
+        this.deletedUnderUs = deletedUnderUs;
         this.key = WatchKey.data(engine.port().serverPath(lease.nodePath()));
         this.watches = new Watches(engine.monitor().watches(), engine.port());
     }
@@ -98,6 +106,7 @@ final class RevocationWatch {
     private void answered(ZkPort.Reply reply, Throwable error, int s) {
         List<Consumer<? super Lease>> toTell = List.of();
         RevocationRequest found = null;
+        boolean gone = false;
         synchronized (this) {
             watches.answered(error == null ? reply.rc() : null, key, s);
             if (state != State.READING || s != step) {
@@ -111,6 +120,7 @@ final class RevocationWatch {
                 read();                        // a reply of trouble while connected: the client has reconnected
             } else if (reply.noNode()) {
                 end();
+                gone = true;
             } else if (!reply.ok()) {
                 LOG.warn("cannot watch {} for revocation requests ({}); the holder will not hear of them", lease.nodePath(), reply.rc());
                 end();
@@ -127,6 +137,9 @@ final class RevocationWatch {
         }
         RevocationRequest seen = found;
         toTell.forEach(handler -> tell(handler, seen));
+        if (gone) {
+            deletedUnderUs.run();
+        }
     }
 
     private void event(WatchedEvent event) {
@@ -138,12 +151,13 @@ final class RevocationWatch {
             if (state != State.WATCHING) {
                 return;
             }
-            if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
-                end();
-            } else {
+            if (event.getType() != Watcher.Event.EventType.NodeDeleted) {
                 read();                        // the data changed, or a waiter removed the shared watch
+                return;
             }
+            end();
         }
+        deletedUnderUs.run();
     }
 
     private void tell(Consumer<? super Lease> handler, RevocationRequest seen) {

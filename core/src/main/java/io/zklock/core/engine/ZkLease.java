@@ -93,11 +93,22 @@ final class ZkLease implements Lease, SessionListener {
                 return;
             }
             if (revocation == null) {
-                revocation = new RevocationWatch(engine, this);
+                revocation = new RevocationWatch(engine, this, this::deletedUnderUs);
             }
             watch = revocation;
         }
         watch.add(handler);
+    }
+
+    /**
+     * The revocation watch found the node gone while the lease was not being released: another
+     * client deleted it (a forced revocation), and another holder may be granted now.
+     */
+    private void deletedUnderUs() {
+        if (!closing.get() && !isFinal(state)) {
+            LOG.warn("the node {} of a held lease was deleted by another client", nodePath);
+            lose();
+        }
     }
 
     /** The lease is final: its revocation watch, if any, ends. */
