@@ -1,6 +1,7 @@
 package io.zklock.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,25 +9,40 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Queue;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
 
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
+import io.zklock.core.LockAdmin;
+import io.zklock.core.LockStatus;
+import io.zklock.core.Participant;
+import io.zklock.core.engine.LockNode;
 import io.zklock.multilock.ZkMultiLock;
 import io.zklock.testing.Await;
+import io.zklock.testing.ZkProbe;
 import io.zklock.testing.ZkTesting;
 import net.jqwik.api.lifecycle.AfterTry;
 import net.jqwik.api.lifecycle.BeforeTry;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.data.Stat;
 
 /**
  * What every conformance class shares: one embedded server, a fresh lock path per try, clients
@@ -35,6 +51,13 @@ import org.apache.curator.test.TestingServer;
 abstract class ConformanceSupport {
     static final Duration LONG = Duration.ofSeconds(60);
     static final int SESSION_TIMEOUT_MS = 15_000;
+    /** Session timeout of clients whose packets a test counts: their pings are then far outside the measured window. */
+    static final int QUIET_SESSION_TIMEOUT_MS = 60_000;
+    /** How long a holder that opted in may take to let go once asked (its handler acts at once). */
+    static final Duration REVOCATION_BOUND = Duration.ofSeconds(5);
+
+    /** How long a session must send nothing to count as asleep. */
+    static final Duration QUIET = Duration.ofMillis(300);
 
     final SharedServer zk = SharedServer.get();
     final List<CuratorFramework> clients = new CopyOnWriteArrayList<>();
@@ -101,6 +124,143 @@ abstract class ConformanceSupport {
     void touchAll() throws Exception {
         for (CuratorFramework client : clients) {
             client.checkExists().forPath("/");
+        }
+    }
+
+    CuratorFramework quietClient() {
+        CuratorFramework client = ZkTesting.client(zk.connectString(), QUIET_SESSION_TIMEOUT_MS);
+        clients.add(client);
+        return client;
+    }
+
+    interface Request {
+        CompletableFuture<Lease> start() throws Exception;
+    }
+
+    /** Starts a request and waits until its node is in the directory, so requests queue in the order started. */
+    CompletableFuture<Lease> queue(Request request) throws Exception {
+        int before = lockNodes();
+        CompletableFuture<Lease> future = request.start();
+        Await.equal("request queued", before + 1, LONG, this::lockNodes);
+        return future;
+    }
+
+    static long sessionOf(CuratorFramework client) {
+        try {
+            return client.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static Set<Long> sessionsOf(List<CuratorFramework> clients) {
+        Set<Long> out = new HashSet<>();
+        clients.forEach(c -> out.add(sessionOf(c)));
+        return out;
+    }
+
+    /** Waits until none of {@code sessions} has sent a packet for {@link #QUIET} (scaled); fails if they never do. */
+    void awaitQuiet(Set<Long> sessions) throws InterruptedException {
+        awaitQuiet(zk.probe, sessions);
+    }
+
+    /** As {@link #awaitQuiet(Set)}, on the server {@code probe} reads. */
+    static void awaitQuiet(ZkProbe probe, Set<Long> sessions) throws InterruptedException {
+        long quiet = Await.scaled(QUIET).toNanos();
+        long deadline = System.nanoTime() + Await.scaled(LONG).toNanos();
+        Map<Long, Long> last = packets(probe, sessions);
+        long since = System.nanoTime();
+        while (System.nanoTime() - since < quiet) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("sessions " + sessions + " never went quiet");
+            }
+            Thread.sleep(10);
+            Map<Long, Long> now = packets(probe, sessions);
+            if (!now.equals(last)) {
+                last = now;
+                since = System.nanoTime();
+            }
+        }
+    }
+
+    /** Packets each of {@code sessions} has sent so far. */
+    Map<Long, Long> packets(Set<Long> sessions) {
+        return packets(zk.probe, sessions);
+    }
+
+    static Map<Long, Long> packets(ZkProbe probe, Set<Long> sessions) {
+        Map<Long, Long> all = probe.packetsBySession();
+        Map<Long, Long> out = new HashMap<>();
+        sessions.forEach(s -> out.put(s, all.getOrDefault(s, 0L)));
+        return out;
+    }
+
+    /** A LockAdmin on a client of its own, as an operator's tool would be. */
+    LockAdmin admin() {
+        CuratorFramework client = ZkTesting.client(zk.connectString(), SESSION_TIMEOUT_MS);
+        clients.add(client);
+        return new LockAdmin(client);
+    }
+
+    /**
+     * Asserts that {@code status} of the try's path lists exactly the lock nodes the server has
+     * there, in sequence order; that the holding ones are exactly the nodes of {@code granted};
+     * that each carries its node's czxid as token (a granted lease's own token), this process as
+     * owner, the kind expected at its place in the queue and no revocation request.
+     */
+    void assertStatusMatchesServer(LockStatus status, List<Lease> granted, List<String> kindsInQueueOrder,
+            String recipeName, int maxLeases) throws Exception {
+        CuratorFramework any = clients.get(0);
+        List<LockNode> onServer = ZkTesting.children(any, path).stream().map(LockNode::parse)
+                .flatMap(Optional::stream).sorted(Comparator.comparingLong(LockNode::sequence)).toList();
+        assertEquals(onServer.stream().map(LockNode::name).toList(),
+                status.participants().stream().map(Participant::nodeName).toList(), "participants in queue order");
+        assertEquals(LockStatus.State.LOCK, status.state());
+        assertEquals(recipeName, status.recipe());
+        assertEquals(OptionalInt.of(maxLeases), status.maxLeases());
+        assertEquals(List.of(), status.foreignChildren());
+        assertEquals(List.of(), status.problems());
+        assertEquals(kindsInQueueOrder, status.participants().stream().map(Participant::kind).toList(), "kinds in queue order");
+        Map<String, Long> grantedTokens = new HashMap<>();
+        granted.forEach(lease -> grantedTokens.put(lease.nodePath(), lease.fencingToken()));
+        assertEquals(grantedTokens.keySet(), status.holders().stream().map(Participant::nodePath).collect(Collectors.toSet()),
+                "holders in status against the leases granted");
+        long pid = ProcessHandle.current().pid();
+        for (Participant p : status.participants()) {
+            Stat stat = any.checkExists().forPath(p.nodePath());
+            assertEquals(stat.getCzxid(), p.fencingToken(), "token of " + p.nodeName());
+            assertEquals(grantedTokens.getOrDefault(p.nodePath(), stat.getCzxid()), p.fencingToken(), "lease token of " + p.nodeName());
+            assertEquals(LockNode.parse(p.nodeName()).orElseThrow().sequence(), p.sequence());
+            assertEquals(pid, p.owner().pid(), "owner pid of " + p.nodeName());
+            assertEquals(Optional.empty(), p.revocationRequest(), "revocation request of " + p.nodeName());
+        }
+    }
+
+    /**
+     * A handler that records the thread it runs on, waits for {@code mayAct} and then runs
+     * {@code action} on the lease it is given; how the revocation properties opt in.
+     */
+    static Consumer<Lease> recordingHandler(List<Thread> ranOn, CountDownLatch mayAct, Consumer<Lease> action) {
+        return lease -> {
+            ranOn.add(Thread.currentThread());
+            try {
+                if (!mayAct.await(Await.scaled(LONG).toMillis(), TimeUnit.MILLISECONDS)) {
+                    throw new IllegalStateException("never allowed to act");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            action.accept(lease);
+        };
+    }
+
+    /** Fails unless every thread in {@code ranOn} is one of the library's, and none a ZooKeeper event thread. */
+    static void assertLibraryThreads(List<Thread> ranOn) {
+        for (Thread t : ranOn) {
+            assertFalse(t.getClass().getName().contains("EventThread") || t.getName().contains("EventThread"),
+                    "a revocation handler ran on a ZooKeeper event thread: " + t);
+            assertTrue(t.getName().startsWith("zklock-completion"), "a revocation handler ran on " + t.getName());
         }
     }
 

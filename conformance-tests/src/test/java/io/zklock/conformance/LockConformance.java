@@ -3,24 +3,35 @@ package io.zklock.conformance;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
+import io.zklock.core.LockAdmin;
+import io.zklock.core.LockStatus;
+import io.zklock.core.Participant;
+import io.zklock.core.RevocationResult;
 import io.zklock.testing.Await;
 import io.zklock.testing.FencedResource;
 import io.zklock.testing.Sessions;
+import io.zklock.testing.ZkTesting;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
@@ -443,6 +454,328 @@ abstract class LockConformance extends ConformanceSupport {
         try (Lease lease = mine.tryAcquire(LONG).orElseThrow()) {
             assertTrue(lease.isValid());
         }
+        assertClean();
+    }
+
+    // ---- inspection and revocation -------------------------------------------------------------
+
+    /** How {@link LockAdmin#status} names the recipe of this suite's nodes. */
+    abstract String recipeInStatus();
+
+    /** How {@link LockAdmin#status} names the kind of this suite's nodes. */
+    abstract String kindInStatus();
+
+    /**
+     * Takes every lease the recipe admits, each on a thread of its own (nested {@code depth}
+     * times there for a reentrant recipe); one list of views per holder, in grant order.
+     */
+    List<List<Lease>> holdToCapacity(DistributedLock lock, int depth) throws Exception {
+        List<List<Lease>> holders = new CopyOnWriteArrayList<>();
+        for (int i = 0; i < recipe().capacity(); i++) {
+            int before = lockNodes();
+            joinAll(List.of(start("holder-" + i, () -> {
+                List<Lease> views = new ArrayList<>();
+                for (int d = 0; d < (recipe().reentrant() ? depth : 1); d++) {
+                    views.add(lock.acquire());
+                }
+                holders.add(views);
+            })));
+            assertEquals(before + 1, lockNodes(), "one node per holder");
+        }
+        return holders;
+    }
+
+    /**
+     * Revocation: a holder that opted in (every view of a re-entered lease with
+     * {@code Lease::close}) and is asked to let go releases within a bound, its handler having
+     * run exactly once per view on a library thread, never a ZooKeeper event thread, even when
+     * asked twice (the second request finds ALREADY_REQUESTED); the first waiter is then
+     * granted, and only it.
+     */
+    @Property(tries = 3, shrinking = ShrinkingMode.OFF)
+    void revocableHolderAskedToLetGoReleasesWithinABoundAndTheFirstWaiterIsGranted(
+            @ForAll @IntRange(min = 1, max = 3) int waiters,
+            @ForAll @IntRange(min = 1, max = 3) int depth,
+            @ForAll boolean askTwice) throws Exception {
+        List<DistributedLock> locks = locksOnNewSessions(3);
+        LockAdmin admin = admin();
+        List<List<Lease>> holders = holdToCapacity(locks.get(0), depth);
+        List<Lease> victim = holders.get(holders.size() - 1);
+        List<Thread> ranOn = new CopyOnWriteArrayList<>();
+        CountDownLatch mayRelease = new CountDownLatch(1);
+        for (Lease view : victim) {
+            view.onRevocationRequested(recordingHandler(ranOn, mayRelease, Lease::close));
+        }
+        List<CompletableFuture<Lease>> pending = new ArrayList<>();
+        for (int i = 0; i < waiters; i++) {
+            DistributedLock lock = locks.get(1 + i % 2);
+            pending.add(queue(() -> lock.acquireAsync(LONG)));
+        }
+        CompletableFuture<Lease> first = pending.get(0);
+
+        assertEquals(RevocationResult.REQUESTED, admin.requestRevocation(victim.get(0).nodePath()));
+        if (askTwice) {
+            assertEquals(RevocationResult.ALREADY_REQUESTED, admin.requestRevocation(victim.get(0).nodePath()));
+        }
+        Await.equal("handlers run, one per view", victim.size(), REVOCATION_BOUND, ranOn::size);
+        mayRelease.countDown();
+        Lease granted = first.get(Await.scaled(REVOCATION_BOUND).toMillis(), TimeUnit.MILLISECONDS);
+
+        assertTrue(granted.isValid());
+        Await.until("every revoked view RELEASED", REVOCATION_BOUND, () -> victim.stream().allMatch(v -> v.state() == LeaseState.RELEASED));
+        assertLibraryThreads(ranOn);
+        assertFalse(pending.subList(1, pending.size()).stream().anyMatch(CompletableFuture::isDone), "a later waiter granted");
+        sleep((int) Await.scaled(QUIET).toMillis());
+        assertEquals(victim.size(), ranOn.size(), "handlers run exactly once per view");
+        granted.close();
+        holders.stream().flatMap(List::stream).forEach(Lease::close);
+        for (CompletableFuture<Lease> f : pending.subList(1, pending.size())) {
+            f.get(LONG.toSeconds(), TimeUnit.SECONDS).close();
+        }
+        assertClean();
+    }
+
+    /**
+     * A holder that did not opt in keeps its lease when asked: it is still HELD and valid a
+     * while later, its node is still there, the waiter still waits, and status shows the
+     * request on its node alone. Opting in afterwards hears the pending request at once.
+     */
+    @Example
+    void nonRevocableHolderKeepsItsLeaseAfterARequestThatStatusShows() throws Exception {
+        List<DistributedLock> locks = locksOnNewSessions(2);
+        LockAdmin admin = admin();
+        List<List<Lease>> holders = holdToCapacity(locks.get(0), 1);
+        Lease holder = holders.get(0).get(0);
+        CompletableFuture<Lease> waiter = queue(() -> locks.get(1).acquireAsync(LONG));
+
+        assertEquals(RevocationResult.REQUESTED, admin.requestRevocation(holder.nodePath()));
+        sleep((int) Await.scaled(QUIET).toMillis() * 2);
+
+        assertEquals(LeaseState.HELD, holder.state());
+        assertTrue(holder.isValid());
+        assertNotNull(clients.get(0).checkExists().forPath(holder.nodePath()), "the holder's node");
+        assertFalse(waiter.isDone(), "the waiter granted");
+        LockStatus status = admin.status(path);
+        for (Participant p : status.participants()) {
+            assertEquals(p.nodePath().equals(holder.nodePath()), p.revocationRequest().isPresent(), "request shown on " + p.nodeName());
+        }
+        String by = status.participants().get(0).revocationRequest().orElseThrow().requestedBy();
+        assertTrue(by.contains("[pid " + ProcessHandle.current().pid() + "]"), "requested by " + by);
+
+        List<Thread> ranOn = new CopyOnWriteArrayList<>();
+        holder.onRevocationRequested(recordingHandler(ranOn, new CountDownLatch(0), lease -> { }));
+        Await.equal("a late opt-in hears the pending request", 1, REVOCATION_BOUND, ranOn::size);
+        assertLibraryThreads(ranOn);
+        assertTrue(holder.isValid(), "a handler that does nothing leaves the lease held");
+        holders.stream().flatMap(List::stream).forEach(Lease::close);
+        waiter.get(LONG.toSeconds(), TimeUnit.SECONDS).close();
+        assertClean();
+    }
+
+    /**
+     * A request to a node that is gone, in a directory that is still there or was reaped, is
+     * NODE_GONE and creates nothing: the directory holds exactly what it held, or stays absent
+     * (status ABSENT). A path that is invalid or not a lock node's is refused with an
+     * IllegalArgumentException.
+     */
+    @Property(tries = 2, shrinking = ShrinkingMode.OFF)
+    void requestToAVanishedNodeIsNodeGoneAndCreatesNothing(@ForAll boolean reaped) throws Exception {
+        List<DistributedLock> locks = locksOnNewSessions(2);
+        LockAdmin admin = admin();
+        CuratorFramework any = clients.get(0);
+        Lease gone = locks.get(0).acquire();
+        String node = gone.nodePath();
+        gone.close();
+        Lease other = null;
+        if (reaped) {
+            awaitReaped();
+            assertEquals(LockStatus.State.ABSENT, admin.status(path).state(), "status of a reaped directory");
+        } else {
+            other = locks.get(1).acquire();
+        }
+        List<String> before = ZkTesting.children(any, path);
+
+        assertEquals(RevocationResult.NODE_GONE, admin.requestRevocation(node));
+
+        assertNull(any.checkExists().forPath(node), "a node made by the request");
+        assertEquals(before, ZkTesting.children(any, path), "the directory after the request");
+        if (reaped) {
+            assertNull(any.checkExists().forPath(path), "the reaped directory made again");
+            assertEquals(LockStatus.State.ABSENT, admin.status(path).state());
+        }
+        for (String bad : List.of(path, path + "/not-a-lock-node", "relative/_c_x-mutex-0000000001", path + "/", "")) {
+            assertThrows(IllegalArgumentException.class, () -> admin.requestRevocation(bad), "request to '" + bad + "'");
+        }
+        assertThrows(IllegalArgumentException.class, () -> admin.status("no-slash"));
+        if (other != null) {
+            other.close();
+        }
+        assertClean();
+    }
+
+    /** What {@link #noWatchIsLeftOnTheServerOnceALeaseEnds} does with one lease. */
+    enum Revocation { OPTED_IN_AND_REVOKED, OPTED_IN_NEVER_ASKED, OPTED_IN_TWICE_AND_ASKED, ASKED_WITHOUT_OPTING_IN }
+
+    /**
+     * Hygiene of revocation: a lease that opted in sets one watch on the server, however many
+     * views and handlers opted in; once the lease ends (revoked, never asked, or asked without
+     * having opted in) no watch is left on the server.
+     */
+    @Property(tries = 3, shrinking = ShrinkingMode.OFF)
+    void noWatchIsLeftOnTheServerOnceALeaseEnds(
+            @ForAll @Size(min = 1, max = 4) List<Revocation> leases,
+            @ForAll @IntRange(min = 1, max = 2) int depth) throws Exception {
+        DistributedLock lock = locksOnNewSessions(1).get(0);
+        LockAdmin admin = admin();
+        int nesting = recipe().reentrant() ? depth : 1;
+        for (Revocation what : leases) {
+            List<Lease> views = new ArrayList<>();
+            for (int d = 0; d < nesting; d++) {
+                views.add(lock.acquire());
+            }
+            List<Thread> ranOn = new CopyOnWriteArrayList<>();
+            int handlers = 0;
+            if (what != Revocation.ASKED_WITHOUT_OPTING_IN) {
+                for (Lease view : views) {
+                    int times = what == Revocation.OPTED_IN_TWICE_AND_ASKED ? 2 : 1;
+                    for (int t = 0; t < times; t++) {
+                        view.onRevocationRequested(recordingHandler(ranOn, new CountDownLatch(0),
+                                what == Revocation.OPTED_IN_AND_REVOKED ? Lease::close : lease -> { }));
+                        handlers++;
+                    }
+                }
+                Await.equal("one revocation watch for the lease", 1, LONG, zk.probe::watchCount);
+            }
+            if (what != Revocation.OPTED_IN_NEVER_ASKED) {
+                assertEquals(RevocationResult.REQUESTED, admin.requestRevocation(views.get(0).nodePath()));
+                Await.equal("handlers told", handlers, REVOCATION_BOUND, ranOn::size);
+            }
+            if (what == Revocation.OPTED_IN_AND_REVOKED) {
+                Await.equal("nodes once revoked", 0, REVOCATION_BOUND, this::lockNodes);
+            } else {
+                assertEquals(1, lockNodes());
+            }
+            Collections.reverse(views);
+            views.forEach(Lease::close);
+            assertEquals(0, lockNodes());
+            Await.equal("watches on the server after " + what, 0, LONG, zk.probe::watchCount);
+            assertEquals(what == Revocation.OPTED_IN_NEVER_ASKED ? 0 : handlers, ranOn.size(), "handlers told once each");
+        }
+        assertClean();
+    }
+
+    /**
+     * Status matches the server: for a generated queue of requests from several sessions,
+     * status lists exactly the lock nodes the server has, in queue order, holding exactly where
+     * a lease was granted (the first {@code capacity} requests), with the leases' tokens, this
+     * process as owner, the recipe's kind and its maxLeases.
+     */
+    @Property(tries = 4, shrinking = ShrinkingMode.BOUNDED)
+    void statusListsExactlyTheServersNodesInQueueOrderWithTheGrantedHolders(
+            @ForAll @IntRange(min = 1, max = 3) int sessions,
+            @ForAll @IntRange(min = 1, max = 6) int requests) throws Exception {
+        List<DistributedLock> locks = locksOnNewSessions(sessions);
+        LockAdmin admin = admin();
+        List<CompletableFuture<Lease>> queued = new ArrayList<>();
+        for (int i = 0; i < requests; i++) {
+            DistributedLock lock = locks.get(i % sessions);
+            queued.add(queue(() -> lock.acquireAsync(LONG)));
+        }
+        int holding = Math.min(requests, recipe().capacity());
+        List<Lease> granted = new ArrayList<>();
+        for (CompletableFuture<Lease> f : queued.subList(0, holding)) {
+            granted.add(f.get(LONG.toSeconds(), TimeUnit.SECONDS));
+        }
+
+        LockStatus status = admin.status(path);
+
+        assertStatusMatchesServer(status, granted, Collections.nCopies(requests, kindInStatus()), recipeInStatus(),
+                recipe().capacity());
+        assertFalse(queued.subList(holding, requests).stream().anyMatch(CompletableFuture::isDone), "a waiter granted");
+        granted.forEach(Lease::close);
+        List<CompletableFuture<Lease>> rest = new ArrayList<>(queued.subList(holding, requests));
+        while (!rest.isEmpty()) {
+            firstGranted(rest).close();
+        }
+        Await.equal("status of an idle lock", LockStatus.State.ABSENT, LONG, () -> admin.status(path).state());
+        assertClean();
+    }
+
+    /**
+     * Session expiry of a holder that opted in: its lease is LOST and its handler never runs,
+     * a request to its node is NODE_GONE, the next waiter is granted, and no watch is left.
+     */
+    @Example
+    void holderWhoseSessionExpiresIsLostWithoutItsHandlerAndTheNextWaiterIsGranted() throws Exception {
+        List<DistributedLock> locks = locksOnNewSessions(2);
+        LockAdmin admin = admin();
+        List<Lease> held = holdToCapacity(locks.get(0), 1).stream().map(views -> views.get(0)).toList();
+        List<Thread> ranOn = new CopyOnWriteArrayList<>();
+        held.forEach(lease -> lease.onRevocationRequested(recordingHandler(ranOn, new CountDownLatch(0), Lease::close)));
+        CompletableFuture<Lease> waiter = queue(() -> locks.get(1).acquireAsync(LONG));
+
+        Sessions.expire(clients.get(0), zk.connectString());
+
+        try (Lease next = waiter.get(LONG.toSeconds(), TimeUnit.SECONDS)) {
+            assertTrue(next.isValid());
+            Await.until("the holder's leases LOST", LONG, () -> held.stream().allMatch(l -> l.state() == LeaseState.LOST));
+            for (Lease lease : held) {
+                assertEquals(RevocationResult.NODE_GONE, admin.requestRevocation(lease.nodePath()));
+            }
+            sleep((int) Await.scaled(QUIET).toMillis());
+            assertEquals(List.of(), ranOn, "handlers of lost leases run");
+        }
+        held.forEach(Lease::close);
+        assertClean();
+    }
+
+    /**
+     * A request written into a waiting node's data (no lease to tell yet) wakes the waiter
+     * behind that node at most once (a listing and a new watch), then every waiter sleeps: no
+     * busy loop. Once the asked node is granted with the other still queued behind it, a
+     * freed lease still reaches that waiter (for a semaphore, the grant notice must land
+     * although the request changed the node's data version first: no stranded permit); the
+     * asked holder, opting in then, hears the pending request at once.
+     */
+    @Example
+    void requestIntoAWaitingNodeWakesTheWaiterBehindAtMostOnceAndStrandsNoLease() throws Exception {
+        CuratorFramework holding = quietClient();
+        CuratorFramework asked = quietClient();
+        CuratorFramework behind = quietClient();
+        LockAdmin admin = admin();
+        List<List<Lease>> holders = holdToCapacity(recipe().create(holding, path), 1);
+        CompletableFuture<Lease> first = queue(() -> recipe().create(asked, path).acquireAsync(LONG));
+        CompletableFuture<Lease> second = queue(() -> recipe().create(behind, path).acquireAsync(LONG));
+        Set<Long> waiters = sessionsOf(List.of(asked, behind));
+        touchAll();
+        awaitQuiet(waiters);
+        String askedNode = admin.status(path).waiters().get(0).nodePath();
+
+        Map<Long, Long> before = packets(waiters);
+        assertEquals(RevocationResult.REQUESTED, admin.requestRevocation(askedNode));
+        awaitQuiet(waiters);
+        Map<Long, Long> after = packets(waiters);
+
+        assertEquals(before.get(sessionOf(asked)), after.get(sessionOf(asked)), "packets of the asked waiter");
+        assertTrue(after.get(sessionOf(behind)) - before.get(sessionOf(behind)) <= 2,
+                "packets of the waiter behind the asked node: " + (after.get(sessionOf(behind)) - before.get(sessionOf(behind))));
+        assertFalse(first.isDone() || second.isDone(), "a waiter granted while the lock is full");
+        holders.get(0).get(0).close();
+        Lease askedLease = first.get(LONG.toSeconds(), TimeUnit.SECONDS);
+        assertTrue(askedLease.isValid());
+        awaitQuiet(waiters);
+        List<Thread> ranOn = new CopyOnWriteArrayList<>();
+        if (recipe().capacity() > 1) {
+            holders.get(1).get(0).close();     // a permit is free while the asked node holds: the one behind it gets it
+            second.get(Await.scaled(REVOCATION_BOUND).toMillis(), TimeUnit.MILLISECONDS).close();
+            askedLease.onRevocationRequested(recordingHandler(ranOn, new CountDownLatch(0), Lease::close));
+        } else {
+            askedLease.onRevocationRequested(recordingHandler(ranOn, new CountDownLatch(0), Lease::close));
+            second.get(Await.scaled(REVOCATION_BOUND).toMillis(), TimeUnit.MILLISECONDS).close();
+        }
+        Await.equal("the asked holder told once", 1, REVOCATION_BOUND, ranOn::size);
+        Await.equal("the asked holder let go", LeaseState.RELEASED, REVOCATION_BOUND, askedLease::state);
+        holders.stream().flatMap(List::stream).forEach(Lease::close);
         assertClean();
     }
 

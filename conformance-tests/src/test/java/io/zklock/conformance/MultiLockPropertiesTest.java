@@ -13,10 +13,18 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
+import io.zklock.core.LockAdmin;
+import io.zklock.core.LockStatus;
+import io.zklock.core.Participant;
+import io.zklock.core.RevocationResult;
 import io.zklock.multilock.ZkMultiLock;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
@@ -260,6 +268,59 @@ class MultiLockPropertiesTest extends ConformanceSupport {
             alone.close();
             return multi;
         });
+    }
+
+    /**
+     * Revocation and status of a multi-lease: a multi-lease over a mutex, a read lock and a
+     * semaphore permit shows in each lock's status as a holding node of kind multi with its
+     * component's token, ahead of a waiter of the lock's own kind; opted in with
+     * {@code Lease::close}, it lets go within a bound when any one of its nodes is asked (or
+     * all of them), its handler runs exactly once on a library thread, and every waiter is
+     * granted.
+     */
+    @Property(tries = 3, shrinking = ShrinkingMode.OFF)
+    void revocableMultiLeaseLetsGoOnceWhicheverNodeIsAskedAndEveryWaiterIsGranted(
+            @ForAll @IntRange(min = 0, max = 2) int asked,
+            @ForAll boolean askEveryNode) throws Exception {
+        locksOnNewSessions(3);
+        CuratorFramework mine = clients.get(0);
+        CuratorFramework theirs = clients.get(1);
+        LockAdmin admin = new LockAdmin(clients.get(2));
+        ZkMultiLock.MultiLease lease = (ZkMultiLock.MultiLease) new ZkMultiLock(List.of(new ZkMutex(mine, lockPath(0)),
+                new ZkReadWriteLock(mine, lockPath(1)).readLock(), new ZkSemaphore(mine, lockPath(2), 1))).acquire();
+        List<CompletableFuture<Lease>> waiters = List.of(new ZkMutex(theirs, lockPath(0)).acquireAsync(LONG),
+                new ZkReadWriteLock(theirs, lockPath(1)).writeLock().acquireAsync(LONG),
+                new ZkSemaphore(theirs, lockPath(2), 1).acquireAsync(LONG));
+        Await.equal("waiters queued", 6, LONG, this::lockNodesOfTry);
+        List<String> waiterKinds = List.of("mutex", "write", "permit");
+        for (int i = 0; i < 3; i++) {
+            LockStatus status = admin.status(lockPath(i));
+            assertEquals(List.of("multi", waiterKinds.get(i)), status.participants().stream().map(Participant::kind).toList());
+            assertEquals(List.of(true, false), status.participants().stream().map(Participant::holding).toList());
+            assertEquals(lease.components().get(i).nodePath(), status.holders().get(0).nodePath());
+            assertEquals(lease.components().get(i).fencingToken(), status.holders().get(0).fencingToken());
+        }
+        List<Thread> ranOn = new CopyOnWriteArrayList<>();
+        CountDownLatch mayRelease = new CountDownLatch(1);
+        lease.onRevocationRequested(recordingHandler(ranOn, mayRelease, Lease::close));
+
+        assertEquals(RevocationResult.REQUESTED, admin.requestRevocation(lease.components().get(asked).nodePath()));
+        if (askEveryNode) {
+            for (Lease component : lease.components()) {
+                assertTrue(admin.requestRevocation(component.nodePath()) != RevocationResult.NODE_GONE, "a node of a held lease");
+            }
+        }
+        Await.equal("handler run", 1, REVOCATION_BOUND, ranOn::size);
+        mayRelease.countDown();
+        for (CompletableFuture<Lease> waiter : waiters) {
+            waiter.get(Await.scaled(REVOCATION_BOUND).toMillis(), TimeUnit.MILLISECONDS).close();
+        }
+
+        assertEquals(LeaseState.RELEASED, lease.state());
+        assertLibraryThreads(ranOn);
+        sleep((int) Await.scaled(QUIET).toMillis());
+        assertEquals(1, ranOn.size(), "the handler runs exactly once");
+        assertClean();
     }
 
     private static void use(FencedResource resource, long token) throws InterruptedException {

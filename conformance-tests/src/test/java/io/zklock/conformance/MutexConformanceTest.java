@@ -8,4 +8,14 @@ class MutexConformanceTest extends LockConformance {
     Recipe recipe() {
         return Recipe.of("mutex", 1, true, (client, path) -> new ZkMutex(client, path));
     }
+
+    @Override
+    String recipeInStatus() {
+        return "mutex";
+    }
+
+    @Override
+    String kindInStatus() {
+        return "mutex";
+    }
 }

@@ -10,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -18,14 +17,19 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 
 import io.zklock.core.engine.Decision;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
+import io.zklock.core.LockAdmin;
+import io.zklock.core.LockStatus;
+import io.zklock.core.RevocationResult;
 import io.zklock.core.engine.LockDriver;
 import io.zklock.core.engine.LockEngine;
 import io.zklock.core.engine.LockNode;
@@ -49,13 +53,19 @@ import org.apache.curator.framework.CuratorFramework;
  * real ZooKeeper and ending with the leak check (no lock node, no watch left).
  */
 class ReadWriteLockConformanceTest extends LockConformance {
-    /** Session timeout of the herd test's clients: their pings are then far outside the measured window. */
-    static final int QUIET_SESSION_TIMEOUT_MS = 60_000;
-    static final Duration QUIET = Duration.ofMillis(300);
-
     @Override
     Recipe recipe() {
         return Recipe.of("rwlock", 1, true, (client, path) -> new ZkReadWriteLock(client, path).writeLock());
+    }
+
+    @Override
+    String recipeInStatus() {
+        return "readwrite";
+    }
+
+    @Override
+    String kindInStatus() {
+        return "write";
     }
 
     /**
@@ -685,6 +695,91 @@ class ReadWriteLockConformanceTest extends LockConformance {
         assertClean();
     }
 
+    // ---- inspection and revocation -------------------------------------------------------------
+
+    /**
+     * Revocation of shared holders: readers on their own sessions, each re-entered and opted in
+     * on every view, are all asked at once (requestRevocationOfHolders asks them and no
+     * waiter); each lets go within a bound, its handlers run once per view on a library thread,
+     * and the writer queued behind them is granted.
+     */
+    @Property(tries = 2, shrinking = ShrinkingMode.OFF)
+    void revocableReadersAllAskedLetGoAndTheWriterBehindThemIsGranted(
+            @ForAll @IntRange(min = 1, max = 3) int readers,
+            @ForAll @IntRange(min = 1, max = 2) int depth) throws Exception {
+        List<ZkReadWriteLock> locks = readWriteLocksOnNewSessions(readers + 1, SESSION_TIMEOUT_MS);
+        LockAdmin admin = admin();
+        List<List<Lease>> held = new CopyOnWriteArrayList<>();
+        List<Thread> ranOn = new CopyOnWriteArrayList<>();
+        CountDownLatch now = new CountDownLatch(0);
+        for (int i = 0; i < readers; i++) {
+            ZkReadWriteLock lock = locks.get(i);
+            joinAll(List.of(start("reader-" + i, () -> held.add(acquireNested(lock.readLock(), depth)))));
+        }
+        held.stream().flatMap(List::stream).forEach(view -> view.onRevocationRequested(recordingHandler(ranOn, now, Lease::close)));
+        CompletableFuture<Lease> writer = queue(() -> locks.get(readers).writeLock().acquireAsync(LONG));
+
+        Map<String, RevocationResult> asked = admin.requestRevocationOfHolders(path);
+
+        assertEquals(held.stream().map(views -> views.get(0).nodePath()).collect(Collectors.toSet()), asked.keySet(),
+                "the holders asked");
+        assertEquals(Set.of(RevocationResult.REQUESTED), Set.copyOf(asked.values()));
+        try (Lease granted = writer.get(Await.scaled(REVOCATION_BOUND).toMillis(), TimeUnit.MILLISECONDS)) {
+            assertTrue(granted.isValid());
+            assertEquals(readers * depth, ranOn.size(), "handlers run, one per view");
+            assertLibraryThreads(ranOn);
+        }
+        assertClean();
+    }
+
+    /**
+     * Status of a read-write queue: for a generated mix of read and write requests from several
+     * sessions, status lists exactly the server's lock nodes in queue order, with kinds read and
+     * write, and holding exactly where the lock granted (the readers before the first writer,
+     * or that writer alone when it comes first), with the leases' tokens.
+     */
+    @Property(tries = 4, shrinking = ShrinkingMode.BOUNDED)
+    void statusOfAReadWriteQueueListsTheServersNodesWithTheHoldersTheLockGranted(
+            @ForAll @IntRange(min = 1, max = 3) int sessions,
+            @ForAll @Size(min = 1, max = 6) List<Boolean> writes) throws Exception {
+        readWriteLocksOnNewSessions(sessions, SESSION_TIMEOUT_MS);
+        LockAdmin admin = admin();
+        List<CompletableFuture<Lease>> queued = new ArrayList<>();
+        List<Boolean> grants = new ArrayList<>();
+        boolean writerAhead = false;
+        for (int i = 0; i < writes.size(); i++) {
+            ZkReadWriteLock lock = new ZkReadWriteLock(clients.get(i % sessions), path);   // no re-entry, no downgrade
+            DistributedLock half = writes.get(i) ? lock.writeLock() : lock.readLock();
+            queued.add(queue(() -> half.acquireAsync(LONG)));
+            grants.add(!writerAhead && (i == 0 || !writes.get(i)));
+            writerAhead |= writes.get(i);
+        }
+        List<Lease> granted = new ArrayList<>();
+        for (int i = 0; i < queued.size(); i++) {
+            if (grants.get(i)) {
+                granted.add(queued.get(i).get(LONG.toSeconds(), TimeUnit.SECONDS));
+            }
+        }
+
+        LockStatus status = admin.status(path);
+
+        assertStatusMatchesServer(status, granted, writes.stream().map(w -> w ? "write" : "read").toList(), "readwrite", 1);
+        for (int i = 0; i < queued.size(); i++) {
+            assertEquals(grants.get(i), queued.get(i).isDone(), "request " + i + " granted");
+        }
+        granted.forEach(Lease::close);
+        List<CompletableFuture<Lease>> rest = new ArrayList<>();
+        for (int i = 0; i < queued.size(); i++) {
+            if (!grants.get(i)) {
+                rest.add(queued.get(i));
+            }
+        }
+        while (!rest.isEmpty()) {
+            firstGranted(rest).close();
+        }
+        assertClean();
+    }
+
     // ---- helpers -------------------------------------------------------------------------------
 
     List<ZkReadWriteLock> readWriteLocksOnNewSessions(int sessions, int sessionTimeoutMs) {
@@ -695,24 +790,6 @@ class ReadWriteLockConformanceTest extends LockConformance {
             locks.add(new ZkReadWriteLock(client, path));
         }
         return locks;
-    }
-
-    CuratorFramework quietClient() {
-        CuratorFramework client = ZkTesting.client(zk.connectString(), QUIET_SESSION_TIMEOUT_MS);
-        clients.add(client);
-        return client;
-    }
-
-    interface Request {
-        CompletableFuture<Lease> start() throws Exception;
-    }
-
-    /** Starts a request and waits until its node is in the directory, so requests queue in the order started. */
-    CompletableFuture<Lease> queue(Request request) throws Exception {
-        int before = lockNodes();
-        CompletableFuture<Lease> future = request.start();
-        Await.equal("request queued", before + 1, LONG, this::lockNodes);
-        return future;
     }
 
     static List<Lease> acquireNested(DistributedLock half, int depth) throws InterruptedException {
@@ -757,46 +834,6 @@ class ReadWriteLockConformanceTest extends LockConformance {
 
     static LockNode nodeOf(Lease lease) {
         return LockNode.parse(lease.nodePath().substring(lease.nodePath().lastIndexOf('/') + 1)).orElseThrow();
-    }
-
-    static long sessionOf(CuratorFramework client) {
-        try {
-            return client.getZookeeperClient().getZooKeeper().getSessionId();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    static Set<Long> sessionsOf(List<CuratorFramework> clients) {
-        Set<Long> out = new HashSet<>();
-        clients.forEach(c -> out.add(sessionOf(c)));
-        return out;
-    }
-
-    /** Waits until none of {@code sessions} has sent a packet for {@link #QUIET} (scaled). */
-    void awaitQuiet(Set<Long> sessions) throws InterruptedException {
-        long quiet = Await.scaled(QUIET).toNanos();
-        long deadline = System.nanoTime() + Await.scaled(LONG).toNanos();
-        Map<Long, Long> last = packets(sessions);
-        long since = System.nanoTime();
-        while (System.nanoTime() - since < quiet) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("sessions " + sessions + " never went quiet");
-            }
-            Thread.sleep(10);
-            Map<Long, Long> now = packets(sessions);
-            if (!now.equals(last)) {
-                last = now;
-                since = System.nanoTime();
-            }
-        }
-    }
-
-    private Map<Long, Long> packets(Set<Long> sessions) {
-        Map<Long, Long> all = zk.probe.packetsBySession();
-        Map<Long, Long> out = new HashMap<>();
-        sessions.forEach(s -> out.put(s, all.getOrDefault(s, 0L)));
-        return out;
     }
 
     /**

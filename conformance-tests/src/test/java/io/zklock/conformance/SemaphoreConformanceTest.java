@@ -10,4 +10,14 @@ class SemaphoreConformanceTest extends LockConformance {
     Recipe recipe() {
         return Recipe.of("semaphore", PERMITS, false, (client, path) -> new ZkSemaphore(client, path, PERMITS));
     }
+
+    @Override
+    String recipeInStatus() {
+        return "semaphore";
+    }
+
+    @Override
+    String kindInStatus() {
+        return "permit";
+    }
 }

@@ -32,8 +32,10 @@ import org.apache.zookeeper.Watcher;
  * the listing and its read is left out (it has left the queue).
  *
  * A revocation request is a read, then a write of the data read plus the request, conditional
- * on the data version read; a write that loses a race reads again. It never deletes and never
- * writes into a node whose name is not a lock node's.
+ * on the data version read; a write that loses a race reads again. A write whose reply is lost
+ * is sent again by Curator and loses to itself: the read after it finds our own request, which
+ * is REQUESTED, not ALREADY_REQUESTED. It never deletes and never writes into a node whose name
+ * is not a lock node's.
  */
 /**
  * The implementation of {@link io.zklock.core.LockAdmin}; applications use that class.
@@ -194,8 +196,10 @@ public final class Inspection {
                 return RevocationResult.NODE_GONE;
             }
             checked(data, nodePath);
-            if (RevocationRequest.parse(data.data()).isPresent()) {
-                return RevocationResult.ALREADY_REQUESTED;
+            Optional<RevocationRequest> found = RevocationRequest.parse(data.data());
+            if (found.isPresent()) {
+                // our own, after a write whose reply was lost and which the client then sent again
+                return race > 0 && found.get().equals(request) ? RevocationResult.REQUESTED : RevocationResult.ALREADY_REQUESTED;
             }
             ZkPort.Reply written = read(port.setData(nodePath, request.appendTo(data.data()), data.stat().getVersion()), nodePath);
             if (written.ok()) {
