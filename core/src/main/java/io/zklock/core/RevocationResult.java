@@ -6,6 +6,11 @@ public enum RevocationResult {
     REQUESTED,
     /** The node already carried a request; nothing was written. */
     ALREADY_REQUESTED,
-    /** The node does not exist (its lease was released or lost): nothing was written, nothing else changed. */
+    /**
+     * The node does not exist now (its lease was released or lost): nothing is left to write
+     * into and nothing else changed. One case blurs this: when the reply to the write was lost
+     * with the connection, the write may have reached the node, and its holder may have let go,
+     * before the client sent it again and found the node gone.
+     */
     NODE_GONE
 }
