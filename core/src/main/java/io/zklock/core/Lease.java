@@ -13,7 +13,8 @@ import java.util.function.Consumer;
  * lease's node on its next connection (the server may keep an old session, and its node,
  * until it expires it itself; waiters need not wait for that). {@link #close()} makes it
  * {@link LeaseState#RELEASED} once the node is gone. {@code LOST} and {@code RELEASED} are
- * final.
+ * final. A lease that opted in to revocation ({@link #onRevocationRequested}) also becomes
+ * {@code LOST} when another client deletes its node.
  *
  * <p>Protect a shared resource with the {@linkplain #fencingToken() fencing token}, not with
  * {@link #isValid()} alone: a process that pauses for longer than its session timeout still

@@ -6,7 +6,7 @@ public enum LeaseState {
     HELD,
     /** Granted, but the session is disconnected: the lease may or may not still be held. */
     SUSPENDED,
-    /** The session expired: the lease is gone and another client may hold the lock. Final. */
+    /** The session expired, or the node was deleted by another client: the lease is gone and another client may hold the lock. Final. */
     LOST,
     /** Closed by its holder and its node deleted. Final. */
     RELEASED
