@@ -536,6 +536,37 @@ abstract class LockConformance extends ConformanceSupport {
     }
 
     /**
+     * Escalation: a holder that opted in, was asked, and did not let go, still hears of the
+     * forced deletion of its node (what {@code zklock revoke --force} does): every view of its
+     * lease turns LOST within a bound, and the first waiter is granted.
+     */
+    @Example
+    void holderAskedThatKeepsItsLeaseTurnsLostWhenItsNodeIsForcedOut() throws Exception {
+        List<DistributedLock> locks = locksOnNewSessions(2);
+        LockAdmin admin = admin();
+        List<List<Lease>> holders = holdToCapacity(locks.get(0), recipe().reentrant() ? 2 : 1);
+        List<Lease> victim = holders.get(holders.size() - 1);
+        List<Thread> ranOn = new CopyOnWriteArrayList<>();
+        victim.get(0).onRevocationRequested(recordingHandler(ranOn, new CountDownLatch(0), lease -> { }));
+        CompletableFuture<Lease> waiter = queue(() -> locks.get(1).acquireAsync(LONG));
+
+        assertEquals(RevocationResult.REQUESTED, admin.requestRevocation(victim.get(0).nodePath()));
+        Await.equal("handler told", 1, REVOCATION_BOUND, ranOn::size);
+        sleep((int) Await.scaled(QUIET).toMillis());
+        assertTrue(victim.stream().allMatch(Lease::isValid), "the holder kept its lease when asked");
+        assertFalse(waiter.isDone(), "granted while the holder kept its lease");
+
+        clients.get(0).delete().forPath(victim.get(0).nodePath());
+        Await.until("every view of the forced-out lease LOST", REVOCATION_BOUND,
+                () -> victim.stream().allMatch(v -> v.state() == LeaseState.LOST));
+        Lease granted = waiter.get(Await.scaled(REVOCATION_BOUND).toMillis(), TimeUnit.MILLISECONDS);
+        assertTrue(granted.isValid());
+        granted.close();
+        holders.stream().flatMap(List::stream).forEach(Lease::close);
+        assertClean();
+    }
+
+    /**
      * A holder that did not opt in keeps its lease when asked: it is still HELD and valid a
      * while later, its node is still there, the waiter still waits, and status shows the
      * request on its node alone. Opting in afterwards hears the pending request at once.

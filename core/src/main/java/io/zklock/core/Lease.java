@@ -61,7 +61,7 @@ public interface Lease extends AutoCloseable {
      * <p>A request written before this call, or while the client was disconnected, is seen
      * when the call is made or the client reconnects. Each handler is called at most once per
      * lease; one added after a request was seen is called at once. A lease that never opts in
-     * ignores requests and keeps its lease. A lease in a final state never calls the handler.
+     * ignores requests and keeps its lease. No handler starts once the lease is in a final state.
      * An exception the handler throws is logged and ignored.
      *
      * <p>The watch also tells the lease at once when another client deletes its node (an

@@ -91,7 +91,15 @@ public final class LockAdmin {
         }
         LockPaths.validate(path);
         waiting.computeIfAbsent(path, p -> ConcurrentHashMap.newKeySet()).add(onNextChange);
-        return inspection.status(path, watcher);
+        try {
+            return inspection.status(path, watcher);
+        } catch (RuntimeException e) {
+            waiting.computeIfPresent(path, (p, set) -> {
+                set.remove(onNextChange);
+                return set.isEmpty() ? null : set;
+            });
+            throw e;
+        }
     }
 
     /*

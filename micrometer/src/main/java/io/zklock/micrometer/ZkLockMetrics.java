@@ -33,7 +33,8 @@ import io.zklock.core.engine.LockObservers;
  * <tr><td>{@value #HOLD}</td><td>timer</td><td>mode</td><td>how long each granted node was held,
  *     from its grant until it was released (a lost lease is counted as lost instead)</td></tr>
  * <tr><td>{@value #LOST}</td><td>counter</td><td>mode</td><td>leases lost: their session expired or
- *     the client closed while they were held</td></tr>
+ *     the client closed while they were held, or (for a lease that opted in to revocation)
+ *     another client deleted their node</td></tr>
  * <tr><td>{@value #SUSPENDED}</td><td>counter</td><td>mode</td><td>times a held lease was suspended
  *     by a connection loss</td></tr>
  * <tr><td>{@value #REQUESTS}</td><td>summary</td><td>mode</td><td>ZooKeeper requests each

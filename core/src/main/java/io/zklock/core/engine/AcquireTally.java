@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
+import org.apache.curator.framework.CuratorFramework;
 
 /**
  * What one request tells the {@link LockObservers} when it ends: its start, the ZooKeeper calls
@@ -87,10 +88,10 @@ final class AcquireTally {
         }
     }
 
-    /** Runs {@code check} (the client's state, before the request begins); a refusal is reported as FAILED. */
-    void checkBeforeStart(Runnable check) {
+    /** Checks that {@code client} can serve {@code what} before the request begins; a refusal is reported as FAILED. */
+    void checkBeforeStart(CuratorFramework client, String what) {
         try {
-            check.run();
+            LockEngine.checkStarted(client, what);
         } catch (RuntimeException e) {
             ended(e);
             throw e;

@@ -44,17 +44,21 @@ public final class Inspection {
     private static final int MAX_WRITE_RACES = 10;
 
     private final ZkPort port;
+    /** The engine whose participants are read, if any: it judges its own kind when no installed recipe owns it. */
+    private final LockEngine own;
 
     /**
      * @param client a started Curator client
      * @throws IllegalArgumentException if the client is null
      */
     public Inspection(CuratorFramework client) {
-        this(new CuratorPort(requireClient(client), SessionMonitor.of(client)));
+        this(new CuratorPort(requireClient(client), SessionMonitor.of(client)), null);
     }
 
-    Inspection(ZkPort port) {
+    /** Inspection through {@code port}; {@code own}, if not null, judges nodes of its kind that no {@link LockKind} owns. */
+    Inspection(ZkPort port, LockEngine own) {
         this.port = port;
+        this.own = own;
     }
 
     private static CuratorFramework requireClient(CuratorFramework client) {
@@ -96,10 +100,11 @@ public final class Inspection {
         return summary(path, sorted, participants, foreign);
     }
 
-    private static Participant participant(String path, List<LockNode> sorted, LockNode node, ZkPort.Reply data) {
+    private Participant participant(String path, List<LockNode> sorted, LockNode node, ZkPort.Reply data) {
         Optional<LockKind> kind = LockKind.of(node.kind());
-        LockDriver driver = kind.map(LockKind::driver).orElse(LockDriver.EXCLUSIVE);
-        int maxLeases = kind.map(k -> k.maxLeases(List.of(node))).orElse(1);       // what this node's client uses
+        boolean ownKind = kind.isEmpty() && own != null && own.kind().equals(node.kind());
+        LockDriver driver = kind.map(LockKind::driver).orElse(ownKind ? own.driver() : LockDriver.EXCLUSIVE);
+        int maxLeases = kind.map(k -> k.maxLeases(List.of(node))).orElse(ownKind ? own.maxLeases() : 1);   // what this node's client uses
         boolean holding = driver.decide(sorted, node, maxLeases).getsTheLock();
         String mode = NodeData.isMulti(data.data()) ? "multi" : kind.map(k -> k.mode(node.kind())).orElse(node.kind());
         return new Participant(ZKPaths.makePath(path, node.name()), mode, node.sequence(), OwnerInfo.parse(data.data()), holding,

@@ -127,7 +127,7 @@ public final class LockEngine {
 
     private Acquisition start(Deadline deadline) {
         AcquireTally tally = AcquireTally.begin(this);
-        tally.checkBeforeStart(() -> checkStarted(client, "lock " + path));
+        tally.checkBeforeStart(client, "lock " + path);
         return Acquisition.start(this, deadline, tally);
     }
 
@@ -228,7 +228,7 @@ public final class LockEngine {
      * @throws LockException if ZooKeeper cannot be read
      */
     public List<Participant> participants() {
-        return new Inspection(port).status(path, null).participants();
+        return new Inspection(port, this).status(path, null).participants();
     }
 
     @Override

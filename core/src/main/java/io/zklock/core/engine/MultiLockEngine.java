@@ -97,7 +97,7 @@ public final class MultiLockEngine {
 
     private MultiAcquisition start(Deadline deadline) {
         AcquireTally tally = AcquireTally.beginMulti(engines);
-        tally.checkBeforeStart(() -> LockEngine.checkStarted(engines.get(0).client(), what));
+        tally.checkBeforeStart(engines.get(0).client(), what);
         return MultiAcquisition.start(engines, deadline, what, tally);
     }
 

@@ -18,9 +18,10 @@ import org.slf4j.LoggerFactory;
  * (written by LockAdmin; never a delete). Repeatedly, while the lease lives:
  *   1. READ    getData(our node) with a data watch, counted in the session's watch book (a
  *              waiter of this session that watches our node and gives up then cannot remove it).
- *   2. DECIDE  the data carries a request: tell every handler once, each on a library thread
- *              (never ZooKeeper's event thread), and stop watching; the node is gone: stop;
- *              connection trouble: READ again when the session reconnects.
+ *   2. DECIDE  the data carries a request seen for the first time: tell every handler once,
+ *              each on a library thread (never ZooKeeper's event thread), and keep watching (the
+ *              holder may not let go, and a forced deletion must still reach it); the node is
+ *              gone: stop; connection trouble: READ again when the session reconnects.
  *   3. WAIT    for the watch: a data change (a request, or the grant announcement of a
  *              semaphore node) or a removal of the shared watch: 1. The node's deletion: stop,
  *              and tell the lease, which turns LOST unless it is being released (an operator's
@@ -125,13 +126,11 @@ final class RevocationWatch {
                 LOG.warn("cannot watch {} for revocation requests ({}); the holder will not hear of them", lease.nodePath(), reply.rc());
                 end();
             } else {
-                request = RevocationRequest.parse(reply.data()).orElse(null);
-                found = request;
+                state = State.WATCHING;        // for a request, and after it for the node's deletion
                 if (request == null) {
-                    state = State.WATCHING;
-                } else {
-                    toTell = List.copyOf(handlers);
-                    end();                     // told once; the node's data only grows
+                    request = RevocationRequest.parse(reply.data()).orElse(null);
+                    found = request;
+                    toTell = request == null ? List.of() : List.copyOf(handlers);
                 }
             }
         }
@@ -163,6 +162,9 @@ final class RevocationWatch {
     private void tell(Consumer<? super Lease> handler, RevocationRequest seen) {
         LOG.info("revocation of {} requested by {} at {}", lease.nodePath(), seen.requestedBy(), seen.requestedAt());
         Threads.COMPLETION.execute(() -> {
+            if (ZkLease.isFinal(lease.state())) {
+                return;                        // released or lost since the request was seen
+            }
             try {
                 handler.accept(lease);
             } catch (RuntimeException e) {

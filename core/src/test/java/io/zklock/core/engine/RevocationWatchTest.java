@@ -62,13 +62,19 @@ class RevocationWatchTest {
         return new ZkPort.Reply(Code.OK, NODE, stat, null, null, data);
     }
 
-    /** A lease that never opts in reads nothing: revocation costs nothing unless asked for. */
+    /** A lease that never opts in reads nothing, through a suspension, a reconnection and its release: revocation costs nothing unless asked for. */
     @Test
     void aLeaseThatDoesNotOptInNeverReadsItsNode() {
+        monitor.stateChanged(ConnectionState.SUSPENDED);
+        monitor.stateChanged(ConnectionState.RECONNECTED);
+        assertTrue(lease.release());
+        port.reply(port.last(ScriptedPort.Kind.DELETE), rc(Code.OK));
+        assertEquals(LeaseState.RELEASED, lease.state());
         assertEquals(0, port.count(WATCH_DATA));
+        assertEquals(0, port.count(REMOVE_WATCHES));
     }
 
-    /** Opting in reads the node once with a watch; a request written later fires it, and the handler is told once, with the lease, on a library thread; the watch, once told, is removed. */
+    /** Opting in reads the node once with a watch; a request written later fires it, and the handler is told once, with the lease, on a library thread; the watch stays. */
     @Test
     void aRequestWrittenAfterTheOptInIsToldOnceOnALibraryThread() {
         optIn();
@@ -85,9 +91,24 @@ class RevocationWatchTest {
         Await.equal("handlers told", 1, SHORT, toldOn::size);
         assertSame(lease, toldWith.get(0));
         assertTrue(toldOn.get(0).startsWith("zklock-completion"), "told on " + toldOn.get(0));
-        Call removal = port.last(REMOVE_WATCHES);
-        assertEquals(WatchKey.data(NODE), removal.removed);
-        assertEquals(2, port.count(WATCH_DATA), "no read after the request was told");
+        assertEquals(2, port.count(WATCH_DATA), "read again without a change");
+        assertEquals(0, port.count(REMOVE_WATCHES), "the watch was removed: a forced deletion would go unseen");
+
+        port.fire(again, EventType.NodeDataChanged);   // a semaphore's grant line after the request
+        port.reply(port.last(WATCH_DATA), data(NodeData.withGrant(REQUESTED), 2));
+        assertEquals(1, toldOn.size(), "told twice");
+    }
+
+    /** A holder that was asked and did not let go still hears of a forced deletion: the lease turns LOST. */
+    @Test
+    void aHolderAskedThatKeepsItsLeaseIsLostWhenItsNodeIsForcedOut() {
+        optIn();
+        Call read = port.last(WATCH_DATA);
+        port.reply(read, data(REQUESTED, 1));
+        Await.equal("handler told", 1, SHORT, toldOn::size);
+        assertEquals(LeaseState.HELD, lease.state());
+        port.fire(read, EventType.NodeDeleted);
+        assertEquals(LeaseState.LOST, lease.state());
     }
 
     /** A request already in the node when the holder opts in is told at once; a handler added after it is told too. */
