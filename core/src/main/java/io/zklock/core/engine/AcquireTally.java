@@ -51,15 +51,15 @@ final class AcquireTally {
         this.reports = false;
     }
 
-    /** The tally of a request on {@code engine} starting now: {@link #NONE} if nobody observes. */
-    static AcquireTally begin(LockEngine engine) {
-        return LockObservers.active() ? new AcquireTally(engine.path(), LockObservers.modeOf(engine.kind())) : NONE;
+    /** The tally of a request on {@code context} starting now: {@link #NONE} if nobody observes. */
+    static AcquireTally begin(LockContext context) {
+        return LockObservers.active() ? new AcquireTally(context.path(), LockObservers.modeOf(context.kind())) : NONE;
     }
 
-    /** The tally of a multi-lock request over {@code engines} starting now. */
-    static AcquireTally beginMulti(List<LockEngine> engines) {
+    /** The tally of a multi-lock request over {@code contexts} starting now. */
+    static AcquireTally beginMulti(List<LockContext> contexts) {
         return LockObservers.active()
-                ? new AcquireTally(String.join(",", engines.stream().map(LockEngine::path).toList()), LockObserver.MULTI)
+                ? new AcquireTally(String.join(",", contexts.stream().map(LockContext::path).toList()), LockObserver.MULTI)
                 : NONE;
     }
 
@@ -91,7 +91,7 @@ final class AcquireTally {
     /** Checks that {@code client} can serve {@code what} before the request begins; a refusal is reported as FAILED. */
     void checkBeforeStart(CuratorFramework client, String what) {
         try {
-            LockEngine.checkStarted(client, what);
+            LockContext.checkStarted(client, what);
         } catch (RuntimeException e) {
             ended(e);
             throw e;
@@ -132,12 +132,12 @@ final class AcquireTally {
      * A listener that reports {@code lease}'s state changes with the time since its grant, if
      * an observer is installed now; added before anybody else sees the lease.
      */
-    static void observeLease(ZkLease lease, LockEngine engine) {
+    static void observeLease(ZkLease lease, LockContext context) {
         if (!LockObservers.active()) {
             return;
         }
-        String path = engine.path();
-        String mode = LockObservers.modeOf(engine.kind());
+        String path = context.path();
+        String mode = LockObservers.modeOf(context.kind());
         long grantedNanos = System.nanoTime();
         lease.addListener(new LeaseListener() {
             @Override

@@ -44,7 +44,7 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
         record Lost(String why) implements Outcome { }
     }
 
-    private final LockEngine engine;
+    private final LockContext context;
     private final Deadline deadline;
     private final RequestLock lock;
     /** What its node's data was created with. */
@@ -66,8 +66,8 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
         return result;
     }
 
-    private Acquisition(LockEngine engine, Deadline deadline, boolean adopted, byte[] ownerData, AcquireTally tally) {
-        this.engine = engine;
+    private Acquisition(LockContext context, Deadline deadline, boolean adopted, byte[] ownerData, AcquireTally tally) {
+        this.context = context;
         this.ownerData = ownerData;
         this.deadline = deadline;
         this.adopted = adopted;
@@ -76,13 +76,13 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
     }
 
     /** Starts a request that makes its own node; returns at once. */
-    static Acquisition start(LockEngine engine, Deadline deadline) {
-        return start(engine, deadline, AcquireTally.begin(engine));
+    static Acquisition start(LockContext context, Deadline deadline) {
+        return start(context, deadline, AcquireTally.begin(context));
     }
 
-    /** As {@link #start(LockEngine, Deadline)}, reporting to {@code tally}. */
-    static Acquisition start(LockEngine engine, Deadline deadline, AcquireTally tally) {
-        Acquisition a = new Acquisition(engine, deadline, false, OwnerInfo.current().toBytes(), tally);
+    /** As {@link #start(LockContext, Deadline)}, reporting to {@code tally}. */
+    static Acquisition start(LockContext context, Deadline deadline, AcquireTally tally) {
+        Acquisition a = new Acquisition(context, deadline, false, OwnerInfo.current().toBytes(), tally);
         a.begin(a::create);
         return a;
     }
@@ -91,20 +91,20 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
      * Starts the wait of a node that a multi-lock's transaction made with {@code ownerData},
      * counting into its {@code tally}; returns at once.
      */
-    static Acquisition adopting(LockEngine engine, Deadline deadline, QueuedNode node, byte[] ownerData, AcquireTally tally) {
-        Acquisition a = new Acquisition(engine, deadline, true, ownerData, tally);
+    static Acquisition adopting(LockContext context, Deadline deadline, QueuedNode node, byte[] ownerData, AcquireTally tally) {
+        Acquisition a = new Acquisition(context, deadline, true, ownerData, tally);
         a.begin(() -> a.waitFor(node));
         return a;
     }
 
     private void begin(Runnable first) {
-        engine.monitor().addListener(this);
+        context.monitor().addListener(this);
         lock.run(() -> {
             if (ended) {
                 return;                        // the client closed before the request began
             }
             if (deadline.needsTimer()) {
-                timer = Threads.TIMER.schedule(() -> giveUp(engine.port().isClosed() ? engine.clientClosed() : engine.timedOut()),
+                timer = Threads.TIMER.schedule(() -> giveUp(context.port().isClosed() ? context.clientClosed() : context.timedOut()),
                         deadline.remainingNanos(), TimeUnit.NANOSECONDS);
             }
             first.run();
@@ -114,7 +114,7 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
     // ---- the stages -------------------------------------------------------------------------
 
     private void create() {
-        NodeCreation c = new NodeCreation(engine, deadline, lock, ownerData, tally);
+        NodeCreation c = new NodeCreation(context, deadline, lock, ownerData, tally);
         creation = c;
         c.result.whenComplete((created, error) -> lock.run(() -> created(c, created, error)));
         c.start();
@@ -134,7 +134,7 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
 
     private void waitFor(QueuedNode queued) {
         node = queued;
-        GrantWait w = new GrantWait(engine, queued, deadline, lock, tally);
+        GrantWait w = new GrantWait(context, queued, deadline, lock, tally);
         wait = w;
         w.result.whenComplete((end, error) -> lock.run(() -> waited(w, end, error)));
         w.start();
@@ -151,8 +151,8 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
         } else if (adopted) {
             endWith(new Outcome.Lost(((WaitEnd.NodeLost) end).why()), null);
         } else {
-            LOG.info("re-queueing on {}: {}", engine.path(), ((WaitEnd.NodeLost) end).why());
-            engine.cleanup().delete(node.path());
+            LOG.info("re-queueing on {}: {}", context.path(), ((WaitEnd.NodeLost) end).why());
+            context.cleanup().delete(node.path());
             w.stop();
             wait = null;
             node = null;
@@ -166,19 +166,19 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
      * its node goes, and the event is ignored then.
      */
     private void grant(List<LockNode> sorted) {
-        if (engine.port().isClosed()) {
-            giveUpInStep(engine.clientClosed());
+        if (context.port().isClosed()) {
+            giveUpInStep(context.clientClosed());
             return;
         }
         ended = true;
         stopTimer();
-        engine.monitor().removeListener(this);
-        ZkLease lease = new ZkLease(engine, node.path(), node.token(), node.session());
-        AcquireTally.observeLease(lease, engine);
-        if (engine.port().isClosed()) {
+        context.monitor().removeListener(this);
+        ZkLease lease = new ZkLease(context, node.path(), node.token(), node.session());
+        AcquireTally.observeLease(lease, context);
+        if (context.port().isClosed()) {
             lease.lose();                      // closed just now: the monitor may have missed it
         }
-        if (engine.driver().announcesGrants() && !sorted.get(sorted.size() - 1).equals(node.node())) {
+        if (context.driver().announcesGrants() && !sorted.get(sorted.size() - 1).equals(node.node())) {
             tally.issued();
             lease.announceGrant(ownerData);    // the node behind us may be waiting on ours
         }
@@ -214,7 +214,7 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
         }
         ended = true;
         stopTimer();
-        engine.monitor().removeListener(this);
+        context.monitor().removeListener(this);
         List<CompletableFuture<Void>> cleanups = new ArrayList<>();
         if (creation != null) {
             cleanups.add(creation.stop());
@@ -223,7 +223,7 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
             cleanups.add(wait.stop());
         }
         if (node != null) {
-            cleanups.add(engine.cleanup().delete(node.path()));
+            cleanups.add(context.cleanup().delete(node.path()));
         }
         Runnable complete = () -> {
             if (outcome != null) {
@@ -233,7 +233,7 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
                 result.completeExceptionally(reason);
             }
         };
-        if (!engine.port().isConnected() || engine.port().isClosed()) {
+        if (!context.port().isConnected() || context.port().isClosed()) {
             lock.later(complete);              // nothing to wait for: the delete is retried on reconnection
         } else {
             CompletableFuture.allOf(cleanups.toArray(CompletableFuture[]::new))
@@ -245,7 +245,7 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
 
     /** Whatever a step threw: the request gives up with it; if even that throws, it ends here. */
     private void failed(Throwable thrown) {
-        LockException failure = new LockException("lock " + engine.path() + ": a ZooKeeper reply could not be handled: "
+        LockException failure = new LockException("lock " + context.path() + ": a ZooKeeper reply could not be handled: "
                 + thrown, thrown);
         try {
             if (giveUp(failure) || result.isDone()) {
@@ -254,7 +254,7 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
         } catch (RuntimeException | Error again) {
             failure.addSuppressed(again);
         }
-        engine.monitor().removeListener(this);
+        context.monitor().removeListener(this);
         tally.ended(failure);
         result.completeExceptionally(failure);  // it died half-way through ending: end it here
     }
@@ -281,7 +281,7 @@ final class Acquisition implements Request<Acquisition.Outcome>, SessionListener
 
     @Override
     public void closing() {
-        giveUp(engine.clientClosed());
+        giveUp(context.clientClosed());
     }
 
     private void kick() {

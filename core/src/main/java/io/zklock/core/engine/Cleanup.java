@@ -15,10 +15,10 @@ import org.slf4j.LoggerFactory;
 final class Cleanup {
     private static final Logger LOG = LoggerFactory.getLogger(Cleanup.class);
 
-    private final LockEngine engine;
+    private final LockContext context;
 
-    Cleanup(LockEngine engine) {
-        this.engine = engine;
+    Cleanup(LockContext context) {
+        this.context = context;
     }
 
     /**
@@ -26,15 +26,15 @@ final class Cleanup {
      * after the first attempt was answered, or at once if it could not be issued.
      */
     CompletableFuture<Void> delete(String path) {
-        return engine.port().delete(path, true).handle((reply, error) -> {
+        return context.port().delete(path, true).handle((reply, error) -> {
             if (error != null) {
-                if (engine.port().isClosed()) {
+                if (context.port().isClosed()) {
                     LOG.debug("not deleting {}: the client is closed, which ends its session and its nodes", path);
                 } else {
                     LOG.warn("could not delete {}", path, error);
                 }
             } else if (reply.ok() || reply.noNode()) {
-                engine.view().deleted(ZKPaths.getNodeFromPath(path));
+                context.view().deleted(ZKPaths.getNodeFromPath(path));
             }
             return null;
         });
@@ -46,8 +46,8 @@ final class Cleanup {
      * on the connection is tried again until the client closes.
      */
     CompletableFuture<Void> sweep(String uuid) {
-        return engine.list(null).handle((reply, error) -> {
-            if (error != null || engine.port().isClosed() || reply.noNode()) {
+        return context.list(null).handle((reply, error) -> {
+            if (error != null || context.port().isClosed() || reply.noNode()) {
                 return CompletableFuture.<Void>completedFuture(null);
             }
             if (!reply.ok()) {
@@ -57,7 +57,7 @@ final class Cleanup {
             }
             List<CompletableFuture<Void>> deletes = reply.children().stream()
                     .filter(child -> LockNode.createdBy(child, uuid))
-                    .map(child -> delete(ZKPaths.makePath(engine.path(), child)))
+                    .map(child -> delete(ZKPaths.makePath(context.path(), child)))
                     .toList();
             return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new));
         }).thenCompose(f -> f);

@@ -35,7 +35,7 @@ final class GrantWait {
 
     private enum State { LISTING, WATCHING, BACKOFF, ENDED }
 
-    private final LockEngine engine;
+    private final LockContext context;
     private final QueuedNode node;
     private final Deadline deadline;
     private final RequestLock lock;
@@ -50,20 +50,20 @@ final class GrantWait {
     private int step;
     private boolean watchDirectory;        // the last decision was WATCH_DIRECTORY
 
-    GrantWait(LockEngine engine, QueuedNode node, Deadline deadline, RequestLock lock, AcquireTally tally) {
-        this.engine = engine;
+    GrantWait(LockContext context, QueuedNode node, Deadline deadline, RequestLock lock, AcquireTally tally) {
+        this.context = context;
         this.tally = tally;
         this.node = node;
         this.deadline = deadline;
         this.lock = lock;
-        this.watches = new Watches(engine.monitor().watches(), engine.port());
+        this.watches = new Watches(context.monitor().watches(), context.port());
         this.retry = new PendingRetry(lock);
     }
 
     /** Step 1 for the first time; call from a step of the request. */
     void start() {
         if (node.vouched() != null) {
-            decideVouched(LockEngine.parseSorted(node.vouched()));
+            decideVouched(LockNode.sorted(node.vouched()));
         } else if (node.firstListing() != null) {
             int s = ++step;
             node.firstListing().whenComplete((reply, error) -> lock.run(() -> firstListed(reply, error, s)));
@@ -99,12 +99,12 @@ final class GrantWait {
         int s = ++step;
         tally.issued();
         if (!watch) {
-            engine.list(null).whenComplete((reply, error) -> lock.run(() -> listed(reply, error, s, null)));
+            context.list(null).whenComplete((reply, error) -> lock.run(() -> listed(reply, error, s, null)));
             return;
         }
-        WatchKey key = WatchKey.children(engine.port().serverPath(engine.path()));
+        WatchKey key = WatchKey.children(context.port().serverPath(context.path()));
         Watcher watcher = event -> lock.run(() -> watchEvent(event, s));
-        watches.register(key, () -> engine.list(watcher))
+        watches.register(key, () -> context.list(watcher))
                 .whenComplete((reply, error) -> lock.run(() -> listed(reply, error, s, key)));
     }
 
@@ -127,14 +127,14 @@ final class GrantWait {
             return;
         }
         if (error != null) {
-            fail(engine.refused("list of " + engine.path(), error));
+            fail(context.refused("list of " + context.path(), error));
         } else if (reply.noNode()) {
-            end(new WaitEnd.NodeLost("lock directory " + engine.path() + " vanished"));
+            end(new WaitEnd.NodeLost("lock directory " + context.path() + " vanished"));
         } else if (!reply.ok()) {
-            failedCall(reply.rc(), "list of " + engine.path(), () -> list(watchDirectory));
+            failedCall(reply.rc(), "list of " + context.path(), () -> list(watchDirectory));
         } else {
             retry.succeeded();
-            decide(LockEngine.parseSorted(reply.children()), key != null);
+            decide(LockNode.sorted(reply.children()), key != null);
         }
     }
 
@@ -145,27 +145,27 @@ final class GrantWait {
             end(new WaitEnd.NodeLost("node " + node.path() + " is gone (session expired or deleted by someone else)"));
             return;
         }
-        long session = engine.port().sessionId();
+        long session = context.port().sessionId();
         if (session == 0) {
-            failedCall(KeeperException.Code.CONNECTIONLOSS, "list of " + engine.path(), () -> list(watchDirectory));
+            failedCall(KeeperException.Code.CONNECTIONLOSS, "list of " + context.path(), () -> list(watchDirectory));
             return;
         }
         if (session != node.session()) {
             end(new WaitEnd.NodeLost("node " + node.path() + " belongs to ended session 0x" + Long.toHexString(node.session())));
             return;
         }
-        Decision decision = engine.driver().decide(sorted, node.node(), engine.maxLeases());
+        Decision decision = context.driver().decide(sorted, node.node(), context.maxLeases());
         tally.decided(sorted, node.node());
-        LOG.debug("{} at {} of {} in {}: {}", node.node().name(), sorted.indexOf(node.node()), sorted.size(), engine.path(), decision);
+        LOG.debug("{} at {} of {} in {}: {}", node.node().name(), sorted.indexOf(node.node()), sorted.size(), context.path(), decision);
         watchDirectory = decision.outcome() == Decision.Outcome.WATCH_DIRECTORY;
         switch (decision.outcome()) {
             case GRANTED -> end(new WaitEnd.Granted(sorted));
-            case REFUSED -> fail(new IllegalStateException("lock " + engine.path() + ": " + decision.refusal()));
+            case REFUSED -> fail(new IllegalStateException("lock " + context.path() + ": " + decision.refusal()));
             case WATCH_NODE, WATCH_DIRECTORY -> {
                 if (deadline.hasExpired()) {
-                    fail(engine.timedOut());
+                    fail(context.timedOut());
                 } else if (decision.outcome() == Decision.Outcome.WATCH_NODE) {
-                    watch(decision.pathToWatch(engine.path()));
+                    watch(decision.pathToWatch(context.path()));
                 } else if (directoryWatched) {
                     state = State.WATCHING;    // this very listing left the children watch
                 } else {
@@ -177,10 +177,10 @@ final class GrantWait {
 
     /** Children the view vouched for after an inferring create: a grant is final; anything else lists. */
     private void decideVouched(List<LockNode> sorted) {
-        long session = engine.port().sessionId();
+        long session = context.port().sessionId();
         if (session != 0 && session == node.session() && sorted.contains(node.node())
-                && engine.driver().decide(sorted, node.node(), engine.maxLeases()).getsTheLock()) {
-            LOG.debug("{} granted in {} without a listing (sequence-gap inference)", node.node().name(), engine.path());
+                && context.driver().decide(sorted, node.node(), context.maxLeases()).getsTheLock()) {
+            LOG.debug("{} granted in {} without a listing (sequence-gap inference)", node.node().name(), context.path());
             tally.decided(sorted, node.node());
             end(new WaitEnd.Granted(sorted));
         } else {
@@ -194,9 +194,9 @@ final class GrantWait {
         state = State.WATCHING;
         int s = ++step;
         tally.issued();
-        WatchKey key = WatchKey.data(engine.port().serverPath(path));
+        WatchKey key = WatchKey.data(context.port().serverPath(path));
         Watcher watcher = event -> lock.run(() -> watchEvent(event, s));
-        watches.register(key, () -> engine.port().data(path, watcher))
+        watches.register(key, () -> context.port().data(path, watcher))
                 .whenComplete((reply, error) -> lock.run(() -> watchSet(reply, error, key, s)));
     }
 
@@ -206,12 +206,12 @@ final class GrantWait {
             return;
         }
         if (error != null) {
-            fail(engine.refused("watch of " + key.path(), error));
+            fail(context.refused("watch of " + key.path(), error));
         } else if (reply.noNode()) {
             list(watchDirectory);              // it went before the watch was set
         } else if (!reply.ok()) {
             failedCall(reply.rc(), "watch of " + key.path(), () -> list(watchDirectory));
-        } else if (engine.driver().announcesGrants() && NodeData.announcedGrant(reply.stat(), reply.data())) {
+        } else if (context.driver().announcesGrants() && NodeData.announcedGrant(reply.stat(), reply.data())) {
             list(watchDirectory);              // it announced its grant before our watch was set
         }
         // otherwise the watch is set: watchEvent takes it from here
@@ -224,8 +224,8 @@ final class GrantWait {
      */
     private void watchEvent(WatchedEvent event, int s) {
         if (event.getType() == Watcher.Event.EventType.None) {
-            if (event.getState() == Watcher.Event.KeeperState.Closed && engine.port().isClosed() && state != State.ENDED) {
-                fail(engine.clientClosed());   // a namespace facade's monitor hears no CLOSING of its own
+            if (event.getState() == Watcher.Event.KeeperState.Closed && context.port().isClosed() && state != State.ENDED) {
+                fail(context.clientClosed());   // a namespace facade's monitor hears no CLOSING of its own
             }
             return;                            // other connection news: the session monitor kicks us
         }
@@ -239,7 +239,7 @@ final class GrantWait {
 
     /** A call failed: back off and retry if the error is one of the connection's, else fail. */
     private void failedCall(KeeperException.Code rc, String what, Runnable again) {
-        if (retry.afterFailure(engine, deadline, rc, what, again, this::fail)) {
+        if (retry.afterFailure(context, deadline, rc, what, again, this::fail)) {
             state = State.BACKOFF;
         }
     }

@@ -33,20 +33,20 @@ final class InferenceTransaction {
         this.vouched = vouched;
     }
 
-    /** Sends the transaction for {@code engine}'s next node; null if it cannot even be built. */
-    static InferenceTransaction send(LockEngine engine, DirectoryView view, long session, byte[] ownerData) {
+    /** Sends the transaction for {@code context}'s next node; null if it cannot even be built. */
+    static InferenceTransaction send(LockContext context, DirectoryView view, long session, byte[] ownerData) {
         String uuid = UUID.randomUUID().toString();
         List<Op> ops;
         try {
-            ops = List.of(Op.setData(engine.port().serverPath(engine.path()), EMPTY, -1),
-                    engine.port().createOp(ZKPaths.makePath(engine.path(), LockNode.protectedName(uuid, engine.namePrefix())), ownerData));
+            ops = List.of(Op.setData(context.port().serverPath(context.path()), EMPTY, -1),
+                    context.port().createOp(ZKPaths.makePath(context.path(), LockNode.protectedName(uuid, context.namePrefix())), ownerData));
         } catch (RuntimeException e) {
-            LOG.debug("could not build the transaction on {}; creating through Curator", engine.path(), e);
+            LOG.debug("could not build the transaction on {}; creating through Curator", context.path(), e);
             view.invalidate();
             return null;
         }
         AtomicReference<List<String>> vouched = new AtomicReference<>();
-        return new InferenceTransaction(uuid, engine.port().multi(ops, r -> vouched.set(view.transacted(session, r))), vouched);
+        return new InferenceTransaction(uuid, context.port().multi(ops, r -> vouched.set(view.transacted(session, r))), vouched);
     }
 
     /** The uuid in the node's name: how a lost reply's node is found again, or swept. */
@@ -64,8 +64,8 @@ final class InferenceTransaction {
     }
 
     /** The created node's path (the client's), from an OK reply. */
-    static String createdPath(LockEngine engine, ZkPort.Reply reply) {
-        return engine.port().clientPath(created(reply).getPath());
+    static String createdPath(LockContext context, ZkPort.Reply reply) {
+        return context.port().clientPath(created(reply).getPath());
     }
 
     /** The created node's Stat from an OK reply; null from a server before 3.7.2 / 3.8.2 / 3.9.0 (ZOOKEEPER-4026). */

@@ -44,8 +44,8 @@ public final class Inspection {
     private static final int MAX_WRITE_RACES = 10;
 
     private final ZkPort port;
-    /** The engine whose participants are read, if any: it judges its own kind when no installed recipe owns it. */
-    private final LockEngine own;
+    /** The context whose participants are read, if any: it judges its own kind when no installed recipe owns it. */
+    private final LockContext own;
 
     /**
      * @param client a started Curator client
@@ -56,7 +56,7 @@ public final class Inspection {
     }
 
     /** Inspection through {@code port}; {@code own}, if not null, judges nodes of its kind that no {@link LockKind} owns. */
-    Inspection(ZkPort port, LockEngine own) {
+    Inspection(ZkPort port, LockContext own) {
         this.port = port;
         this.own = own;
     }
@@ -85,7 +85,7 @@ public final class Inspection {
             return new LockStatus(path, LockStatus.State.ABSENT, "", OptionalInt.empty(), List.of(), List.of(), List.of());
         }
         List<String> children = checked(listing, path).children();
-        List<LockNode> sorted = LockEngine.parseSorted(children);
+        List<LockNode> sorted = LockNode.sorted(children);
         List<String> foreign = children.stream().filter(c -> LockNode.parse(c).isEmpty()).sorted().toList();
         List<CompletableFuture<ZkPort.Reply>> reads = sorted.stream()
                 .map(node -> port.data(ZKPaths.makePath(path, node.name()), watcher)).toList();   // issued together

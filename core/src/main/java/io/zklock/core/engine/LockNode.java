@@ -1,6 +1,8 @@
 package io.zklock.core.engine;
 
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -97,6 +99,16 @@ public record LockNode(String name, String protectedId, String kind, long sequen
             throw new IllegalArgumentException("invalid node kind '" + kind + "': expected a lower-case word");
         }
         return kind;
+    }
+
+    /** The children of a lock directory that are lock nodes, in queue order; foreign names dropped. */
+    public static List<LockNode> sorted(List<String> children) {
+        List<LockNode> nodes = new ArrayList<>(children.size());
+        for (String child : children) {
+            parse(child).ifPresent(nodes::add);
+        }
+        nodes.sort(QUEUE_ORDER);
+        return nodes;
     }
 
     /**

@@ -51,7 +51,7 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
         }
     }
 
-    private final List<LockEngine> engines;
+    private final List<LockContext> contexts;
     private final ZkPort port;
     private final Deadline deadline;
     private final String what;
@@ -62,17 +62,17 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
     private final AcquireTally tally;
     final CompletableFuture<List<ZkLease>> result = new CompletableFuture<>();
 
-    private MultiAcquisition(List<LockEngine> engines, Deadline deadline, String what, AcquireTally tally) {
-        this.engines = engines;
+    private MultiAcquisition(List<LockContext> contexts, Deadline deadline, String what, AcquireTally tally) {
+        this.contexts = contexts;
         this.tally = tally;
-        this.port = engines.get(0).port();
+        this.port = contexts.get(0).port();
         this.deadline = deadline;
         this.what = what;
-        this.ownerData = NodeData.ofMulti(OwnerInfo.current().toBytes(), engines.size());
+        this.ownerData = NodeData.ofMulti(OwnerInfo.current().toBytes(), contexts.size());
     }
 
-    static MultiAcquisition start(List<LockEngine> engines, Deadline deadline, String what, AcquireTally tally) {
-        MultiAcquisition m = new MultiAcquisition(engines, deadline, what, tally);
+    static MultiAcquisition start(List<LockContext> contexts, Deadline deadline, String what, AcquireTally tally) {
+        MultiAcquisition m = new MultiAcquisition(contexts, deadline, what, tally);
         if (deadline.needsTimer()) {
             ScheduledFuture<?> timer = Threads.TIMER.schedule(m::deadlinePassed, deadline.remainingNanos(), TimeUnit.NANOSECONDS);
             m.result.whenComplete((leases, error) -> timer.cancel(false));
@@ -125,7 +125,7 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
                 && !(reason instanceof IllegalStateException) && !(reason instanceof Blocking.Withdrawn)) {
             reason = new LockException(what + " failed: " + reason, reason);
         }
-        Throwable end = port.isClosed() ? LockEngine.clientClosed(what) : reason;
+        Throwable end = port.isClosed() ? LockContext.clientClosed(what) : reason;
         tally.ended(end);
         result.completeExceptionally(end);
     }
@@ -133,7 +133,7 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
     // ---- one round --------------------------------------------------------------------------
 
     private CompletableFuture<List<ZkLease>> round() {
-        MultiTransaction t = new MultiTransaction(engines, tally);
+        MultiTransaction t = new MultiTransaction(contexts, tally);
         tally.issued();
         return t.send(ownerData).thenCompose(reply -> transacted(t, reply));
     }
@@ -171,7 +171,7 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
     /** The next transaction of this round (after its directories were made) unless the client or the caller ended it. */
     private CompletableFuture<List<ZkLease>> proceed() {
         if (port.isClosed()) {
-            return CompletableFuture.failedFuture(LockEngine.clientClosed(what));
+            return CompletableFuture.failedFuture(LockContext.clientClosed(what));
         }
         if (withdrawal.get() != null) {
             return CompletableFuture.failedFuture(withdrawal.get());
@@ -184,7 +184,7 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
     private CompletableFuture<List<ZkLease>> waitAll(List<QueuedNode> nodes) {
         List<Acquisition> started = new ArrayList<>();
         for (int i = 0; i < nodes.size(); i++) {
-            started.add(Acquisition.adopting(engines.get(i), deadline, nodes.get(i), ownerData, tally.component()));
+            started.add(Acquisition.adopting(contexts.get(i), deadline, nodes.get(i), ownerData, tally.component()));
         }
         waits = List.copyOf(started);
         if (withdrawal.get() != null) {
@@ -241,8 +241,8 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
 
     /** Makes the missing directories as containers; part of the same attempt, also for a zero timeout. */
     private CompletableFuture<Void> makeDirectories() {
-        tally.issued(engines.size());
-        List<CompletableFuture<Boolean>> made = engines.stream().map(e -> port.makeContainer(e.path()).thenApply(reply -> {
+        tally.issued(contexts.size());
+        List<CompletableFuture<Boolean>> made = contexts.stream().map(e -> port.makeContainer(e.path()).thenApply(reply -> {
             if (reply.connectionTrouble() || reply.noNode()) {
                 return false;                  // NoNode: a parent was reaped while the chain was made
             }
@@ -258,7 +258,7 @@ final class MultiAcquisition implements Request<List<ZkLease>> {
                         : CompletableFuture.completedFuture(null);
             }
             if (port.isClosed()) {
-                return CompletableFuture.failedFuture(LockEngine.clientClosed(what));
+                return CompletableFuture.failedFuture(LockContext.clientClosed(what));
             }
             if (withdrawal.get() != null) {
                 return CompletableFuture.failedFuture(withdrawal.get());

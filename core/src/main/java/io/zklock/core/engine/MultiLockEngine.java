@@ -20,6 +20,7 @@ import org.apache.zookeeper.Op;
  */
 public final class MultiLockEngine {
     private final List<LockEngine> engines;
+    private final List<LockContext> contexts;
     private final ZkPort port;
     private final String what;
 
@@ -33,11 +34,12 @@ public final class MultiLockEngine {
             throw new IllegalArgumentException("a multi-lock needs at least one lock");
         }
         Set<String> paths = new HashSet<>();
-        for (LockEngine e : engines) {
-            if (e == null) {
-                throw new IllegalArgumentException("null lock in " + engines);
-            }
-            LockEngine first = engines.get(0);
+        if (engines.contains(null)) {
+            throw new IllegalArgumentException("null lock in " + engines);
+        }
+        LockContext first = engines.get(0).context();
+        for (LockEngine engine : engines) {
+            LockContext e = engine.context();
             if (e.client().getZookeeperClient() != first.client().getZookeeperClient()) {
                 throw new IllegalArgumentException("locks " + first.path() + " and " + e.path()
                         + " use different CuratorFramework clients; one transaction needs one session");
@@ -52,15 +54,17 @@ public final class MultiLockEngine {
             }
         }
         this.engines = List.copyOf(engines);
-        this.port = engines.get(0).port();
+        this.contexts = this.engines.stream().map(LockEngine::context).toList();
+        this.port = first.port();
         this.what = "multi-lock " + String.join(",", engines.stream().map(LockEngine::path).toList());
     }
 
+    /** @return the component locks' engines, in the caller's order */
     public List<LockEngine> engines() {
         return engines;
     }
 
-    private static String namespaceOf(LockEngine e) {
+    private static String namespaceOf(LockContext e) {
         String ns = e.client().getNamespace();
         return ns == null ? "" : ns;
     }
@@ -96,9 +100,9 @@ public final class MultiLockEngine {
     }
 
     private MultiAcquisition start(Deadline deadline) {
-        AcquireTally tally = AcquireTally.beginMulti(engines);
-        tally.checkBeforeStart(engines.get(0).client(), what);
-        return MultiAcquisition.start(engines, deadline, what, tally);
+        AcquireTally tally = AcquireTally.beginMulti(contexts);
+        tally.checkBeforeStart(contexts.get(0).client(), what);
+        return MultiAcquisition.start(contexts, deadline, what, tally);
     }
 
     /**

@@ -41,7 +41,7 @@ public final class MultiLockHolds {
 
     private record Key(Long owner, CuratorFramework client, String path) {
         static Key of(Long owner, LockEngine engine) {
-            return new Key(owner, engine.client(), engine.path());
+            return new Key(owner, engine.context().client(), engine.path());
         }
     }
 

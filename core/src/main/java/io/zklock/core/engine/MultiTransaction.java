@@ -22,25 +22,25 @@ import org.apache.zookeeper.OpResult;
  * Stat. The uuid in each name finds the nodes again when the outcome is unknown ({@link #sweep}).
  */
 final class MultiTransaction {
-    private final List<LockEngine> engines;
+    private final List<LockContext> contexts;
     private final ZkPort port;
     private final List<String> uuids;
     private final AcquireTally tally;
 
-    /** A transaction over {@code engines}' directories, with a new uuid for each; its reads count into {@code tally}. */
-    MultiTransaction(List<LockEngine> engines, AcquireTally tally) {
-        this.engines = engines;
+    /** A transaction over {@code contexts}' directories, with a new uuid for each; its reads count into {@code tally}. */
+    MultiTransaction(List<LockContext> contexts, AcquireTally tally) {
+        this.contexts = contexts;
         this.tally = tally;
-        this.port = engines.get(0).port();
-        this.uuids = engines.stream().map(e -> UUID.randomUUID().toString()).toList();
+        this.port = contexts.get(0).port();
+        this.uuids = contexts.stream().map(e -> UUID.randomUUID().toString()).toList();
     }
 
     /** Sends it; completes with its reply, or with the failure to build or issue it. */
     CompletableFuture<ZkPort.Reply> send(byte[] ownerData) {
         List<Op> ops;
         try {
-            ops = IntStream.range(0, engines.size()).mapToObj(i -> engines.get(i).port().createOp(ZKPaths.makePath(
-                    engines.get(i).path(), LockNode.protectedName(uuids.get(i), engines.get(i).namePrefix())), ownerData)).toList();
+            ops = IntStream.range(0, contexts.size()).mapToObj(i -> contexts.get(i).port().createOp(ZKPaths.makePath(
+                    contexts.get(i).path(), LockNode.protectedName(uuids.get(i), contexts.get(i).namePrefix())), ownerData)).toList();
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -55,9 +55,9 @@ final class MultiTransaction {
      */
     CompletableFuture<List<QueuedNode>> nodes(List<OpResult> results, BooleanSupplier mayRetry) {
         List<CompletableFuture<QueuedNode>> nodes = new ArrayList<>();
-        for (int i = 0; i < engines.size(); i++) {
+        for (int i = 0; i < contexts.size(); i++) {
             OpResult.CreateResult created = (OpResult.CreateResult) results.get(i);
-            String path = engines.get(i).port().clientPath(created.getPath());
+            String path = contexts.get(i).port().clientPath(created.getPath());
             LockNode node = LockNode.parse(ZKPaths.getNodeFromPath(path)).orElse(null);
             if (node == null) {
                 nodes.add(CompletableFuture.failedFuture(new LockException("created node " + path + " has an unexpected name")));
@@ -65,7 +65,7 @@ final class MultiTransaction {
                 nodes.add(CompletableFuture.completedFuture(
                         new QueuedNode(path, node, created.getStat().getCzxid(), created.getStat().getEphemeralOwner(), null, null)));
             } else {
-                engines.get(i).monitor().multiCreateWithoutStat();
+                contexts.get(i).monitor().multiCreateWithoutStat();
                 nodes.add(readStat(path, node, mayRetry));
             }
         }
@@ -91,8 +91,8 @@ final class MultiTransaction {
 
     /** Deletes whatever node of this transaction exists, in every directory; completes when they are gone. */
     CompletableFuture<Void> sweep() {
-        return CompletableFuture.allOf(IntStream.range(0, engines.size())
-                .mapToObj(i -> engines.get(i).cleanup().sweep(uuids.get(i))).toArray(CompletableFuture[]::new));
+        return CompletableFuture.allOf(IntStream.range(0, contexts.size())
+                .mapToObj(i -> contexts.get(i).cleanup().sweep(uuids.get(i))).toArray(CompletableFuture[]::new));
     }
 
     static <T> CompletableFuture<List<T>> all(List<CompletableFuture<T>> futures) {

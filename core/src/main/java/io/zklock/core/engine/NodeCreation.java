@@ -49,7 +49,7 @@ final class NodeCreation {
         record Transaction(String uuid) implements Leftover { }
     }
 
-    private final LockEngine engine;
+    private final LockContext context;
     private final Deadline deadline;
     private final RequestLock lock;
     private final byte[] ownerData;
@@ -64,8 +64,8 @@ final class NodeCreation {
     private Leftover leftover = new Leftover.Nothing();
     private CompletableFuture<Void> stopped;
 
-    NodeCreation(LockEngine engine, Deadline deadline, RequestLock lock, byte[] ownerData, AcquireTally tally) {
-        this.engine = engine;
+    NodeCreation(LockContext context, Deadline deadline, RequestLock lock, byte[] ownerData, AcquireTally tally) {
+        this.context = context;
         this.tally = tally;
         this.deadline = deadline;
         this.lock = lock;
@@ -75,9 +75,9 @@ final class NodeCreation {
 
     /** Step 1; call from a step of the request. */
     void start() {
-        DirectoryView view = engine.view();
-        long session = engine.port().sessionId();
-        if (view.usable(session) && engine.monitor().multiCreateReturnsStat()) {
+        DirectoryView view = context.view();
+        long session = context.port().sessionId();
+        if (view.usable(session) && context.monitor().multiCreateReturnsStat()) {
             transaction(view, session);
         } else {
             create();
@@ -105,9 +105,9 @@ final class NodeCreation {
         state = State.STOPPED;
         retry.cancel();
         if (leftover instanceof Leftover.Node node) {
-            engine.cleanup().delete(node.path()).whenComplete((v, e) -> stopped.complete(null));
+            context.cleanup().delete(node.path()).whenComplete((v, e) -> stopped.complete(null));
         } else if (leftover instanceof Leftover.Transaction t) {
-            engine.cleanup().sweep(t.uuid()).whenComplete((v, e) -> stopped.complete(null));
+            context.cleanup().sweep(t.uuid()).whenComplete((v, e) -> stopped.complete(null));
         } else if (leftover instanceof Leftover.Nothing) {
             stopped.complete(null);
         }
@@ -119,10 +119,10 @@ final class NodeCreation {
     private void create() {
         state = State.CALLING;
         leftover = new Leftover.ToldByReply();
-        long session = engine.port().sessionId();
-        CompletableFuture<ZkPort.Reply> created = engine.port().createProtected(engine.path(), engine.namePrefix() + "-",
-                ownerData, reply -> engine.view().plainCreate(session, reply));
-        CompletableFuture<ZkPort.Reply> firstListing = engine.list(null);
+        long session = context.port().sessionId();
+        CompletableFuture<ZkPort.Reply> created = context.port().createProtected(context.path(), context.namePrefix() + "-",
+                ownerData, reply -> context.view().plainCreate(session, reply));
+        CompletableFuture<ZkPort.Reply> firstListing = context.list(null);
         tally.issued(2);
         created.whenComplete((reply, error) -> lock.run(() -> created(reply, error, firstListing)));
     }
@@ -132,7 +132,7 @@ final class NodeCreation {
         if (state == State.STOPPED) {
             cleanUpAfterStop(error == null && reply.ok() ? reply.path() : null, null);
         } else if (error != null) {
-            fail(engine.refused("create under " + engine.path(), error));
+            fail(context.refused("create under " + context.path(), error));
         } else if (reply.ok()) {
             reapedInARow = 0;
             // used only if answered after the create: one answered before it may not show our node
@@ -140,7 +140,7 @@ final class NodeCreation {
         } else if (reply.noNode()) {
             directoryReaped();
         } else {
-            failedCall(reply.rc(), "create under " + engine.path(), this::create);
+            failedCall(reply.rc(), "create under " + context.path(), this::create);
         }
     }
 
@@ -150,11 +150,11 @@ final class NodeCreation {
      */
     private void directoryReaped() {
         if (++reapedInARow > MAX_REAPED) {
-            fail(new LockException("lock directory " + engine.path() + " was deleted under " + MAX_REAPED + " creates in a row"));
+            fail(new LockException("lock directory " + context.path() + " was deleted under " + MAX_REAPED + " creates in a row"));
         } else if (!deadline.isSingleAttempt() && deadline.hasExpired()) {
-            fail(engine.timedOut());
+            fail(context.timedOut());
         } else {
-            LOG.debug("lock directory {} was reaped under our create; making it again", engine.path());
+            LOG.debug("lock directory {} was reaped under our create; making it again", context.path());
             long pause = Backoff.afterReaped(reapedInARow);
             if (pause == 0) {
                 create();
@@ -168,7 +168,7 @@ final class NodeCreation {
     // ---- the inferring transaction ----------------------------------------------------------
 
     private void transaction(DirectoryView view, long session) {
-        InferenceTransaction t = InferenceTransaction.send(engine, view, session, ownerData);
+        InferenceTransaction t = InferenceTransaction.send(context, view, session, ownerData);
         if (t == null) {
             create();
             return;
@@ -183,21 +183,21 @@ final class NodeCreation {
         boolean applied = error == null && reply.ok();
         if (state == State.STOPPED) {
             leftover = new Leftover.Nothing();
-            cleanUpAfterStop(applied ? InferenceTransaction.createdPath(engine, reply) : null,
+            cleanUpAfterStop(applied ? InferenceTransaction.createdPath(context, reply) : null,
                     error == null && reply.connectionTrouble() ? t.uuid() : null);
         } else if (applied) {
             leftover = new Leftover.Nothing();
             Stat stat = InferenceTransaction.createdStat(reply);
             if (stat == null) {
-                engine.monitor().multiCreateWithoutStat();   // read the token instead
+                context.monitor().multiCreateWithoutStat();   // read the token instead
             }
-            obtained(InferenceTransaction.createdPath(engine, reply), stat, t.vouched(), null);
+            obtained(InferenceTransaction.createdPath(context, reply), stat, t.vouched(), null);
         } else if (error == null && reply.connectionTrouble()) {
             resolve(t.uuid());                 // it may have been applied: find out before anything else
         } else {
             leftover = new Leftover.Nothing();
-            if (error != null && engine.port().isClosed()) {
-                fail(engine.clientClosed());
+            if (error != null && context.port().isClosed()) {
+                fail(context.clientClosed());
             } else {
                 create();                      // e.g. no directory yet: the plain create makes it
             }
@@ -208,7 +208,7 @@ final class NodeCreation {
     private void resolve(String uuid) {
         state = State.CALLING;
         tally.issued();
-        engine.list(null).whenComplete((reply, error) -> lock.run(() -> resolved(reply, error, uuid)));
+        context.list(null).whenComplete((reply, error) -> lock.run(() -> resolved(reply, error, uuid)));
     }
 
     private void resolved(ZkPort.Reply reply, Throwable error, String uuid) {
@@ -216,17 +216,17 @@ final class NodeCreation {
             return;                            // stop() swept the uuid
         }
         if (error != null) {
-            fail(engine.refused("list of " + engine.path(), error));
+            fail(context.refused("list of " + context.path(), error));
         } else if (reply.ok() || reply.noNode()) {
             leftover = new Leftover.Nothing();
             Optional<String> found = reply.children().stream().filter(child -> LockNode.createdBy(child, uuid)).findFirst();
             if (found.isPresent()) {
-                obtained(ZKPaths.makePath(engine.path(), found.get()), null, null, null);
+                obtained(ZKPaths.makePath(context.path(), found.get()), null, null, null);
             } else {
                 create();
             }
         } else {
-            failedCall(reply.rc(), "list of " + engine.path(), () -> resolve(uuid));
+            failedCall(reply.rc(), "list of " + context.path(), () -> resolve(uuid));
         }
     }
 
@@ -252,16 +252,16 @@ final class NodeCreation {
         state = State.CALLING;
         leftover = new Leftover.Node(path);
         tally.issued();
-        engine.port().exists(path, null).whenComplete((reply, error) -> lock.run(() -> {
+        context.port().exists(path, null).whenComplete((reply, error) -> lock.run(() -> {
             if (state == State.STOPPED) {
                 return;                        // stop() deletes the node
             }
             if (error != null) {
-                fail(engine.refused("read of " + path, error));
+                fail(context.refused("read of " + path, error));
             } else if (reply.ok() && reply.stat() != null) {
                 obtained(path, reply.stat(), null, null);
             } else if (reply.ok() || reply.noNode()) {
-                LOG.info("re-queueing on {}: node {} vanished before it was read", engine.path(), path);
+                LOG.info("re-queueing on {}: node {} vanished before it was read", context.path(), path);
                 leftover = new Leftover.Nothing();
                 create();
             } else {
@@ -273,7 +273,7 @@ final class NodeCreation {
     // ---- failures ---------------------------------------------------------------------------
 
     private void failedCall(KeeperException.Code rc, String what, Runnable again) {
-        if (retry.afterFailure(engine, deadline, rc, what, again, this::fail)) {
+        if (retry.afterFailure(context, deadline, rc, what, again, this::fail)) {
             state = State.BACKOFF;
         }
     }
@@ -289,8 +289,8 @@ final class NodeCreation {
 
     /** A reply that came after stop(): deletes what it made, then completes stop()'s future. */
     private void cleanUpAfterStop(String createdPath, String unresolvedUuid) {
-        CompletableFuture<Void> cleanup = createdPath != null ? engine.cleanup().delete(createdPath)
-                : unresolvedUuid != null ? engine.cleanup().sweep(unresolvedUuid)
+        CompletableFuture<Void> cleanup = createdPath != null ? context.cleanup().delete(createdPath)
+                : unresolvedUuid != null ? context.cleanup().sweep(unresolvedUuid)
                 : CompletableFuture.completedFuture(null);
         cleanup.whenComplete((v, e) -> stopped.complete(null));
     }

@@ -30,14 +30,14 @@ final class PendingRetry {
      * schedules {@code again} after the next back-off delay and returns true; otherwise hands
      * {@code fail} the failure that ends the request and returns false.
      */
-    boolean afterFailure(LockEngine engine, Deadline deadline, KeeperException.Code rc, String what, Runnable again,
+    boolean afterFailure(LockContext context, Deadline deadline, KeeperException.Code rc, String what, Runnable again,
             Consumer<Throwable> fail) {
-        if (engine.port().isClosed()) {
-            fail.accept(engine.clientClosed());
+        if (context.port().isClosed()) {
+            fail.accept(context.clientClosed());
         } else if (!ZkPort.Reply.isConnectionTrouble(rc)) {
             fail.accept(new LockException(what + " failed", KeeperException.create(rc)));
         } else if (deadline.isSingleAttempt()) {
-            fail.accept(engine.timedOut());    // one attempt, and it could not reach ZooKeeper
+            fail.accept(context.timedOut());    // one attempt, and it could not reach ZooKeeper
         } else {
             LOG.debug("{} failed with {}; retrying", what, rc);
             schedule(backoff.next(), again);

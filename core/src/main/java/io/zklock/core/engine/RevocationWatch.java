@@ -37,7 +37,7 @@ final class RevocationWatch {
 
     private enum State { READING, WATCHING, DISCONNECTED, ENDED }
 
-    private final LockEngine engine;
+    private final LockContext context;
     private final Lease lease;
     private final Runnable deletedUnderUs;
     private final WatchKey key;
@@ -54,12 +54,12 @@ final class RevocationWatch {
      * @param deletedUnderUs told, on the event thread, when the watch finds the node gone; the
      *                       lease tells a deletion by another client from its own release
      */
-    RevocationWatch(LockEngine engine, Lease lease, Runnable deletedUnderUs) {
-        this.engine = engine;
+    RevocationWatch(LockContext context, Lease lease, Runnable deletedUnderUs) {
+        this.context = context;
         this.lease = lease;
         this.deletedUnderUs = deletedUnderUs;
-        this.key = WatchKey.data(engine.port().serverPath(lease.nodePath()));
-        this.watches = new Watches(engine.monitor().watches(), engine.port());
+        this.key = WatchKey.data(context.port().serverPath(lease.nodePath()));
+        this.watches = new Watches(context.monitor().watches(), context.port());
     }
 
     /** Adds a handler; the first one starts the watch. A request already seen is told at once. */
@@ -100,7 +100,7 @@ final class RevocationWatch {
     private void read() {
         state = State.READING;
         int s = ++step;
-        watches.register(key, () -> engine.port().data(lease.nodePath(), watcher))
+        watches.register(key, () -> context.port().data(lease.nodePath(), watcher))
                 .whenComplete((reply, error) -> answered(reply, error, s));
     }
 
@@ -115,7 +115,7 @@ final class RevocationWatch {
             }
             if (error != null || reply.connectionTrouble()) {
                 state = State.DISCONNECTED;    // read again on reconnection
-                if (error != null || !engine.port().isConnected()) {
+                if (error != null || !context.port().isConnected()) {
                     return;
                 }
                 read();                        // a reply of trouble while connected: the client has reconnected

@@ -31,7 +31,7 @@ final class ZkLease implements Lease, SessionListener {
     private static final Logger LOG = LoggerFactory.getLogger(ZkLease.class);
     private static final long CLOSE_WAIT_MS = 10_000;
 
-    private final LockEngine engine;
+    private final LockContext context;
     private final String nodePath;
     private final long fencingToken;
     private final long sessionId;
@@ -44,12 +44,12 @@ final class ZkLease implements Lease, SessionListener {
     private volatile LeaseState state = LeaseState.HELD;
     private RevocationWatch revocation;        // guarded by stateLock; made by the first opt-in
 
-    ZkLease(LockEngine engine, String nodePath, long fencingToken, long sessionId) {
-        this.engine = engine;
+    ZkLease(LockContext context, String nodePath, long fencingToken, long sessionId) {
+        this.context = context;
         this.nodePath = nodePath;
         this.fencingToken = fencingToken;
         this.sessionId = sessionId;
-        engine.monitor().addListener(this);
+        context.monitor().addListener(this);
     }
 
     /** The session that created the lease's node. */
@@ -93,7 +93,7 @@ final class ZkLease implements Lease, SessionListener {
                 return;
             }
             if (revocation == null) {
-                revocation = new RevocationWatch(engine, this, this::deletedUnderUs);
+                revocation = new RevocationWatch(context, this, this::deletedUnderUs);
             }
             watch = revocation;
         }
@@ -130,7 +130,7 @@ final class ZkLease implements Lease, SessionListener {
     }
 
     private boolean mayWait() {
-        return engine.port().isConnected() && !LeaseListeners.isTelling() && !engine.monitor().isEventThread();
+        return context.port().isConnected() && !LeaseListeners.isTelling() && !context.monitor().isEventThread();
     }
 
     /**
@@ -158,8 +158,8 @@ final class ZkLease implements Lease, SessionListener {
 
     /** The claimed delete succeeded, or found the node gone. */
     void deletedByCaller() {
-        engine.view().deleted(ZKPaths.getNodeFromPath(nodePath));
-        engine.monitor().removeListener(this);
+        context.view().deleted(ZKPaths.getNodeFromPath(nodePath));
+        context.monitor().removeListener(this);
         LeaseState released = move(null, LeaseState.RELEASED);
         endRevocation();
         firstDeleteAttempt.complete(null);
@@ -188,12 +188,12 @@ final class ZkLease implements Lease, SessionListener {
         if (!closing.get() || isFinal(state)) {
             return;
         }
-        long current = engine.port().sessionId();
+        long current = context.port().sessionId();
         if (current != 0 && current != sessionId) {
             lose();
             return;
         }
-        engine.port().delete(nodePath, false).whenComplete((reply, error) -> {
+        context.port().delete(nodePath, false).whenComplete((reply, error) -> {
             if (error != null) {
                 LOG.warn("could not issue the delete of {}; retried on reconnection", nodePath, error);
                 firstDeleteAttempt.complete(null);
@@ -229,7 +229,7 @@ final class ZkLease implements Lease, SessionListener {
         if (isFinal(state) || closing.get()) {
             return;
         }
-        engine.port().setData(nodePath, data, version).whenComplete((reply, error) -> {
+        context.port().setData(nodePath, data, version).whenComplete((reply, error) -> {
             if (error != null) {
                 LOG.warn("could not issue the grant notice on {}", nodePath, error);
             } else if (reply.rc() == KeeperException.Code.BADVERSION) {
@@ -242,7 +242,7 @@ final class ZkLease implements Lease, SessionListener {
     }
 
     private void rereadForGrant() {
-        engine.port().data(nodePath, null).whenComplete((reply, error) -> {
+        context.port().data(nodePath, null).whenComplete((reply, error) -> {
             if (error != null) {
                 LOG.warn("could not issue the read of {} for its grant notice", nodePath, error);
             } else if (reply.ok() && !NodeData.hasGrantLine(reply.data())) {
@@ -289,7 +289,7 @@ final class ZkLease implements Lease, SessionListener {
      */
     @Override
     public void lost() {
-        if (!orphan.get() && sessionId != engine.port().sessionId()) {
+        if (!orphan.get() && sessionId != context.port().sessionId()) {
             lose();
         }
     }
@@ -297,7 +297,7 @@ final class ZkLease implements Lease, SessionListener {
     @Override
     public void closing() {
         orphan.set(false);                     // closing the client ends the session and its nodes
-        engine.monitor().removeListener(this);
+        context.monitor().removeListener(this);
         lose();
     }
 
@@ -316,11 +316,11 @@ final class ZkLease implements Lease, SessionListener {
         if (lost == null) {
             return;
         }
-        if (engine.port().isClosed()) {
-            engine.monitor().removeListener(this);
+        if (context.port().isClosed()) {
+            context.monitor().removeListener(this);
         } else {
             orphan.set(true);                  // stays a listener until its node is deleted
-            if (engine.port().isConnected()) {
+            if (context.port().isConnected()) {
                 deleteOrphan();
             }
         }
@@ -331,12 +331,12 @@ final class ZkLease implements Lease, SessionListener {
         if (!orphan.get()) {
             return;
         }
-        engine.port().delete(nodePath, false).whenComplete((reply, error) -> {
+        context.port().delete(nodePath, false).whenComplete((reply, error) -> {
             if (error != null) {
                 LOG.debug("could not issue the delete of lost lease node {}", nodePath, error);
             } else if ((reply.ok() || reply.noNode()) && orphan.compareAndSet(true, false)) {
-                engine.monitor().removeListener(this);
-                engine.view().deleted(ZKPaths.getNodeFromPath(nodePath));
+                context.monitor().removeListener(this);
+                context.view().deleted(ZKPaths.getNodeFromPath(nodePath));
                 LOG.debug("deleted {}, the node of a lost lease ({})", nodePath, reply.rc());
             } else if (!reply.ok() && !reply.noNode()) {
                 LOG.debug("delete of lost lease node {} failed ({}); retried on reconnection", nodePath, reply.rc());

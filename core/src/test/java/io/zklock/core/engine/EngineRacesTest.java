@@ -52,7 +52,7 @@ class EngineRacesTest {
 
     private final ScriptedPort port = new ScriptedPort(SESSION);
     private final SessionMonitor monitor = SessionMonitor.detached(() -> port.sessionId);
-    private final LockEngine engine = new LockEngine(null, monitor, port, DIR, "lock", "lock", LockDriver.EXCLUSIVE, 1);
+    private final LockContext engine = new LockContext(null, monitor, port, DIR, "lock", "lock", LockDriver.EXCLUSIVE, 1);
     /** The request that sent the transaction of {@link #transactionAfterReleasedHolder()}. */
     private Acquisition transactionRequest;
 

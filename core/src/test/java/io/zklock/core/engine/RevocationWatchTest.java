@@ -44,7 +44,7 @@ class RevocationWatchTest {
 
     private final ScriptedPort port = new ScriptedPort(SESSION);
     private final SessionMonitor monitor = SessionMonitor.detached(() -> port.sessionId);
-    private final LockEngine engine = new LockEngine(null, monitor, port, DIR, "lock", "lock", LockDriver.EXCLUSIVE, 1);
+    private final LockContext engine = new LockContext(null, monitor, port, DIR, "lock", "lock", LockDriver.EXCLUSIVE, 1);
     private final ZkLease lease = new ZkLease(engine, NODE, 42, SESSION);
     private final List<String> toldOn = new CopyOnWriteArrayList<>();
     private final List<Lease> toldWith = new CopyOnWriteArrayList<>();
