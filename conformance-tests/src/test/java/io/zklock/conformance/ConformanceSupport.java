@@ -33,7 +33,7 @@ import io.zklock.core.LeaseState;
 import io.zklock.core.LockAdmin;
 import io.zklock.core.LockStatus;
 import io.zklock.core.Participant;
-import io.zklock.core.engine.LockNode;
+import io.zklock.core.spi.LockNode;
 import io.zklock.multilock.ZkMultiLock;
 import io.zklock.testing.Await;
 import io.zklock.testing.ZkProbe;

@@ -6,9 +6,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.zklock.core.engine.Inspection;
-import io.zklock.core.engine.LockNode;
-import io.zklock.core.engine.LockPaths;
+import io.zklock.core.internal.inspect.Inspection;
+import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.LockPaths;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.WatchedEvent;

@@ -11,8 +11,8 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.zklock.core.LeaseState;
-import io.zklock.core.engine.LockObserver;
-import io.zklock.core.engine.LockObservers;
+import io.zklock.core.observe.LockObserver;
+import io.zklock.core.observe.LockObservers;
 
 /**
  * Micrometer meters for every zklock lock of this process, recipe by recipe, until closed:

@@ -20,14 +20,14 @@ import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
-import io.zklock.core.engine.Deadline;
-import io.zklock.core.engine.JucLockView;
-import io.zklock.core.engine.LockComponent;
-import io.zklock.core.engine.LockComponents;
-import io.zklock.core.engine.LockEngine;
-import io.zklock.core.engine.MultiLockEngine;
-import io.zklock.core.engine.MultiLockHolds;
-import io.zklock.core.engine.Owners;
+import io.zklock.core.spi.Deadline;
+import io.zklock.core.spi.JucLockView;
+import io.zklock.core.spi.LockComponent;
+import io.zklock.core.spi.LockComponents;
+import io.zklock.core.spi.LockEngine;
+import io.zklock.core.spi.MultiLockEngine;
+import io.zklock.core.spi.MultiLockHolds;
+import io.zklock.core.spi.Owners;
 
 /**
  * Several locks taken together, all or nothing, without deadlock.

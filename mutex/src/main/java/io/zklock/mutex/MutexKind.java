@@ -2,9 +2,9 @@ package io.zklock.mutex;
 
 import java.util.List;
 
-import io.zklock.core.engine.LockDriver;
-import io.zklock.core.engine.LockKind;
-import io.zklock.core.engine.LockNode;
+import io.zklock.core.spi.LockDriver;
+import io.zklock.core.spi.LockKind;
+import io.zklock.core.spi.LockNode;
 
 /** The mutex's nodes, for inspection: kind {@value ZkMutex#KIND}, exclusive. */
 public final class MutexKind implements LockKind {

@@ -2,9 +2,9 @@ package io.zklock.readwrite;
 
 import java.util.List;
 
-import io.zklock.core.engine.Decision;
-import io.zklock.core.engine.LockDriver;
-import io.zklock.core.engine.LockNode;
+import io.zklock.core.spi.Decision;
+import io.zklock.core.spi.LockDriver;
+import io.zklock.core.spi.LockNode;
 
 /*
  * Overview.

@@ -19,7 +19,7 @@ import java.util.concurrent.locks.Lock;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
-import io.zklock.core.engine.LockNode;
+import io.zklock.core.spi.LockNode;
 import io.zklock.core.Participant;
 import io.zklock.testing.Await;
 import io.zklock.testing.EmbeddedServerTest;

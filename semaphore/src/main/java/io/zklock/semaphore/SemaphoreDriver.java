@@ -3,9 +3,9 @@ package io.zklock.semaphore;
 import java.util.List;
 import java.util.OptionalInt;
 
-import io.zklock.core.engine.Decision;
-import io.zklock.core.engine.LockDriver;
-import io.zklock.core.engine.LockNode;
+import io.zklock.core.spi.Decision;
+import io.zklock.core.spi.LockDriver;
+import io.zklock.core.spi.LockNode;
 
 /*
  * Overview.

@@ -16,10 +16,10 @@ import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
 import io.zklock.core.Participant;
-import io.zklock.core.engine.JucLockView;
-import io.zklock.core.engine.LockComponents;
-import io.zklock.core.engine.LockEngine;
-import io.zklock.core.engine.Owners;
+import io.zklock.core.spi.JucLockView;
+import io.zklock.core.spi.LockComponents;
+import io.zklock.core.spi.LockEngine;
+import io.zklock.core.spi.Owners;
 import org.apache.curator.framework.CuratorFramework;
 
 /**

@@ -1,0 +1,164 @@
+package io.zklock.core.internal;
+
+import io.zklock.core.internal.request.Cleanup;
+import io.zklock.core.internal.zk.CuratorPort;
+import io.zklock.core.internal.zk.DirectoryView;
+import io.zklock.core.internal.zk.SessionMonitor;
+import io.zklock.core.internal.zk.ZkPort;
+import io.zklock.core.spi.LockDriver;
+import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.LockPaths;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+
+import io.zklock.core.LockException;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.zookeeper.Watcher;
+
+/**
+ * What every stage of a request on one lock directory shares, and nothing more: the client and
+ * its door ({@link ZkPort}), the session's monitor, the directory, the node name prefix, the
+ * driver and {@code maxLeases}. It is the one parameter of the stages (creation, wait, lease,
+ * cleanup); the recipes' entry point, {@code LockEngine}, holds one and keeps only what a recipe
+ * calls. Immutable.
+ */
+public final class LockContext {
+    private final CuratorFramework client;
+    private final String path;
+    private final String kind;
+    private final String namePrefix;
+    private final LockDriver driver;
+    private final int maxLeases;
+    private final SessionMonitor monitor;
+    private final ZkPort port;
+    private final Cleanup cleanup = new Cleanup(this);
+
+    /**
+     * @param client the Curator client (null only under a scripted port)
+     * @param monitor the client's session monitor
+     * @param port the door to ZooKeeper; null for the client's own
+     * @param path the lock directory
+     * @param kind the kind written into this directory's node names
+     * @param namePrefix what node names carry between the protected prefix and the sequence
+     *        number: the kind, or an anchored kind (see {@link LockNode})
+     * @param driver decides grants
+     * @param maxLeases holders admitted at once
+     * @throws IllegalArgumentException naming the bad argument
+     */
+    public LockContext(CuratorFramework client, SessionMonitor monitor, ZkPort port, String path, String kind, String namePrefix,
+            LockDriver driver, int maxLeases) {
+        if (driver == null) {
+            throw new IllegalArgumentException("driver is null");
+        }
+        if (maxLeases < 1) {
+            throw new IllegalArgumentException("maxLeases must be at least 1, was " + maxLeases);
+        }
+        this.client = client;
+        this.path = LockPaths.validate(path);
+        this.kind = LockNode.checkKind(kind);
+        this.namePrefix = namePrefix;
+        this.driver = driver;
+        this.maxLeases = maxLeases;
+        this.monitor = monitor;
+        this.port = port != null ? port : new CuratorPort(client, monitor);
+    }
+
+    /** The context of {@code path} on {@code client}'s own door. */
+    public static LockContext of(CuratorFramework client, String path, String kind, LockDriver driver, int maxLeases) {
+        if (client == null) {
+            throw new IllegalArgumentException("client is null");
+        }
+        return new LockContext(client, SessionMonitor.of(client), null, path, kind, kind, driver, maxLeases);
+    }
+
+    /** The same directory and kind, with nodes anchored at {@code anchorSequence}, decided by {@code driver}. */
+    public LockContext anchoredAt(long anchorSequence, LockDriver driver) {
+        return new LockContext(client, monitor, port, path, kind, LockNode.anchoredPrefix(kind, anchorSequence), driver, maxLeases);
+    }
+
+    public CuratorFramework client() {
+        return client;
+    }
+
+    public String path() {
+        return path;
+    }
+
+    public String kind() {
+        return kind;
+    }
+
+    /** What this directory's node names carry between the protected prefix and the sequence number. */
+    public String namePrefix() {
+        return namePrefix;
+    }
+
+    public LockDriver driver() {
+        return driver;
+    }
+
+    public int maxLeases() {
+        return maxLeases;
+    }
+
+    public SessionMonitor monitor() {
+        return monitor;
+    }
+
+    public ZkPort port() {
+        return port;
+    }
+
+    public Cleanup cleanup() {
+        return cleanup;
+    }
+
+    /** This session's view of the lock directory, for sequence-gap inference. */
+    public DirectoryView view() {
+        return monitor.view(port.serverPath(path));
+    }
+
+    /** Lists the lock directory; the reply updates the directory's view, in reply order. */
+    public CompletableFuture<ZkPort.Reply> list(Watcher watcher) {
+        return port.children(path, watcher, reply -> view().listed(port.sessionId(), reply));
+    }
+
+    public TimeoutException timedOut() {
+        return new TimeoutException("timed out waiting for lock " + path);
+    }
+
+    public LockException clientClosed() {
+        return clientClosed("lock " + path);
+    }
+
+    /** A call that could not be issued: the closed client as every recipe reports it, or the cause. */
+    public LockException refused(String what, Throwable cause) {
+        return port.isClosed() ? clientClosed() : new LockException(what + " failed: " + cause, cause);
+    }
+
+    /**
+     * Refuses a request on a client that cannot serve it: a closed client the same way every
+     * recipe reports it while waiting ({@link LockException}), one never started as misuse.
+     */
+    public static void checkStarted(CuratorFramework client, String what) {
+        CuratorFrameworkState state = client.getState();
+        if (state == CuratorFrameworkState.STOPPED) {
+            throw clientClosed(what);
+        }
+        if (state != CuratorFrameworkState.STARTED) {
+            throw new IllegalStateException("the CuratorFramework client of " + what + " is " + state
+                    + "; start it before acquiring");
+        }
+    }
+
+    /** How every recipe reports a closed client, before or while waiting: the one home of that message. */
+    public static LockException clientClosed(String what) {
+        return new LockException("the CuratorFramework client of " + what + " is closed");
+    }
+
+    @Override
+    public String toString() {
+        return "LockContext[" + path + ", " + namePrefix + ", maxLeases " + maxLeases + "]";
+    }
+}

@@ -1,0 +1,249 @@
+package io.zklock.core.internal.inspect;
+
+import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.NodeData;
+import io.zklock.core.internal.zk.CuratorPort;
+import io.zklock.core.internal.zk.SessionMonitor;
+import io.zklock.core.internal.zk.ZkPort;
+import io.zklock.core.spi.LockDriver;
+import io.zklock.core.spi.LockKind;
+import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.LockPaths;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+
+import io.zklock.core.LockException;
+import io.zklock.core.LockStatus;
+import io.zklock.core.OwnerInfo;
+import io.zklock.core.Participant;
+import io.zklock.core.RevocationRequest;
+import io.zklock.core.RevocationResult;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+
+/*
+ * Overview.
+ *
+ * Reads a lock path as it is, with no lock object: one listing, then one read per lock node,
+ * issued together. Each node is judged by the driver of its own recipe (found by its kind,
+ * LockKind) over the whole listing, exactly as that recipe's engine would judge it, so a
+ * directory of mixed recipes shows what each of its clients believes. A node that goes between
+ * the listing and its read is left out (it has left the queue).
+ *
+ * A revocation request is a read, then a write of the data read plus the request, conditional
+ * on the data version read; a write that loses a race reads again. A write whose reply is lost
+ * is sent again by Curator and loses to itself: the read after it finds our own request, which
+ * is REQUESTED, not ALREADY_REQUESTED. It never deletes and never writes into a node whose name
+ * is not a lock node's.
+ */
+/**
+ * The implementation of {@link io.zklock.core.LockAdmin}; applications use that class.
+ */
+public final class Inspection {
+    private static final int MAX_WRITE_RACES = 10;
+
+    private final ZkPort port;
+    /** The context whose participants are read, if any: it judges its own kind when no installed recipe owns it. */
+    private final LockContext own;
+
+    /**
+     * @param client a started Curator client
+     * @throws IllegalArgumentException if the client is null
+     */
+    public Inspection(CuratorFramework client) {
+        this(new CuratorPort(requireClient(client), SessionMonitor.of(client)), null);
+    }
+
+    /** Inspection through {@code port}; {@code own}, if not null, judges nodes of its kind that no {@link LockKind} owns. */
+    public Inspection(ZkPort port, LockContext own) {
+        this.port = port;
+        this.own = own;
+    }
+
+    private static CuratorFramework requireClient(CuratorFramework client) {
+        if (client == null) {
+            throw new IllegalArgumentException("client is null");
+        }
+        return client;
+    }
+
+    /**
+     * The status of {@code path}; with a watcher, leaves watches (the directory's children, each
+     * lock node's data, or the path's creation when it is absent) that fire on the next change.
+     *
+     * @throws IllegalArgumentException if the path is not a valid lock path
+     * @throws LockException if ZooKeeper cannot be read
+     */
+    public LockStatus status(String path, Watcher watcher) {
+        LockPaths.validate(path);
+        ZkPort.Reply listing = read(port.children(path, watcher, null), path);
+        if (listing.noNode()) {
+            if (watcher != null && read(port.exists(path, watcher), path).ok()) {
+                return status(path, watcher);  // made between the listing and the watch
+            }
+            return new LockStatus(path, LockStatus.State.ABSENT, "", OptionalInt.empty(), List.of(), List.of(), List.of());
+        }
+        List<String> children = checked(listing, path).children();
+        List<LockNode> sorted = LockNode.sorted(children);
+        List<String> foreign = children.stream().filter(c -> LockNode.parse(c).isEmpty()).sorted().toList();
+        List<CompletableFuture<ZkPort.Reply>> reads = sorted.stream()
+                .map(node -> port.data(ZKPaths.makePath(path, node.name()), watcher)).toList();   // issued together
+        List<Participant> participants = new ArrayList<>(sorted.size());
+        for (int i = 0; i < sorted.size(); i++) {
+            LockNode node = sorted.get(i);
+            ZkPort.Reply data = read(reads.get(i), path);
+            if (!data.noNode()) {
+                participants.add(participant(path, sorted, node, checked(data, path)));
+            }
+        }
+        return summary(path, sorted, participants, foreign);
+    }
+
+    private Participant participant(String path, List<LockNode> sorted, LockNode node, ZkPort.Reply data) {
+        Optional<LockKind> kind = LockKind.of(node.kind());
+        boolean ownKind = kind.isEmpty() && own != null && own.kind().equals(node.kind());
+        LockDriver driver = kind.map(LockKind::driver).orElse(ownKind ? own.driver() : LockDriver.EXCLUSIVE);
+        int maxLeases = kind.map(k -> k.maxLeases(List.of(node))).orElse(ownKind ? own.maxLeases() : 1);   // what this node's client uses
+        boolean holding = driver.decide(sorted, node, maxLeases).getsTheLock();
+        String mode = NodeData.isMulti(data.data()) ? "multi" : kind.map(k -> k.mode(node.kind())).orElse(node.kind());
+        return new Participant(ZKPaths.makePath(path, node.name()), mode, node.sequence(), OwnerInfo.parse(data.data()), holding,
+                data.stat().getCzxid(), Instant.ofEpochMilli(data.stat().getCtime()), RevocationRequest.parse(data.data()));
+    }
+
+    private static LockStatus summary(String path, List<LockNode> sorted, List<Participant> participants, List<String> foreign) {
+        List<String> problems = new ArrayList<>();
+        if (!foreign.isEmpty()) {
+            problems.add("foreign children, ignored by every recipe: " + String.join(", ", foreign));
+        }
+        if (sorted.isEmpty()) {
+            LockStatus.State state = foreign.isEmpty() ? LockStatus.State.EMPTY : LockStatus.State.NOT_A_LOCK;
+            if (state == LockStatus.State.NOT_A_LOCK) {
+                problems.set(0, "not a lock directory: none of its " + foreign.size() + " children is a lock node");
+            }
+            return new LockStatus(path, state, "", OptionalInt.empty(), List.of(), foreign, problems);
+        }
+        Set<String> recipes = new LinkedHashSet<>();
+        Set<String> unknown = new TreeSet<>();
+        Set<Integer> permits = new TreeSet<>();
+        for (LockNode node : sorted) {
+            Optional<LockKind> kind = LockKind.of(node.kind());
+            kind.ifPresentOrElse(k -> recipes.add(k.recipe()), () -> unknown.add(node.kind()));
+            kind.filter(k -> k.recipe().equals("semaphore")).ifPresent(k -> permits.add(k.maxLeases(List.of(node))));
+        }
+        if (!unknown.isEmpty()) {
+            problems.add("node kinds of no recipe on the class path (judged as exclusive): " + String.join(", ", unknown));
+        }
+        if (recipes.size() > 1) {
+            problems.add("nodes of more than one recipe: " + String.join(", ", recipes));
+        }
+        if (permits.size() > 1) {
+            problems.add("semaphore clients disagree on maxLeases: " + permits);
+        }
+        Optional<LockKind> first = LockKind.of(sorted.get(0).kind());
+        String recipe = recipes.size() > 1 ? "mixed" : first.map(LockKind::recipe).orElse(sorted.get(0).kind());
+        int maxLeases = first.map(k -> k.maxLeases(sorted)).orElse(1);
+        return new LockStatus(path, LockStatus.State.LOCK, recipe, OptionalInt.of(maxLeases), participants, foreign, problems);
+    }
+
+    /**
+     * The lock directories at or under {@code root}, depth first in name order: every node that
+     * has a lock node among its children. Lock nodes themselves are not descended into.
+     *
+     * @throws IllegalArgumentException if the root is not a valid path
+     * @throws LockException if ZooKeeper cannot be read
+     */
+    public List<String> lockPaths(String root) {
+        if (!"/".equals(root)) {
+            LockPaths.validate(root);
+        }
+        List<String> found = new ArrayList<>();
+        walk(root, found);
+        return found;
+    }
+
+    private void walk(String dir, List<String> found) {
+        ZkPort.Reply listing = read(port.children(dir, null, null), dir);
+        if (listing.noNode()) {
+            return;
+        }
+        List<String> children = new ArrayList<>(checked(listing, dir).children());
+        children.sort(null);
+        if (children.stream().anyMatch(c -> LockNode.parse(c).isPresent()) && !"/".equals(dir)) {
+            found.add(dir);
+        }
+        for (String child : children) {
+            String full = ZKPaths.makePath(dir, child);
+            if (LockNode.parse(child).isEmpty() && !full.equals("/zookeeper")) {
+                walk(full, found);
+            }
+        }
+    }
+
+    /**
+     * Writes {@code request} into the data of the lock node {@code nodePath}, keeping what the
+     * data held.
+     *
+     * @throws IllegalArgumentException if the path is invalid or its last segment is not a lock node's name
+     * @throws LockException if ZooKeeper cannot be reached or refuses the write
+     */
+    public RevocationResult requestRevocation(String nodePath, RevocationRequest request) {
+        if (request == null) {
+            throw new IllegalArgumentException("request is null");
+        }
+        LockPaths.validate(nodePath);
+        if (LockNode.parse(ZKPaths.getNodeFromPath(nodePath)).isEmpty()) {
+            throw new IllegalArgumentException("'" + nodePath + "' is not a lock node: its name is not _c_<uuid>-<kind>-<sequence>");
+        }
+        for (int race = 0; race < MAX_WRITE_RACES; race++) {
+            ZkPort.Reply data = read(port.data(nodePath, null), nodePath);
+            if (data.noNode()) {
+                return RevocationResult.NODE_GONE;
+            }
+            checked(data, nodePath);
+            Optional<RevocationRequest> found = RevocationRequest.parse(data.data());
+            if (found.isPresent()) {
+                // our own, after a write whose reply was lost and which the client then sent again
+                return race > 0 && found.get().equals(request) ? RevocationResult.REQUESTED : RevocationResult.ALREADY_REQUESTED;
+            }
+            ZkPort.Reply written = read(port.setData(nodePath, request.appendTo(data.data()), data.stat().getVersion()), nodePath);
+            if (written.ok()) {
+                return RevocationResult.REQUESTED;
+            } else if (written.noNode()) {
+                return RevocationResult.NODE_GONE;
+            } else if (written.rc() != KeeperException.Code.BADVERSION) {
+                throw new LockException("could not write the revocation request into " + nodePath,
+                        KeeperException.create(written.rc(), nodePath));
+            }
+        }
+        throw new LockException("could not write the revocation request into " + nodePath + ": its data changed "
+                + MAX_WRITE_RACES + " times while it was written");
+    }
+
+    private static ZkPort.Reply read(CompletableFuture<ZkPort.Reply> reply, String path) {
+        try {
+            return reply.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockException("interrupted while reading " + path, e);
+        } catch (ExecutionException e) {
+            throw new LockException("could not read " + path + ": " + e.getCause(), e.getCause());
+        }
+    }
+
+    private static ZkPort.Reply checked(ZkPort.Reply reply, String path) {
+        if (!reply.ok()) {
+            throw new LockException("could not read " + path, KeeperException.create(reply.rc(), path));
+        }
+        return reply;
+    }
+}

@@ -1,0 +1,302 @@
+package io.zklock.core.internal.request;
+
+import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.lease.ZkLease;
+import io.zklock.core.internal.zk.SessionListener;
+import io.zklock.core.internal.zk.Threads;
+import io.zklock.core.spi.Deadline;
+import io.zklock.core.spi.LockNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.zklock.core.LockException;
+import io.zklock.core.OwnerInfo;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Overview.
+ *
+ * One request for one lock. It obtains a node (NodeCreation), waits for the node's grant
+ * (GrantWait) and ends exactly once, completing `result`. Its steps, and its stages' steps, run
+ * under one RequestLock; they only do bookkeeping and issue background calls. Repeatedly:
+ *   1. NodeCreation gives a QueuedNode (a node a multi-lock's transaction made is given instead).
+ *   2. GrantWait on it ends with
+ *      - Granted: a ZkLease, bound to the node's session, completes the request;
+ *      - NodeLost: the node will never be granted. A request that made its own node deletes it
+ *        and goes back to 1 (it re-queues); a multi-lock's node ends the request with Lost, and
+ *        the multi-lock, which made it with the others, decides what to do.
+ * Giving up (the deadline's timer, an interrupt, a cancel, the client closing, a failure of a
+ * stage or of a step) and the grant are decided once, under the lock: whichever comes first wins,
+ * and a grant that comes second is never seen by anybody. A give-up stops the stage, deletes the
+ * node (a guaranteed delete), ends the wait's watches, and fails `result` once those calls were
+ * answered while connected (at most CLEANUP_WAIT_MS), or at once when not: the retried delete
+ * finishes the job, and the node is ephemeral. So a caller who sees a timeout sees no node of ours.
+ * The stages count their ZooKeeper calls into the request's AcquireTally, which reports the end to
+ * the LockObservers just before `result` completes.
+ */
+public final class Acquisition implements Request<Acquisition.Outcome>, SessionListener {
+    private static final Logger LOG = LoggerFactory.getLogger(Acquisition.class);
+    private static final long CLEANUP_WAIT_MS = 5_000;
+
+    /** How a request ended, when it did not fail. */
+    public sealed interface Outcome {
+        record Leased(ZkLease lease) implements Outcome { }
+
+        /** Only for a node a multi-lock made: it is gone, and only a new transaction can replace it. */
+        record Lost(String why) implements Outcome { }
+    }
+
+    private final LockContext context;
+    private final Deadline deadline;
+    private final RequestLock lock;
+    /** What its node's data was created with. */
+    private final byte[] ownerData;
+    private final boolean adopted;
+    /** Counts this request's calls; reports its end (a multi-lock's component tally reports nothing). */
+    private final AcquireTally tally;
+    final CompletableFuture<Outcome> result = new CompletableFuture<>();
+
+    // guarded by lock; at most one of creation and wait is set
+    private NodeCreation creation;
+    private GrantWait wait;
+    private QueuedNode node;
+    private boolean ended;
+    private ScheduledFuture<?> timer;
+
+    @Override
+    public CompletableFuture<Outcome> result() {
+        return result;
+    }
+
+    private Acquisition(LockContext context, Deadline deadline, boolean adopted, byte[] ownerData, AcquireTally tally) {
+        this.context = context;
+        this.ownerData = ownerData;
+        this.deadline = deadline;
+        this.adopted = adopted;
+        this.tally = tally;
+        this.lock = new RequestLock(this::failed);
+    }
+
+    /** Starts a request that makes its own node; returns at once. */
+    public static Acquisition start(LockContext context, Deadline deadline) {
+        return start(context, deadline, AcquireTally.begin(context));
+    }
+
+    /** As {@link #start(LockContext, Deadline)}, reporting to {@code tally}. */
+    public static Acquisition start(LockContext context, Deadline deadline, AcquireTally tally) {
+        Acquisition a = new Acquisition(context, deadline, false, OwnerInfo.current().toBytes(), tally);
+        a.begin(a::create);
+        return a;
+    }
+
+    /**
+     * Starts the wait of a node that a multi-lock's transaction made with {@code ownerData},
+     * counting into its {@code tally}; returns at once.
+     */
+    static Acquisition adopting(LockContext context, Deadline deadline, QueuedNode node, byte[] ownerData, AcquireTally tally) {
+        Acquisition a = new Acquisition(context, deadline, true, ownerData, tally);
+        a.begin(() -> a.waitFor(node));
+        return a;
+    }
+
+    private void begin(Runnable first) {
+        context.monitor().addListener(this);
+        lock.run(() -> {
+            if (ended) {
+                return;                        // the client closed before the request began
+            }
+            if (deadline.needsTimer()) {
+                timer = Threads.TIMER.schedule(() -> giveUp(context.port().isClosed() ? context.clientClosed() : context.timedOut()),
+                        deadline.remainingNanos(), TimeUnit.NANOSECONDS);
+            }
+            first.run();
+        });
+    }
+
+    // ---- the stages -------------------------------------------------------------------------
+
+    private void create() {
+        NodeCreation c = new NodeCreation(context, deadline, lock, ownerData, tally);
+        creation = c;
+        c.result.whenComplete((created, error) -> lock.run(() -> created(c, created, error)));
+        c.start();
+    }
+
+    private void created(NodeCreation c, QueuedNode created, Throwable error) {
+        if (ended || c != creation) {
+            return;                            // a give-up stopped it, and it deleted the node
+        }
+        if (error != null) {
+            giveUpInStep(error);
+            return;
+        }
+        creation = null;
+        waitFor(created);
+    }
+
+    private void waitFor(QueuedNode queued) {
+        node = queued;
+        GrantWait w = new GrantWait(context, queued, deadline, lock, tally);
+        wait = w;
+        w.result.whenComplete((end, error) -> lock.run(() -> waited(w, end, error)));
+        w.start();
+    }
+
+    private void waited(GrantWait w, WaitEnd end, Throwable error) {
+        if (ended || w != wait) {
+            return;
+        }
+        if (error != null) {
+            giveUpInStep(error);
+        } else if (end instanceof WaitEnd.Granted granted) {
+            grant(granted.sorted());
+        } else if (adopted) {
+            endWith(new Outcome.Lost(((WaitEnd.NodeLost) end).why()), null);
+        } else {
+            LOG.info("re-queueing on {}: {}", context.path(), ((WaitEnd.NodeLost) end).why());
+            context.cleanup().delete(node.path());
+            w.stop();
+            wait = null;
+            node = null;
+            create();
+        }
+    }
+
+    /*
+     * A watch still registered at the grant (a children watch, or a data watch left by a kick)
+     * is not removed, which would cost a request on the hot path: it fires at the latest when
+     * its node goes, and the event is ignored then.
+     */
+    private void grant(List<LockNode> sorted) {
+        if (context.port().isClosed()) {
+            giveUpInStep(context.clientClosed());
+            return;
+        }
+        ended = true;
+        stopTimer();
+        context.monitor().removeListener(this);
+        ZkLease lease = new ZkLease(context, node.path(), node.token(), node.session());
+        AcquireTally.observeLease(lease, context);
+        if (context.port().isClosed()) {
+            lease.lose();                      // closed just now: the monitor may have missed it
+        }
+        if (context.driver().announcesGrants() && !sorted.get(sorted.size() - 1).equals(node.node())) {
+            tally.issued();
+            lease.announceGrant(ownerData);    // the node behind us may be waiting on ours
+        }
+        lock.later(() -> {
+            tally.granted();
+            if (!result.complete(new Outcome.Leased(lease))) {
+                lease.release();               // never leak a grant nobody will see
+            }
+        });
+    }
+
+    // ---- giving up --------------------------------------------------------------------------
+
+    /**
+     * Withdraws the request: deletes its node and ends its watches, then fails {@code result}
+     * with {@code reason}. Returns false if it had already ended (granted or given up).
+     */
+    @Override
+    public boolean giveUp(Throwable reason) {
+        boolean[] first = new boolean[1];
+        lock.run(() -> first[0] = giveUpInStep(reason));
+        return first[0];
+    }
+
+    private boolean giveUpInStep(Throwable reason) {
+        return endWith(null, reason);
+    }
+
+    /** Ends the request after cleaning up: with {@code outcome}, or failed with {@code reason}. */
+    private boolean endWith(Outcome outcome, Throwable reason) {
+        if (ended) {
+            return false;
+        }
+        ended = true;
+        stopTimer();
+        context.monitor().removeListener(this);
+        List<CompletableFuture<Void>> cleanups = new ArrayList<>();
+        if (creation != null) {
+            cleanups.add(creation.stop());
+        }
+        if (wait != null) {
+            cleanups.add(wait.stop());
+        }
+        if (node != null) {
+            cleanups.add(context.cleanup().delete(node.path()));
+        }
+        Runnable complete = () -> {
+            if (outcome != null) {
+                result.complete(outcome);
+            } else {
+                tally.ended(reason);
+                result.completeExceptionally(reason);
+            }
+        };
+        if (!context.port().isConnected() || context.port().isClosed()) {
+            lock.later(complete);              // nothing to wait for: the delete is retried on reconnection
+        } else {
+            CompletableFuture.allOf(cleanups.toArray(CompletableFuture[]::new))
+                    .completeOnTimeout(null, CLEANUP_WAIT_MS, TimeUnit.MILLISECONDS)
+                    .whenComplete((v, e) -> complete.run());
+        }
+        return true;
+    }
+
+    /** Whatever a step threw: the request gives up with it; if even that throws, it ends here. */
+    private void failed(Throwable thrown) {
+        LockException failure = new LockException("lock " + context.path() + ": a ZooKeeper reply could not be handled: "
+                + thrown, thrown);
+        try {
+            if (giveUp(failure) || result.isDone()) {
+                return;
+            }
+        } catch (RuntimeException | Error again) {
+            failure.addSuppressed(again);
+        }
+        context.monitor().removeListener(this);
+        tally.ended(failure);
+        result.completeExceptionally(failure);  // it died half-way through ending: end it here
+    }
+
+    private void stopTimer() {
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+    }
+
+
+    // ---- session news -----------------------------------------------------------------------
+
+    @Override
+    public void reconnected(long sessionId) {
+        kick();                                // a new session has none of the old watches
+    }
+
+    @Override
+    public void lost() {
+        kick();
+    }
+
+    @Override
+    public void closing() {
+        giveUp(context.clientClosed());
+    }
+
+    private void kick() {
+        lock.run(() -> {
+            if (creation != null) {
+                creation.kick();
+            } else if (wait != null) {
+                wait.kick();
+            }
+        });
+    }
+}

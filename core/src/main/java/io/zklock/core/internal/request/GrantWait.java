@@ -1,0 +1,277 @@
+package io.zklock.core.internal.request;
+
+import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.NodeData;
+import io.zklock.core.internal.zk.WatchKey;
+import io.zklock.core.internal.zk.Watches;
+import io.zklock.core.internal.zk.ZkPort;
+import io.zklock.core.spi.Deadline;
+import io.zklock.core.spi.Decision;
+import io.zklock.core.spi.LockNode;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Overview.
+ *
+ * The wait for the grant of one node that exists (a QueuedNode). Its steps run under the
+ * request's RequestLock and it calls ZooKeeper only through the ZkPort. It ends once, with a
+ * WaitEnd for the node's owner (Granted, NodeLost) or a failure. Repeatedly:
+ *   1. LIST     getChildren(dir), leaving a children watch when the driver last asked to watch
+ *               the directory. The first listing may be the one the create sent right behind
+ *               itself (a listing that does not show our node then only means "list again"), or
+ *               the children sequence-gap inference vouched for (a grant on them is final;
+ *               anything else lists).
+ *   2. DECIDE   our node missing, or owned by a session that is no longer the client's: NodeLost.
+ *               The driver grants: Granted. It refuses: IllegalStateException. The deadline has
+ *               passed, or this was a zero timeout's one attempt: TimeoutException. Otherwise 3.
+ *   3. WATCH    getData(the node the driver names) with a watcher. NoNode, or data already
+ *               changed (the node announced its own grant): 1 at once. Otherwise wait for the
+ *               event: 1. A directory decision waits on the children watch of the listing.
+ * A call that fails on the connection backs off and is issued again, or at once when the session
+ * monitor reports the connection back (kick). Each call carries the step that issued it; a
+ * reply of an older step only does watch bookkeeping, so two loops never run at once.
+ */
+final class GrantWait {
+    private static final Logger LOG = LoggerFactory.getLogger(GrantWait.class);
+
+    private enum State { LISTING, WATCHING, BACKOFF, ENDED }
+
+    private final LockContext context;
+    private final QueuedNode node;
+    private final Deadline deadline;
+    private final RequestLock lock;
+    private final Watches watches;
+    private final PendingRetry retry;
+    private final AcquireTally tally;
+    /** Completed outside the lock, once. */
+    final CompletableFuture<WaitEnd> result = new CompletableFuture<>();
+
+    // guarded by lock
+    private State state = State.LISTING;
+    private int step;
+    private boolean watchDirectory;        // the last decision was WATCH_DIRECTORY
+
+    GrantWait(LockContext context, QueuedNode node, Deadline deadline, RequestLock lock, AcquireTally tally) {
+        this.context = context;
+        this.tally = tally;
+        this.node = node;
+        this.deadline = deadline;
+        this.lock = lock;
+        this.watches = new Watches(context.monitor().watches(), context.port());
+        this.retry = new PendingRetry(lock);
+    }
+
+    /** Step 1 for the first time; call from a step of the request. */
+    void start() {
+        if (node.vouched() != null) {
+            decideVouched(LockNode.sorted(node.vouched()));
+        } else if (node.firstListing() != null) {
+            int s = ++step;
+            node.firstListing().whenComplete((reply, error) -> lock.run(() -> firstListed(reply, error, s)));
+        } else {
+            list(false);
+        }
+    }
+
+    /** The connection came back or the session was lost: look again. */
+    void kick() {
+        lock.run(() -> {
+            switch (state) {
+                case LISTING, WATCHING -> list(watchDirectory);
+                case BACKOFF -> retry.runNow();
+                case ENDED -> { }
+            }
+        });
+    }
+
+    /**
+     * Ends the wait for an owner that gives up (or moves on after NodeLost): no step runs
+     * after this. Completes when every watch registration of the wait has been removed.
+     */
+    CompletableFuture<Void> stop() {
+        end();
+        return watches.endAll();
+    }
+
+    // ---- 1. list ----------------------------------------------------------------------------
+
+    private void list(boolean watch) {
+        state = State.LISTING;
+        int s = ++step;
+        tally.issued();
+        if (!watch) {
+            context.list(null).whenComplete((reply, error) -> lock.run(() -> listed(reply, error, s, null)));
+            return;
+        }
+        WatchKey key = WatchKey.children(context.port().serverPath(context.path()));
+        Watcher watcher = event -> lock.run(() -> watchEvent(event, s));
+        watches.register(key, () -> context.list(watcher))
+                .whenComplete((reply, error) -> lock.run(() -> listed(reply, error, s, key)));
+    }
+
+    private void firstListed(ZkPort.Reply reply, Throwable error, int s) {
+        if (state == State.ENDED || s != step) {
+            return;
+        }
+        if (error == null && (reply.noNode() || reply.ok() && !reply.children().contains(node.node().name()))) {
+            list(false);                       // never NodeLost on a listing not known to follow the create
+        } else {
+            listed(reply, error, s, null);
+        }
+    }
+
+    private void listed(ZkPort.Reply reply, Throwable error, int s, WatchKey key) {
+        if (key != null) {
+            watches.answered(error == null ? reply.rc() : null, key, s);
+        }
+        if (state == State.ENDED || s != step) {
+            return;
+        }
+        if (error != null) {
+            fail(context.refused("list of " + context.path(), error));
+        } else if (reply.noNode()) {
+            end(new WaitEnd.NodeLost("lock directory " + context.path() + " vanished"));
+        } else if (!reply.ok()) {
+            failedCall(reply.rc(), "list of " + context.path(), () -> list(watchDirectory));
+        } else {
+            retry.succeeded();
+            decide(LockNode.sorted(reply.children()), key != null);
+        }
+    }
+
+    // ---- 2. decide --------------------------------------------------------------------------
+
+    private void decide(List<LockNode> sorted, boolean directoryWatched) {
+        if (!sorted.contains(node.node())) {
+            end(new WaitEnd.NodeLost("node " + node.path() + " is gone (session expired or deleted by someone else)"));
+            return;
+        }
+        long session = context.port().sessionId();
+        if (session == 0) {
+            failedCall(KeeperException.Code.CONNECTIONLOSS, "list of " + context.path(), () -> list(watchDirectory));
+            return;
+        }
+        if (session != node.session()) {
+            end(new WaitEnd.NodeLost("node " + node.path() + " belongs to ended session 0x" + Long.toHexString(node.session())));
+            return;
+        }
+        Decision decision = context.driver().decide(sorted, node.node(), context.maxLeases());
+        tally.decided(sorted, node.node());
+        LOG.debug("{} at {} of {} in {}: {}", node.node().name(), sorted.indexOf(node.node()), sorted.size(), context.path(), decision);
+        watchDirectory = decision.outcome() == Decision.Outcome.WATCH_DIRECTORY;
+        switch (decision.outcome()) {
+            case GRANTED -> end(new WaitEnd.Granted(sorted));
+            case REFUSED -> fail(new IllegalStateException("lock " + context.path() + ": " + decision.refusal()));
+            case WATCH_NODE, WATCH_DIRECTORY -> {
+                if (deadline.hasExpired()) {
+                    fail(context.timedOut());
+                } else if (decision.outcome() == Decision.Outcome.WATCH_NODE) {
+                    watch(decision.pathToWatch(context.path()));
+                } else if (directoryWatched) {
+                    state = State.WATCHING;    // this very listing left the children watch
+                } else {
+                    list(true);
+                }
+            }
+        }
+    }
+
+    /** Children the view vouched for after an inferring create: a grant is final; anything else lists. */
+    private void decideVouched(List<LockNode> sorted) {
+        long session = context.port().sessionId();
+        if (session != 0 && session == node.session() && sorted.contains(node.node())
+                && context.driver().decide(sorted, node.node(), context.maxLeases()).getsTheLock()) {
+            LOG.debug("{} granted in {} without a listing (sequence-gap inference)", node.node().name(), context.path());
+            tally.decided(sorted, node.node());
+            end(new WaitEnd.Granted(sorted));
+        } else {
+            list(false);
+        }
+    }
+
+    // ---- 3. watch ---------------------------------------------------------------------------
+
+    private void watch(String path) {
+        state = State.WATCHING;
+        int s = ++step;
+        tally.issued();
+        WatchKey key = WatchKey.data(context.port().serverPath(path));
+        Watcher watcher = event -> lock.run(() -> watchEvent(event, s));
+        watches.register(key, () -> context.port().data(path, watcher))
+                .whenComplete((reply, error) -> lock.run(() -> watchSet(reply, error, key, s)));
+    }
+
+    private void watchSet(ZkPort.Reply reply, Throwable error, WatchKey key, int s) {
+        watches.answered(error == null ? reply.rc() : null, key, s);
+        if (state == State.ENDED || s != step) {
+            return;
+        }
+        if (error != null) {
+            fail(context.refused("watch of " + key.path(), error));
+        } else if (reply.noNode()) {
+            list(watchDirectory);              // it went before the watch was set
+        } else if (!reply.ok()) {
+            failedCall(reply.rc(), "watch of " + key.path(), () -> list(watchDirectory));
+        } else if (context.driver().announcesGrants() && NodeData.announcedGrant(reply.stat(), reply.data())) {
+            list(watchDirectory);              // it announced its grant before our watch was set
+        }
+        // otherwise the watch is set: watchEvent takes it from here
+    }
+
+    /*
+     * Any event but a connection event wakes us, a removal included: while we wait, a removal
+     * means another waiter of this session removed the shared server watch (a retried removal
+     * can land after our registration), so the watch is gone and we must look again.
+     */
+    private void watchEvent(WatchedEvent event, int s) {
+        if (event.getType() == Watcher.Event.EventType.None) {
+            if (event.getState() == Watcher.Event.KeeperState.Closed && context.port().isClosed() && state != State.ENDED) {
+                fail(context.clientClosed());   // a namespace facade's monitor hears no CLOSING of its own
+            }
+            return;                            // other connection news: the session monitor kicks us
+        }
+        watches.fired(s);
+        if (state == State.WATCHING && s == step) {
+            list(watchDirectory);
+        }
+    }
+
+    // ---- connection trouble and endings -----------------------------------------------------
+
+    /** A call failed: back off and retry if the error is one of the connection's, else fail. */
+    private void failedCall(KeeperException.Code rc, String what, Runnable again) {
+        if (retry.afterFailure(context, deadline, rc, what, again, this::fail)) {
+            state = State.BACKOFF;
+        }
+    }
+
+
+    private void end(WaitEnd end) {
+        if (end()) {
+            lock.later(() -> result.complete(end));
+        }
+    }
+
+    private void fail(Throwable reason) {
+        if (end()) {
+            lock.later(() -> result.completeExceptionally(reason));
+        }
+    }
+
+    /** Moves to ENDED; false if it already was. */
+    private boolean end() {
+        if (state == State.ENDED) {
+            return false;
+        }
+        state = State.ENDED;
+        retry.cancel();
+        return true;
+    }
+}

@@ -1,0 +1,83 @@
+package io.zklock.core.internal.request;
+
+import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.zk.DirectoryView;
+import io.zklock.core.internal.zk.ZkPort;
+import io.zklock.core.spi.LockNode;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The create of sequence-gap inference (see {@link DirectoryView}): one multi() that sets the
+ * lock directory's (empty) data, whose Stat comes back, and creates our node with create2. It
+ * is sent on the ZooKeeper handle, which never retries it behind our back; its reply updates the
+ * session's view on the event thread, in reply order, and tells whether the view can vouch for
+ * the children as of the create.
+ */
+final class InferenceTransaction {
+    private static final Logger LOG = LoggerFactory.getLogger(InferenceTransaction.class);
+    private static final byte[] EMPTY = new byte[0];
+
+    private final String uuid;
+    private final CompletableFuture<ZkPort.Reply> reply;
+    private final AtomicReference<List<String>> vouched;
+
+    private InferenceTransaction(String uuid, CompletableFuture<ZkPort.Reply> reply, AtomicReference<List<String>> vouched) {
+        this.uuid = uuid;
+        this.reply = reply;
+        this.vouched = vouched;
+    }
+
+    /** Sends the transaction for {@code context}'s next node; null if it cannot even be built. */
+    static InferenceTransaction send(LockContext context, DirectoryView view, long session, byte[] ownerData) {
+        String uuid = UUID.randomUUID().toString();
+        List<Op> ops;
+        try {
+            ops = List.of(Op.setData(context.port().serverPath(context.path()), EMPTY, -1),
+                    context.port().createOp(ZKPaths.makePath(context.path(), LockNode.protectedName(uuid, context.namePrefix())), ownerData));
+        } catch (RuntimeException e) {
+            LOG.debug("could not build the transaction on {}; creating through Curator", context.path(), e);
+            view.invalidate();
+            return null;
+        }
+        AtomicReference<List<String>> vouched = new AtomicReference<>();
+        return new InferenceTransaction(uuid, context.port().multi(ops, r -> vouched.set(view.transacted(session, r))), vouched);
+    }
+
+    /** The uuid in the node's name: how a lost reply's node is found again, or swept. */
+    String uuid() {
+        return uuid;
+    }
+
+    CompletableFuture<ZkPort.Reply> reply() {
+        return reply;
+    }
+
+    /** The children as of the create, our node included, if the view could vouch for them; else null. */
+    List<String> vouched() {
+        return vouched.get();
+    }
+
+    /** The created node's path (the client's), from an OK reply. */
+    static String createdPath(LockContext context, ZkPort.Reply reply) {
+        return context.port().clientPath(created(reply).getPath());
+    }
+
+    /** The created node's Stat from an OK reply; null from a server before 3.7.2 / 3.8.2 / 3.9.0 (ZOOKEEPER-4026). */
+    static Stat createdStat(ZkPort.Reply reply) {
+        return created(reply).getStat();
+    }
+
+    private static OpResult.CreateResult created(ZkPort.Reply reply) {
+        return (OpResult.CreateResult) reply.results().get(1);
+    }
+}

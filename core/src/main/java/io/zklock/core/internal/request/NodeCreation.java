@@ -1,0 +1,303 @@
+package io.zklock.core.internal.request;
+
+import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.zk.Backoff;
+import io.zklock.core.internal.zk.DirectoryView;
+import io.zklock.core.internal.zk.ZkPort;
+import io.zklock.core.spi.Deadline;
+import io.zklock.core.spi.LockNode;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+import io.zklock.core.LockException;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Overview.
+ *
+ * Obtaining one node in a lock's queue, for a request that has none; it completes `result`
+ * with the QueuedNode the wait starts from. Its steps run under the request's RequestLock.
+ * Repeatedly:
+ *   1. If this session's DirectoryView of the directory is exact (and the server returns a
+ *      Stat for a create inside multi()), the InferenceTransaction: one multi() that sets the
+ *      directory's (empty) data and creates our node, so the view can vouch for the children
+ *      as of the create (sequence-gap inference, see DirectoryView). Otherwise the protected
+ *      create, with the first listing sent right behind it: one session's requests are
+ *      answered in order, so that listing shows our node if it is answered after the create.
+ *   2. The reply. OK: the node, its czxid (the fencing token) and its session from the reply's
+ *      Stat, or from one exists() when the reply carried none (a create Curator found again
+ *      after a connection loss; a server before 3.7.2 / 3.8.2 / 3.9.0 inside multi(), after
+ *      which this client creates plainly). NoNode: the directory or a parent was reaped under
+ *      the create: create again, with a short pause from the second time in a row, at most
+ *      MAX_REAPED times in a row, inside the deadline. Connection trouble: back off and create
+ *      again (a protected create never makes two nodes). A transaction whose reply was lost:
+ *      list the directory for its uuid; adopt the node if it is there, else 1.
+ * Stopped by its owner, it deletes whatever the call in flight made (or may have made: a
+ * transaction's uuid is swept) and then completes the future stop() returned.
+ */
+final class NodeCreation {
+    private static final Logger LOG = LoggerFactory.getLogger(NodeCreation.class);
+    /** Creates in a row that may find the directory reaped before the request gives up. */
+    static final int MAX_REAPED = 100;
+
+    private enum State { CALLING, BACKOFF, DONE, FAILED, STOPPED }
+
+    /** What a call in flight may leave in the directory, for stop() to clean up. */
+    private sealed interface Leftover {
+        record Nothing() implements Leftover { }
+        record ToldByReply() implements Leftover { }
+        record Node(String path) implements Leftover { }
+        record Transaction(String uuid) implements Leftover { }
+    }
+
+    private final LockContext context;
+    private final Deadline deadline;
+    private final RequestLock lock;
+    private final byte[] ownerData;
+    private final PendingRetry retry;
+    private final AcquireTally tally;
+    /** Completed outside the lock with the node, or with the reason creation failed. */
+    final CompletableFuture<QueuedNode> result = new CompletableFuture<>();
+
+    // guarded by lock
+    private State state = State.CALLING;
+    private int reapedInARow;
+    private Leftover leftover = new Leftover.Nothing();
+    private CompletableFuture<Void> stopped;
+
+    NodeCreation(LockContext context, Deadline deadline, RequestLock lock, byte[] ownerData, AcquireTally tally) {
+        this.context = context;
+        this.tally = tally;
+        this.deadline = deadline;
+        this.lock = lock;
+        this.ownerData = ownerData;
+        this.retry = new PendingRetry(lock);
+    }
+
+    /** Step 1; call from a step of the request. */
+    void start() {
+        DirectoryView view = context.view();
+        long session = context.port().sessionId();
+        if (view.usable(session) && context.monitor().multiCreateReturnsStat()) {
+            transaction(view, session);
+        } else {
+            create();
+        }
+    }
+
+    /** The connection came back: a create backing off is issued now. */
+    void kick() {
+        lock.run(() -> {
+            if (state == State.BACKOFF) {
+                retry.runNow();
+            }
+        });
+    }
+
+    /**
+     * Ends the creation for an owner that gives up before it took the node; call from a step.
+     * Completes once whatever the creation made, or a call in flight makes, is deleted.
+     */
+    CompletableFuture<Void> stop() {
+        if (stopped != null) {
+            return stopped;
+        }
+        stopped = new CompletableFuture<>();
+        state = State.STOPPED;
+        retry.cancel();
+        if (leftover instanceof Leftover.Node node) {
+            context.cleanup().delete(node.path()).whenComplete((v, e) -> stopped.complete(null));
+        } else if (leftover instanceof Leftover.Transaction t) {
+            context.cleanup().sweep(t.uuid()).whenComplete((v, e) -> stopped.complete(null));
+        } else if (leftover instanceof Leftover.Nothing) {
+            stopped.complete(null);
+        }
+        return stopped;                        // ToldByReply: the reply's handler completes it
+    }
+
+    // ---- the plain create -------------------------------------------------------------------
+
+    private void create() {
+        state = State.CALLING;
+        leftover = new Leftover.ToldByReply();
+        long session = context.port().sessionId();
+        CompletableFuture<ZkPort.Reply> created = context.port().createProtected(context.path(), context.namePrefix() + "-",
+                ownerData, reply -> context.view().plainCreate(session, reply));
+        CompletableFuture<ZkPort.Reply> firstListing = context.list(null);
+        tally.issued(2);
+        created.whenComplete((reply, error) -> lock.run(() -> created(reply, error, firstListing)));
+    }
+
+    private void created(ZkPort.Reply reply, Throwable error, CompletableFuture<ZkPort.Reply> firstListing) {
+        leftover = new Leftover.Nothing();
+        if (state == State.STOPPED) {
+            cleanUpAfterStop(error == null && reply.ok() ? reply.path() : null, null);
+        } else if (error != null) {
+            fail(context.refused("create under " + context.path(), error));
+        } else if (reply.ok()) {
+            reapedInARow = 0;
+            // used only if answered after the create: one answered before it may not show our node
+            obtained(reply.path(), reply.stat(), null, firstListing.isDone() ? null : firstListing);
+        } else if (reply.noNode()) {
+            directoryReaped();
+        } else {
+            failedCall(reply.rc(), "create under " + context.path(), this::create);
+        }
+    }
+
+    /**
+     * The container directory was reaped between its making and our create (an idle lock's
+     * directory is, at any moment): make it again and create again, inside the deadline.
+     */
+    private void directoryReaped() {
+        if (++reapedInARow > MAX_REAPED) {
+            fail(new LockException("lock directory " + context.path() + " was deleted under " + MAX_REAPED + " creates in a row"));
+        } else if (!deadline.isSingleAttempt() && deadline.hasExpired()) {
+            fail(context.timedOut());
+        } else {
+            LOG.debug("lock directory {} was reaped under our create; making it again", context.path());
+            long pause = Backoff.afterReaped(reapedInARow);
+            if (pause == 0) {
+                create();
+            } else {
+                state = State.BACKOFF;
+                retry.schedule(pause, this::create);
+            }
+        }
+    }
+
+    // ---- the inferring transaction ----------------------------------------------------------
+
+    private void transaction(DirectoryView view, long session) {
+        InferenceTransaction t = InferenceTransaction.send(context, view, session, ownerData);
+        if (t == null) {
+            create();
+            return;
+        }
+        tally.issued();
+        state = State.CALLING;
+        leftover = new Leftover.Transaction(t.uuid());
+        t.reply().whenComplete((reply, error) -> lock.run(() -> transacted(t, reply, error)));
+    }
+
+    private void transacted(InferenceTransaction t, ZkPort.Reply reply, Throwable error) {
+        boolean applied = error == null && reply.ok();
+        if (state == State.STOPPED) {
+            leftover = new Leftover.Nothing();
+            cleanUpAfterStop(applied ? InferenceTransaction.createdPath(context, reply) : null,
+                    error == null && reply.connectionTrouble() ? t.uuid() : null);
+        } else if (applied) {
+            leftover = new Leftover.Nothing();
+            Stat stat = InferenceTransaction.createdStat(reply);
+            if (stat == null) {
+                context.monitor().multiCreateWithoutStat();   // read the token instead
+            }
+            obtained(InferenceTransaction.createdPath(context, reply), stat, t.vouched(), null);
+        } else if (error == null && reply.connectionTrouble()) {
+            resolve(t.uuid());                 // it may have been applied: find out before anything else
+        } else {
+            leftover = new Leftover.Nothing();
+            if (error != null && context.port().isClosed()) {
+                fail(context.clientClosed());
+            } else {
+                create();                      // e.g. no directory yet: the plain create makes it
+            }
+        }
+    }
+
+    /** Lists the directory to learn whether a transaction whose reply was lost created our node. */
+    private void resolve(String uuid) {
+        state = State.CALLING;
+        tally.issued();
+        context.list(null).whenComplete((reply, error) -> lock.run(() -> resolved(reply, error, uuid)));
+    }
+
+    private void resolved(ZkPort.Reply reply, Throwable error, String uuid) {
+        if (state == State.STOPPED) {
+            return;                            // stop() swept the uuid
+        }
+        if (error != null) {
+            fail(context.refused("list of " + context.path(), error));
+        } else if (reply.ok() || reply.noNode()) {
+            leftover = new Leftover.Nothing();
+            Optional<String> found = reply.children().stream().filter(child -> LockNode.createdBy(child, uuid)).findFirst();
+            if (found.isPresent()) {
+                obtained(ZKPaths.makePath(context.path(), found.get()), null, null, null);
+            } else {
+                create();
+            }
+        } else {
+            failedCall(reply.rc(), "list of " + context.path(), () -> resolve(uuid));
+        }
+    }
+
+    // ---- the node ---------------------------------------------------------------------------
+
+    /** Our node exists; with no Stat, one exists() reads its token and session first. */
+    private void obtained(String path, Stat stat, List<String> vouched, CompletableFuture<ZkPort.Reply> firstListing) {
+        Optional<LockNode> node = LockNode.parse(ZKPaths.getNodeFromPath(path));
+        if (node.isEmpty()) {
+            leftover = new Leftover.Node(path);
+            fail(new LockException("created node " + path + " has an unexpected name"));
+        } else if (stat == null) {
+            read(path);
+        } else {
+            state = State.DONE;
+            leftover = new Leftover.Node(path);  // until the owner has taken it, stop() deletes it
+            QueuedNode queued = new QueuedNode(path, node.get(), stat.getCzxid(), stat.getEphemeralOwner(), vouched, firstListing);
+            lock.later(() -> result.complete(queued));
+        }
+    }
+
+    private void read(String path) {
+        state = State.CALLING;
+        leftover = new Leftover.Node(path);
+        tally.issued();
+        context.port().exists(path, null).whenComplete((reply, error) -> lock.run(() -> {
+            if (state == State.STOPPED) {
+                return;                        // stop() deletes the node
+            }
+            if (error != null) {
+                fail(context.refused("read of " + path, error));
+            } else if (reply.ok() && reply.stat() != null) {
+                obtained(path, reply.stat(), null, null);
+            } else if (reply.ok() || reply.noNode()) {
+                LOG.info("re-queueing on {}: node {} vanished before it was read", context.path(), path);
+                leftover = new Leftover.Nothing();
+                create();
+            } else {
+                failedCall(reply.rc(), "read of " + path, () -> read(path));
+            }
+        }));
+    }
+
+    // ---- failures ---------------------------------------------------------------------------
+
+    private void failedCall(KeeperException.Code rc, String what, Runnable again) {
+        if (retry.afterFailure(context, deadline, rc, what, again, this::fail)) {
+            state = State.BACKOFF;
+        }
+    }
+
+    /**
+     * Fails the creation. What the creation made stays in {@code leftover}: the owner's
+     * give-up calls stop(), which deletes it.
+     */
+    private void fail(Throwable reason) {
+        state = State.FAILED;
+        lock.later(() -> result.completeExceptionally(reason));
+    }
+
+    /** A reply that came after stop(): deletes what it made, then completes stop()'s future. */
+    private void cleanUpAfterStop(String createdPath, String unresolvedUuid) {
+        CompletableFuture<Void> cleanup = createdPath != null ? context.cleanup().delete(createdPath)
+                : unresolvedUuid != null ? context.cleanup().sweep(unresolvedUuid)
+                : CompletableFuture.completedFuture(null);
+        cleanup.whenComplete((v, e) -> stopped.complete(null));
+    }
+}

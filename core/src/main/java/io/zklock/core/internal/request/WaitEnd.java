@@ -1,0 +1,19 @@
+package io.zklock.core.internal.request;
+
+import io.zklock.core.spi.LockNode;
+import java.util.List;
+
+/** How a wait for one node's grant ended, when it did not fail: for the node's owner to act on. */
+sealed interface WaitEnd {
+
+    /** The driver granted the node on these children (in queue order). */
+    record Granted(List<LockNode> sorted) implements WaitEnd {
+    }
+
+    /**
+     * The node is gone, or belongs to a session that ended: it will never be granted. A single
+     * lock queues again with a new node; a multi-lock must make all its nodes again together.
+     */
+    record NodeLost(String why) implements WaitEnd {
+    }
+}

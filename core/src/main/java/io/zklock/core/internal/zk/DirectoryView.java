@@ -1,0 +1,164 @@
+package io.zklock.core.internal.zk;
+
+import io.zklock.core.spi.LockNode;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.data.Stat;
+
+/*
+ * Sequence-gap inference (DESIGN §4): what one session knows of one lock directory, so that a
+ * client that re-acquires a lock nobody else touched can decide its grant without listing.
+ *
+ * The facts it rests on, about ZooKeeper's directories:
+ *   - a sequential child's number is the directory's count of child creations so far (deletes
+ *     do not advance it). The Stat a client sees reports cversion = 2 x creations - children,
+ *     so creations = (cversion + numChildren) / 2;
+ *   - a directory that is deleted and made again has a new czxid and its count restarts at 0.
+ *
+ * The view holds, for one directory incarnation (its czxid), the next sequence number the
+ * server will hand out and a superset of the children: the children some listing returned,
+ * plus the nodes this session created since in transactions the view saw, minus the nodes
+ * whose delete it saw confirmed (a confirmed delete is final: names carry a uuid).
+ *
+ * An inferring acquire creates its node in one multi() together with a setData on the
+ * directory, whose Stat gives the directory's czxid, creation count and number of children as
+ * the node is created. If the czxid is the view's and the node's number is the view's next
+ * number, nobody created anything there since the view was exact, in the same incarnation: the
+ * children are a subset of the view's superset. If their number also equals the superset's
+ * size, they are exactly the superset, and the driver decides on the true children plus the
+ * new node: drivers are only ever asked about exact children (see LockDriver). Anything else
+ * falls back to a listing. The czxid check closes the
+ * reaped-directory hazard: a container that empties can be reaped and made again by another
+ * client with its count restarted, so that a number alone could match by coincidence while
+ * strangers' nodes sit ahead.
+ *
+ * Updates come from replies: a listing and a transaction reply must be applied in the order the
+ * server applied them, which holds because ZooKeeper answers one session's requests in order
+ * and delivers every reply on that session's one event thread. A delete may be applied in any
+ * order (it only shrinks the superset).
+ */
+public final class DirectoryView {
+    /** Past this count, cversion arithmetic could overflow an int: no inference. */
+    private static final int MAX_SEQUENCE = 1 << 30;
+
+    private long session;
+    private long czxid;
+    private int next;
+    private boolean valid;
+    private boolean refused;              // the transaction was refused (ACL): stop trying here
+    private boolean missed;               // the last inference failed: others are active here
+    private final Set<String> children = new HashSet<>();
+
+    /** Whether an acquire on {@code session} should try the inferring transaction. */
+    public synchronized boolean usable(long session) {
+        return valid && !refused && !missed && session != 0 && this.session == session;
+    }
+
+    /**
+     * A plain create by {@code session} got number {@code sequence}. The view is not extended
+     * (the reply tells nothing of the directory's incarnation; the listing behind it refreshes
+     * the view), but if the number is the one expected next, an inference would have held, so
+     * the next acquire tries it again. This keeps a lock that other sessions use in turns on
+     * the plain path, whose listing is sent right behind the create, instead of a transaction
+     * followed by a listing.
+     */
+    synchronized void plainCreate(long session, int sequence) {
+        if (valid && session != 0 && this.session == session && sequence == next) {
+            missed = false;
+        }
+    }
+
+    /** The reply of a plain create by {@code session}, on the event thread. */
+    public void plainCreate(long session, ZkPort.Reply reply) {
+        if (reply.ok() && reply.path() != null) {
+            LockNode.parse(ZKPaths.getNodeFromPath(reply.path())).ifPresent(node -> plainCreate(session, (int) node.sequence()));
+        }
+    }
+
+    /** The reply of a listing by {@code session}, on the event thread. */
+    public void listed(long session, ZkPort.Reply reply) {
+        if (reply.ok()) {
+            listed(session, reply.stat(), reply.children());
+        }
+    }
+
+    /**
+     * The reply of an inferring transaction by {@code session} (setData on the directory, then
+     * the create), on the event thread, in the order of the replies.
+     *
+     * @return the directory's children as of the create, our node included, or null if the
+     *         view cannot vouch for them
+     */
+    public List<String> transacted(long session, ZkPort.Reply reply) {
+        if (!reply.ok()) {
+            if (reply.rc() == KeeperException.Code.NOAUTH || reply.rc() == KeeperException.Code.BADARGUMENTS
+                    || reply.rc() == KeeperException.Code.UNIMPLEMENTED) {
+                refuse();                      // this directory will never take the transaction
+            } else {
+                invalidate();                  // nothing applied, or we do not know what was
+            }
+            return null;
+        }
+        Stat directory = ((OpResult.SetDataResult) reply.results().get(0)).getStat();
+        String name = ZKPaths.getNodeFromPath(((OpResult.CreateResult) reply.results().get(1)).getPath());
+        return LockNode.parse(name).map(node -> created(session, directory, name, (int) node.sequence())).orElse(null);
+    }
+
+    /** A listing made by {@code session}, with the directory's Stat from the same reply. */
+    public synchronized void listed(long session, Stat stat, List<String> names) {
+        if (stat == null || session == 0 || stat.getCversion() < 0 || stat.getCversion() >= MAX_SEQUENCE) {
+            valid = false;
+            return;
+        }
+        this.session = session;
+        this.czxid = stat.getCzxid();
+        this.next = (stat.getCversion() + stat.getNumChildren()) / 2;
+        children.clear();
+        children.addAll(names);
+        valid = true;
+    }
+
+    /**
+     * The reply of an inferring transaction that created {@code name} with number
+     * {@code sequence}; {@code directory} is the directory's Stat just before the create.
+     *
+     * @return the directory's children as of the create, our node included, or null if the
+     *         view cannot vouch for them
+     */
+    synchronized List<String> created(long session, Stat directory, String name, int sequence) {
+        boolean proven = valid && session != 0 && this.session == session
+                && directory.getCzxid() == czxid && sequence == next
+                && (directory.getCversion() + directory.getNumChildren()) / 2 == sequence
+                && directory.getNumChildren() == children.size();
+        if (!proven || sequence + 1 >= MAX_SEQUENCE) {
+            valid = false;                    // the next listing makes it exact again
+            missed = true;
+            return null;
+        }
+        children.add(name);
+        next = sequence + 1;
+        return new ArrayList<>(children);
+    }
+
+    /** The child {@code name} is confirmed gone. */
+    public synchronized void deleted(String name) {
+        children.remove(name);
+    }
+
+    /** A transaction failed in a way that says nothing of the children. */
+    public synchronized void invalidate() {
+        valid = false;
+    }
+
+    /** The server refused the inferring transaction itself (e.g. no write permission on the directory). */
+    synchronized void refuse() {
+        refused = true;
+        valid = false;
+    }
+}

@@ -1,0 +1,183 @@
+package io.zklock.core.internal.zk;
+
+import java.lang.ref.WeakReference;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+
+import org.apache.curator.CuratorZookeeperClient;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorEventType;
+import org.apache.curator.framework.state.ConnectionState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one connection-state listener of a Curator client, shared by every lock on it (and by
+ * every namespace facade of it: monitors are keyed by the {@link CuratorZookeeperClient} they
+ * all share). It tells the {@link SessionListener}s registered with it (held leases, waiting
+ * requests, lost leases whose node is still to be deleted) of every connection and session
+ * change, and keeps what the client's locks share: the watch counts of the session and the
+ * views of its lock directories.
+ */
+public final class SessionMonitor {
+    private static final Logger LOG = LoggerFactory.getLogger(SessionMonitor.class);
+    private static final Map<CuratorZookeeperClient, SessionMonitor> MONITORS = new WeakHashMap<>();
+    /** Directories whose view is kept, most recently used first: the hot locks of a client. */
+    private static final int MAX_VIEWS = 1_024;
+    /** The class of ZooKeeper's event threads (package-private, so known by name). */
+    private static final String ZOOKEEPER_EVENT_THREAD = "org.apache.zookeeper.ClientCnxn$EventThread";
+
+    private final WeakReference<CuratorZookeeperClient> zookeeper;   // the map's key: not held strongly
+    private final Set<SessionListener> listeners = ConcurrentHashMap.newKeySet();
+    private final Watches.Book watches = new Watches.Book();
+    private final Map<String, DirectoryView> views = new LinkedHashMap<>(16, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, DirectoryView> eldest) {
+            return size() > MAX_VIEWS;
+        }
+    };                                                                  // guarded by itself
+    private volatile Thread eventThread;
+    private LongSupplier detachedSession;  // set once, before the monitor is shared
+    private volatile boolean closed;
+    private volatile boolean multiCreateReturnsStat = true;
+
+    private SessionMonitor(CuratorZookeeperClient zookeeper) {
+        this.zookeeper = new WeakReference<>(zookeeper);
+    }
+
+    /**
+     * A monitor of no client, for an engine on a scripted port: its news come from
+     * {@link #stateChanged}, its session id from {@code sessionId}.
+     */
+    public static SessionMonitor detached(LongSupplier sessionId) {
+        SessionMonitor monitor = new SessionMonitor(null);
+        monitor.detachedSession = sessionId;
+        return monitor;
+    }
+
+    public static SessionMonitor of(CuratorFramework client) {
+        CuratorZookeeperClient key = client.getZookeeperClient();
+        synchronized (MONITORS) {
+            return MONITORS.computeIfAbsent(key, k -> new SessionMonitor(k).listenTo(client));
+        }
+    }
+
+    private SessionMonitor listenTo(CuratorFramework client) {
+        try {
+            client.getCuratorListenable().addListener((c, event) -> {
+                if (event.getType() == CuratorEventType.CLOSING) {
+                    clientClosing();
+                }
+            });
+        } catch (UnsupportedOperationException e) {
+            // a namespace facade has no CuratorListenable: closing is then seen as
+            // CuratorClosedException on the next call, which fails waiters just the same
+        }
+        client.getConnectionStateListenable().addListener((c, state) -> stateChanged(state));
+        return this;
+    }
+
+    /** The id of the client's current session, or 0 when it has none. */
+    long sessionId() {
+        if (detachedSession != null) {
+            return closed ? 0 : detachedSession.getAsLong();
+        }
+        CuratorZookeeperClient zk = zookeeper.get();
+        if (closed || zk == null) {
+            return 0;
+        }
+        try {
+            return zk.getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+
+    /** This client's view of the lock directory at {@code serverPath} (see DirectoryView). */
+    public DirectoryView view(String serverPath) {
+        synchronized (views) {
+            return views.computeIfAbsent(serverPath, p -> new DirectoryView());
+        }
+    }
+
+    /** False once the server answered a create inside multi() without its Stat (ZOOKEEPER-4026). */
+    public boolean multiCreateReturnsStat() {
+        return multiCreateReturnsStat;
+    }
+
+    public void multiCreateWithoutStat() {
+        if (multiCreateReturnsStat) {
+            multiCreateReturnsStat = false;
+            LOG.info("the ZooKeeper server returns no Stat for a create inside multi() (a server before 3.7.2, "
+                    + "3.8.2 or 3.9.0); fencing tokens are read with one more request, and re-acquires take the plain path");
+        }
+    }
+
+    boolean isConnected() {
+        CuratorZookeeperClient zk = zookeeper.get();
+        return !closed && zk != null && zk.isConnected();
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** The count of this session's waiters per server watch. */
+    public Watches.Book watches() {
+        return watches;
+    }
+
+    /** Registers {@code listener} for the session's news until it is removed. */
+    public void addListener(SessionListener listener) {
+        listeners.add(listener);
+    }
+
+    public void removeListener(SessionListener listener) {
+        listeners.remove(listener);
+    }
+
+    /** Called by the port on every reply: the thread that delivers the session's replies and events. */
+    void noteEventThread() {
+        eventThread = Thread.currentThread();
+    }
+
+    /**
+     * Whether the caller runs on a thread that delivers the session's replies and events, where
+     * waiting for a reply would wait forever (the reply needs that very thread): ZooKeeper's
+     * event thread of any handle of the client (a new session has a new one), or the last thread
+     * a reply of ours arrived on (Curator delivers some callbacks on threads of its own).
+     */
+    public boolean isEventThread() {
+        Thread current = Thread.currentThread();
+        return current == eventThread || current.getClass().getName().equals(ZOOKEEPER_EVENT_THREAD);
+    }
+
+    /*
+     * Listeners are told in no particular order, each from a snapshot: one that registers while
+     * the news is delivered (a lease that turns LOST now, say) hears the next news only.
+     */
+    public void stateChanged(ConnectionState state) {
+        List<SessionListener> told = List.copyOf(listeners);
+        LOG.debug("connection state {}: {} leases and waiters told", state, told.size());
+        switch (state) {
+            case SUSPENDED, READ_ONLY -> told.forEach(SessionListener::suspended);
+            case CONNECTED, RECONNECTED -> {
+                long session = sessionId();
+                told.forEach(listener -> listener.reconnected(session));
+            }
+            case LOST -> told.forEach(SessionListener::lost);
+        }
+    }
+
+    void clientClosing() {
+        closed = true;
+        List.copyOf(listeners).forEach(SessionListener::closing);
+    }
+}

@@ -1,0 +1,149 @@
+package io.zklock.core.observe;
+
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@link LockObserver}s of this process. Any number may be installed, each until its
+ * {@link Installation} is closed; each hears every event, in the order they were installed.
+ *
+ * <p>The installed observers are one array, replaced on each change: with none installed the
+ * engine reads it once per request and once per grant, finds it empty and does nothing else
+ * (no clock read, no allocation). An acquisition is reported only if an observer was installed
+ * when it began, and a lease only if one was installed when it was granted.
+ */
+public final class LockObservers {
+    private static final Logger LOG = LoggerFactory.getLogger(LockObservers.class);
+    private static final Entry[] NONE = new Entry[0];
+
+    private static volatile Entry[] installed = NONE;   // replaced, never changed, under the class lock
+
+    private LockObservers() {
+    }
+
+    /** An installed observer: closing it uninstalls it. */
+    public interface Installation extends AutoCloseable {
+        /** Uninstalls the observer: it hears no event that starts after this returns. Idempotent. */
+        @Override
+        void close();
+    }
+
+    /**
+     * Installs {@code observer} for every lock of this process.
+     *
+     * @param observer hears every acquisition's end and every lease's state change from now on
+     * @return what uninstalls it
+     * @throws IllegalArgumentException if the observer is null
+     */
+    public static Installation install(LockObserver observer) {
+        if (observer == null) {
+            throw new IllegalArgumentException("observer is null");
+        }
+        Entry entry = new Entry(observer);
+        synchronized (LockObservers.class) {
+            Entry[] more = Arrays.copyOf(installed, installed.length + 1);
+            more[more.length - 1] = entry;
+            installed = more;
+        }
+        return entry;
+    }
+
+    private static synchronized void uninstall(Entry entry) {
+        Entry[] now = installed;
+        int at = Arrays.asList(now).indexOf(entry);
+        if (at < 0) {
+            return;
+        }
+        Entry[] fewer = new Entry[now.length - 1];
+        System.arraycopy(now, 0, fewer, 0, at);
+        System.arraycopy(now, at + 1, fewer, at, now.length - at - 1);
+        installed = fewer.length == 0 ? NONE : fewer;
+    }
+
+    /**
+     * Whether any observer is installed: the only cost the engine pays when none is.
+     *
+     * @return true if at least one observer is installed
+     */
+    public static boolean active() {
+        return installed.length != 0;
+    }
+
+    /**
+     * The engine's side: tells every installed observer that an acquisition ended. An observer
+     * that throws is logged and the others are still told.
+     *
+     * @param event what ended
+     */
+    public static void acquireEnded(LockObserver.AcquireEvent event) {
+        tell(observer -> observer.acquireEnded(event));
+    }
+
+    /**
+     * The engine's side: tells every installed observer that a granted lease changed state.
+     *
+     * @param event the change
+     */
+    public static void leaseChanged(LockObserver.LeaseEvent event) {
+        tell(observer -> observer.leaseChanged(event));
+    }
+
+    private static void tell(Consumer<LockObserver> event) {
+        for (Entry entry : installed) {
+            try {
+                event.accept(entry.observer);
+            } catch (RuntimeException e) {
+                entry.threw(e);
+            }
+        }
+    }
+
+    /**
+     * The mode an engine's node kind reports under (see {@link LockObserver}): the kinds the
+     * recipe modules write ("lock", "read", "write", "sem" followed by maxLeases), named for
+     * what a lease of each is; a kind this engine does not know is its own name.
+     *
+     * @param kind a node kind
+     * @return the mode it reports under
+     */
+    public static String modeOf(String kind) {
+        return switch (kind) {
+            case "lock" -> LockObserver.MUTEX;
+            case "read" -> LockObserver.READ;
+            case "write" -> LockObserver.WRITE;
+            default -> kind.startsWith("sem") ? LockObserver.PERMIT : kind;
+        };
+    }
+
+    private static final class Entry implements Installation {
+        private final LockObserver observer;
+        private final AtomicBoolean warned = new AtomicBoolean();
+
+        Entry(LockObserver observer) {
+            this.observer = observer;
+        }
+
+        /** A throwing observer is a bug of its own: said once loudly, then quietly, so it cannot flood the log. */
+        void threw(RuntimeException e) {
+            if (warned.compareAndSet(false, true)) {
+                LOG.warn("lock observer {} threw; ignored (further failures of it are logged at debug)", observer, e);
+            } else {
+                LOG.debug("lock observer {} threw; ignored", observer, e);
+            }
+        }
+
+        @Override
+        public void close() {
+            uninstall(this);
+        }
+
+        @Override
+        public String toString() {
+            return "LockObservers.Installation[" + observer + "]";
+        }
+    }
+}

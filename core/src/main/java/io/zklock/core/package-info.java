@@ -1,0 +1,25 @@
+/**
+ * The user's API: what an application that takes a lock sees, whichever recipe it uses.
+ *
+ * <ul>
+ *   <li><b>Locks and leases.</b> {@link io.zklock.core.DistributedLock} is what every recipe
+ *       offers (blocking, timed and asynchronous acquisition); a grant is a
+ *       {@link io.zklock.core.Lease} with a fencing token, a {@link io.zklock.core.LeaseState}
+ *       and {@link io.zklock.core.LeaseListener}s. Start with the javadoc of
+ *       {@code DistributedLock} and {@code Lease}: they state what a caller can rely on
+ *       (timeouts, interrupts, session loss).</li>
+ *   <li><b>Errors.</b> {@link io.zklock.core.LockException}: ZooKeeper failures, with the cause.
+ *       Misuse is {@link IllegalArgumentException} or {@link IllegalStateException}.</li>
+ *   <li><b>Inspection and revocation, with no lock object.</b>
+ *       {@link io.zklock.core.LockAdmin} reads a lock path's {@link io.zklock.core.LockStatus}
+ *       ({@link io.zklock.core.Participant}s in queue order, each with its
+ *       {@link io.zklock.core.OwnerInfo}) and writes
+ *       {@link io.zklock.core.RevocationRequest}s ({@link io.zklock.core.RevocationResult}).</li>
+ * </ul>
+ *
+ * <p>The recipes live in their own modules ({@code io.zklock.mutex}, {@code io.zklock.semaphore},
+ * {@code io.zklock.readwrite}, {@code io.zklock.multilock}). What they are built on is in
+ * {@code io.zklock.core.spi}; metrics bind to {@code io.zklock.core.observe}; everything under
+ * {@code io.zklock.core.internal} is the engine's own and may change in any release.
+ */
+package io.zklock.core;

@@ -1,0 +1,59 @@
+package io.zklock.core.spi;
+
+import java.util.List;
+
+/**
+ * The pure decision a recipe adds to the engine: given the lock directory's children in queue
+ * order, one of them ours, does our node hold the lock, and if not, which node's deletion must
+ * we wait for. A driver takes no client and does no I/O.
+ *
+ * <p>The engine only ever asks about the exact children of one moment: a listing's, or those
+ * sequence-gap inference proved unchanged since a listing (see {@code DirectoryView}, whose
+ * count of children makes the set exact, not a superset). So a driver need not be monotone (a
+ * decision on a superset of the children need not hold for the children themselves: the
+ * semaphore's maxLeases check and the read lock's downgrade witness are not monotone), and no
+ * part of the engine relies on it.
+ */
+@FunctionalInterface
+public interface LockDriver {
+
+    /**
+     * @param sorted the parsed children, sorted by {@link LockNode#QUEUE_ORDER}; contains {@code ours}
+     * @param ours the node being decided
+     * @param maxLeases how many holders the recipe admits at once (1 for exclusive locks)
+     * @return the decision for {@code ours}
+     */
+    Decision decide(List<LockNode> sorted, LockNode ours, int maxLeases);
+
+    /**
+     * Whether a newly granted node must tell the node queued right behind it, because that
+     * node may be waiting on it with {@link Decision#watch} although the grant did not delete
+     * it (a semaphore's waiters do; a mutex's never need to). When true, the engine touches the
+     * granted node's data once, and only if a node follows it in the listing that granted it.
+     */
+    default boolean announcesGrants() {
+        return false;
+    }
+
+    /**
+     * The exclusive driver of mutexes and write locks: granted at the head of the queue,
+     * otherwise watch the immediate predecessor, so each release wakes exactly one waiter.
+     */
+    LockDriver EXCLUSIVE = (sorted, ours, maxLeases) -> {
+        int index = indexOf(sorted, ours);
+        return index == 0 ? Decision.granted() : Decision.watch(sorted.get(index - 1));
+    };
+
+    /**
+     * Position of {@code ours} in {@code sorted}.
+     *
+     * @throws IllegalArgumentException if it is not there
+     */
+    static int indexOf(List<LockNode> sorted, LockNode ours) {
+        int index = sorted.indexOf(ours);
+        if (index < 0) {
+            throw new IllegalArgumentException("node " + ours.name() + " is not among the children");
+        }
+        return index;
+    }
+}

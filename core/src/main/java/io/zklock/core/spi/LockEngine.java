@@ -1,0 +1,140 @@
+package io.zklock.core.spi;
+
+import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.inspect.Inspection;
+import io.zklock.core.internal.lease.ZkLease;
+import io.zklock.core.internal.request.AcquireTally;
+import io.zklock.core.internal.request.Acquisition;
+import io.zklock.core.internal.request.Blocking;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+import io.zklock.core.Lease;
+import io.zklock.core.LockException;
+import io.zklock.core.Participant;
+import org.apache.curator.framework.CuratorFramework;
+
+/**
+ * The queueing engine every recipe runs on: one lock directory, one node kind, one
+ * {@link LockDriver}. Recipes are thin classes over an engine; how a request obtains a node and
+ * waits for its grant is stated at the top of {@code Acquisition}, {@code NodeCreation} and
+ * {@code GrantWait}. The engine's requests never re-enter: re-entry is
+ * {@link ReentrantLockSupport}'s.
+ *
+ * <p>This class is the SPI between {@code core} and the recipe modules; applications use the
+ * recipes. It keeps only what a recipe calls: the stages of a request take the directory's
+ * internal context, never the engine.
+ */
+public final class LockEngine {
+    private final LockContext context;
+
+    /**
+     * @param client a Curator client; it may be shared by many locks
+     * @param path the lock directory
+     * @param kind the kind written into this engine's node names
+     * @param driver decides grants
+     * @param maxLeases holders admitted at once
+     * @throws IllegalArgumentException naming the bad argument
+     */
+    public LockEngine(CuratorFramework client, String path, String kind, LockDriver driver, int maxLeases) {
+        this(LockContext.of(client, path, kind, driver, maxLeases));
+    }
+
+    LockEngine(LockContext context) {
+        this.context = context;
+    }
+
+    /**
+     * An engine on the same directory, of the same kind, whose nodes are anchored at
+     * {@code anchorSequence} (see {@link LockNode}): they queue at that sequence number's place
+     * instead of their own. A read lock's downgrade takes its read node through one.
+     *
+     * @param anchorSequence the sequence number of the node whose place the new nodes take
+     * @param driver decides the new engine's grants
+     * @return the anchored engine
+     * @throws IllegalArgumentException if the driver is null
+     */
+    public LockEngine anchoredAt(long anchorSequence, LockDriver driver) {
+        return new LockEngine(context.anchoredAt(anchorSequence, driver));
+    }
+
+    /** @return the lock directory, as given */
+    public String path() {
+        return context.path();
+    }
+
+    /** @return the kind written into this engine's node names */
+    public String kind() {
+        return context.kind();
+    }
+
+    /** @return holders admitted at once */
+    public int maxLeases() {
+        return context.maxLeases();
+    }
+
+    LockContext context() {
+        return context;
+    }
+
+    // ---- requests ---------------------------------------------------------------------------
+
+    /** See {@link io.zklock.core.DistributedLock#acquire()}; never re-enters. */
+    public Lease acquire() throws InterruptedException {
+        return acquire(Deadline.unbounded()).orElseThrow(() -> new LockException("acquisition of lock " + path() + " ended without a grant"));
+    }
+
+    /** See {@link io.zklock.core.DistributedLock#tryAcquire(Duration)}; never re-enters. */
+    public Optional<Lease> tryAcquire(Duration timeout) throws InterruptedException {
+        return acquire(Deadline.after(timeout));
+    }
+
+    /** Acquires before {@code deadline}: empty when it passes first; never re-enters. */
+    public Optional<Lease> acquire(Deadline deadline) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        return Blocking.await(start(deadline), outcome -> ZkLease.releaseAll(List.of(lease(outcome))), "acquisition of lock " + path())
+                .map(LockEngine::lease);
+    }
+
+    /** See {@link io.zklock.core.DistributedLock#acquireAsync(Duration)}. */
+    public CompletableFuture<Lease> acquireAsync(Duration timeout) {
+        Deadline deadline = Deadline.after(timeout);
+        return Blocking.userFuture(() -> start(deadline), LockEngine::lease, LockEngine::release);
+    }
+
+    private Acquisition start(Deadline deadline) {
+        AcquireTally tally = AcquireTally.begin(context);
+        tally.checkBeforeStart(context.client(), "lock " + path());
+        return Acquisition.start(context, deadline, tally);
+    }
+
+    private static ZkLease lease(Acquisition.Outcome outcome) {
+        return ((Acquisition.Outcome.Leased) outcome).lease();   // a request that made its own node is never Lost
+    }
+
+    private static void release(Acquisition.Outcome outcome) {
+        if (outcome instanceof Acquisition.Outcome.Leased leased) {
+            leased.lease().release();
+        }
+    }
+
+    /**
+     * Who holds and who waits on this lock now, in queue order, each judged by its own
+     * recipe's driver (see {@link Inspection}). Foreign children are left out.
+     *
+     * @return the participants
+     * @throws LockException if ZooKeeper cannot be read
+     */
+    public List<Participant> participants() {
+        return new Inspection(context.port(), context).status(path(), null).participants();
+    }
+
+    @Override
+    public String toString() {
+        return "LockEngine[" + path() + ", " + kind() + ", maxLeases " + maxLeases() + "]";
+    }
+}

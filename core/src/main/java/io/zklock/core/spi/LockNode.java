@@ -1,0 +1,201 @@
+package io.zklock.core.spi;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * One child of a lock directory, parsed once from its name
+ * {@code _c_<uuid>-<kind>-<sequence>}: the protected prefix written by a protected create, the
+ * recipe's kind ({@code lock}, {@code read}, {@code write}, ...) and the ten-digit sequence
+ * number ZooKeeper appended.
+ *
+ * <p>A node may also carry an <b>anchor</b>, {@code _c_<uuid>-<kind>.<anchor>-<sequence>}: the
+ * sequence number of an older node of the same directory whose place in the queue it takes
+ * (a read lock's downgrade queues its read node at its own write node's place, ahead of the
+ * writers that queued after it). The anchor is written like a sequence number.
+ *
+ * @param name the child's name, relative to the lock directory
+ * @param protectedId the uuid of the protected create that made it
+ * @param kind what the node asks for; drivers tell kinds apart by this field
+ * @param sequence the sequence number ZooKeeper gave it
+ * @param anchor the sequence number whose place it takes in the queue, if any
+ */
+public record LockNode(String name, String protectedId, String kind, long sequence, OptionalLong anchor)
+        implements Comparable<LockNode> {
+
+    /*
+     * The grammar parse() accepts, as a regular expression (the parser below is a hand-written
+     * matcher of exactly this language; it runs on every child of every listing, on the event
+     * thread, where the regex engine cost several times more):
+     *   _c_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})
+     *   -([a-z][a-z0-9]*)(?:\.(-[0-9]{9,10}|[0-9]{10}))?-(-[0-9]{9,10}|[0-9]{10})
+     */
+    private static final String PROTECTED_PREFIX = "_c_";
+    private static final int UUID_START = PROTECTED_PREFIX.length();
+    private static final int UUID_LENGTH = 36;
+    private static final int KIND_START = UUID_START + UUID_LENGTH + 1;
+
+    /**
+     * Queue order: by {@linkplain #position() position}, then by sequence number, then by name
+     * for a total order. Without anchors this is sequence order; an anchored node sorts right
+     * after the node it is anchored at and before every node created after that one.
+     */
+    public static final Comparator<LockNode> QUEUE_ORDER = ((Comparator<LockNode>) (a, b) -> serial(a.position(), b.position()))
+            .thenComparing((a, b) -> serial(a.sequence(), b.sequence())).thenComparing(LockNode::name);
+
+    /**
+     * Sequence numbers compared as 32-bit serial numbers: ZooKeeper's per-directory counter is
+     * a signed int that wraps after 2^31 children, and a node created just after the wrap must
+     * still sort after the ones created just before it. Live nodes of one directory span far
+     * less than 2^31 numbers, so this is a total order on any listing.
+     */
+    private static int serial(long a, long b) {
+        return Integer.signum((int) (a - b));
+    }
+
+    /** The name, up to ZooKeeper's sequence number, of the node a request with {@code uuid} creates. */
+    public static String protectedName(String uuid, String namePrefix) {
+        return PROTECTED_PREFIX + uuid + "-" + namePrefix + "-";
+    }
+
+    /** Whether {@code child} is a node that the request with {@code uuid} created. */
+    public static boolean createdBy(String child, String uuid) {
+        return child.startsWith(PROTECTED_PREFIX + uuid + "-");
+    }
+
+    /** A node without an anchor. */
+    public LockNode(String name, String protectedId, String kind, long sequence) {
+        this(name, protectedId, kind, sequence, OptionalLong.empty());
+    }
+
+    public LockNode {
+        if (anchor == null) {
+            throw new IllegalArgumentException("anchor is null; use OptionalLong.empty()");
+        }
+    }
+
+    /** The node's place in the queue: its anchor if it has one, else its sequence number. */
+    public long position() {
+        return anchor.orElse(sequence);
+    }
+
+    /**
+     * The name prefix (before ZooKeeper's sequence number) of a node of {@code kind} anchored
+     * at {@code anchorSequence}, e.g. {@code read.0000000042}.
+     *
+     * @throws IllegalArgumentException if the kind is not a lower-case word
+     */
+    public static String anchoredPrefix(String kind, long anchorSequence) {
+        return checkKind(kind) + "." + String.format(Locale.ENGLISH, "%010d", anchorSequence);
+    }
+
+    /** A node kind must be a lower-case word, as it is part of every node name. */
+    public static String checkKind(String kind) {
+        if (kind == null || !kind.matches("[a-z][a-z0-9]*")) {
+            throw new IllegalArgumentException("invalid node kind '" + kind + "': expected a lower-case word");
+        }
+        return kind;
+    }
+
+    /** The children of a lock directory that are lock nodes, in queue order; foreign names dropped. */
+    public static List<LockNode> sorted(List<String> children) {
+        List<LockNode> nodes = new ArrayList<>(children.size());
+        for (String child : children) {
+            parse(child).ifPresent(nodes::add);
+        }
+        nodes.sort(QUEUE_ORDER);
+        return nodes;
+    }
+
+    /**
+     * Parses a child name; foreign or malformed names give an empty optional and are never
+     * thrown on, so a stray child in a lock directory is ignored.
+     */
+    public static Optional<LockNode> parse(String name) {
+        if (name == null) {
+            return Optional.empty();
+        }
+        int n = name.length();
+        if (n <= KIND_START || !name.startsWith(PROTECTED_PREFIX) || !isUuid(name, UUID_START)
+                || name.charAt(KIND_START - 1) != '-') {
+            return Optional.empty();
+        }
+        int i = KIND_START;
+        if (!isLowerLetter(name.charAt(i))) {
+            return Optional.empty();
+        }
+        do {
+            i++;
+        } while (i < n && (isLowerLetter(name.charAt(i)) || isDigit(name.charAt(i))));
+        int kindEnd = i;
+        OptionalLong anchor = OptionalLong.empty();
+        if (i < n && name.charAt(i) == '.') {
+            int end = numberEnd(name, i + 1);
+            if (end < 0) {
+                return Optional.empty();
+            }
+            anchor = OptionalLong.of(Long.parseLong(name, i + 1, end, 10));
+            i = end;
+        }
+        if (i >= n || name.charAt(i) != '-' || numberEnd(name, i + 1) != n) {
+            return Optional.empty();
+        }
+        long sequence = Long.parseLong(name, i + 1, n, 10);
+        return Optional.of(new LockNode(name, name.substring(UUID_START, UUID_START + UUID_LENGTH),
+                name.substring(KIND_START, kindEnd), sequence, anchor));
+    }
+
+    /** Whether {@code s} holds a lower-case 8-4-4-4-12 hex uuid at {@code from}. */
+    private static boolean isUuid(String s, int from) {
+        if (s.length() < from + UUID_LENGTH) {
+            return false;
+        }
+        for (int k = 0; k < UUID_LENGTH; k++) {
+            char c = s.charAt(from + k);
+            boolean ok = k == 8 || k == 13 || k == 18 || k == 23 ? c == '-' : isDigit(c) || (c >= 'a' && c <= 'f');
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The end of a number written like a sequence number ({@code -} and 9 or 10 digits, or
+     * exactly 10 digits) starting at {@code from}, or -1. The digit run is taken whole: in a
+     * name a number is followed by {@code -} or the end, never by a digit.
+     */
+    private static int numberEnd(String s, int from) {
+        int n = s.length();
+        boolean negative = from < n && s.charAt(from) == '-';
+        int i = negative ? from + 1 : from;
+        int digitsStart = i;
+        while (i < n && isDigit(s.charAt(i))) {
+            i++;
+        }
+        int digits = i - digitsStart;
+        return (negative ? digits == 9 || digits == 10 : digits == 10) ? i : -1;
+    }
+
+    private static boolean isDigit(char c) {
+        return c >= '0' && c <= '9';
+    }
+
+    private static boolean isLowerLetter(char c) {
+        return c >= 'a' && c <= 'z';
+    }
+
+    /** Whether this node is of the given kind. */
+    public boolean is(String otherKind) {
+        return kind.equals(otherKind);
+    }
+
+    @Override
+    public int compareTo(LockNode other) {
+        return QUEUE_ORDER.compare(this, other);
+    }
+}

@@ -1,0 +1,85 @@
+package io.zklock.core.spi;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.curator.framework.CuratorFramework;
+
+/*
+ * Overview.
+ *
+ * A multi-lock's nodes are not thread holds of its components (one transaction deletes them
+ * all), so a reentrant component cannot re-enter them. A blocking acquisition of such a
+ * component by the thread that holds it through a multi-lock would queue behind the thread's
+ * own node and wait forever. This registry lets the component see that and refuse instead:
+ * an entry {owner id, client, lock directory} -> holder is made when a blocking multi-lock
+ * acquisition creates a node in that directory for that owner, and removed when the
+ * multi-lock's last lease closes or is LOST. A lookup also drops an entry whose holder is no
+ * longer live, so an entry never outlives its lease for long even if a removal were missed.
+ * Owner ids are thread ids (Owners.current()); no Thread object is retained.
+ */
+/**
+ * SPI for a multi-lock and the reentrant recipes: which lock directories each thread holds
+ * through a multi-lock, so that a reentrant lock refuses at once a blocking acquisition that
+ * would wait for the thread's own multi-lock node. Not for users.
+ */
+public final class MultiLockHolds {
+    private static final Map<Key, Holder> HOLDS = new ConcurrentHashMap<>();
+
+    private MultiLockHolds() {
+    }
+
+    /** Whatever holds the directories: a multi-lock's grant. */
+    public interface Holder {
+        /** False once the grant's last lease is closed or the grant is LOST. */
+        boolean isLive();
+
+        /** Names the holder in an error message, e.g. the multi-lock and its paths. */
+        String describe();
+    }
+
+    private record Key(Long owner, CuratorFramework client, String path) {
+        static Key of(Long owner, LockEngine engine) {
+            return new Key(owner, engine.context().client(), engine.path());
+        }
+    }
+
+    /** Records that {@code owner} holds {@code engine}'s directory through {@code holder}. */
+    public static void register(Long owner, LockEngine engine, Holder holder) {
+        HOLDS.put(Key.of(owner, engine), holder);
+    }
+
+    /** Removes the record {@link #register} made, if it is still {@code holder}'s. */
+    public static void unregister(Long owner, LockEngine engine, Holder holder) {
+        HOLDS.remove(Key.of(owner, engine), holder);
+    }
+
+    /** The live holder through which {@code owner} holds {@code engine}'s directory, if any. */
+    public static Optional<Holder> holder(Long owner, LockEngine engine) {
+        Key key = Key.of(owner, engine);
+        Holder holder = HOLDS.get(key);
+        if (holder != null && !holder.isLive()) {
+            HOLDS.remove(key, holder);
+            return Optional.empty();
+        }
+        return Optional.ofNullable(holder);
+    }
+
+    /**
+     * Refuses a blocking acquisition of {@code engine}'s lock by the current thread if the
+     * thread holds that lock's directory through a multi-lock.
+     *
+     * @throws IllegalStateException naming the path and the multi-lock
+     */
+    public static void refuseIfHeldThroughMultiLock(LockEngine engine) {
+        Optional<Holder> holder = holder(Owners.current(), engine);
+        if (holder.isPresent()) {
+            throw new IllegalStateException("refused: the current thread holds " + engine.path() + " through "
+                    + holder.get().describe() + ", which this lock cannot re-enter; a blocking acquisition of "
+                    + engine.path() + " by this thread (alone or in another multi-lock) would queue behind the"
+                    + " thread's own node and wait for itself forever. Close the multi-lease first, or acquire"
+                    + " that same multi-lock again (it re-enters)");
+        }
+    }
+}

@@ -1,0 +1,298 @@
+package io.zklock.core.spi;
+
+import io.zklock.core.internal.lease.LeaseListeners;
+import io.zklock.core.internal.lease.ZkLease;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.concurrent.locks.Lock;
+
+import io.zklock.core.DistributedLock;
+import io.zklock.core.Lease;
+import io.zklock.core.LeaseListener;
+import io.zklock.core.LeaseState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Overview.
+ *
+ * Per-thread re-entry on top of an engine. The first blocking acquisition by a thread takes a
+ * node from the engine and records a Hold {base lease, count} under the thread's owner id (its
+ * thread id; no Thread object is retained. HotSpot never reuses thread ids, and a stale entry
+ * could only be found by a new thread if its base lease were still open, which the owner
+ * thread would have had to leak). A further blocking
+ * acquisition by the same thread, while the base lease is neither LOST nor RELEASED, only
+ * increments the count and returns a new view of the same node. Each view closes once; the
+ * close that brings the count to zero releases the base lease, and that view then reports the
+ * base lease's state, which stays HELD or SUSPENDED until the node is really gone (a close that
+ * cannot reach ZooKeeper is retried by the base lease). A view closed while the count stays
+ * positive is RELEASED at once: the thread still holds the node through the others. Views may
+ * be closed on any thread, because a view points at its Hold, not at the thread.
+ *
+ * The count only ever rises from a positive value (CAS loop), so a re-entry that races the
+ * last close of another view takes a fresh node instead of reviving a released one.
+ *
+ * A node the thread holds through a multi-lock is not a Hold (the multi-lock deletes it with
+ * its other nodes in one transaction), so it cannot be re-entered; a blocking acquisition by
+ * that thread would queue behind it forever and is refused instead (MultiLockHolds).
+ */
+/**
+ * A reentrant {@link DistributedLock} over a {@link LockEngine}: the shared implementation of
+ * the reentrant recipes. Blocking acquisitions re-enter; {@link #acquireAsync} never does.
+ * A blocking acquisition by a thread that holds this lock's directory through a multi-lock is
+ * refused with an {@link IllegalStateException} (it would wait for the thread's own node).
+ * The lease whose close releases the node stays HELD or SUSPENDED until the node is gone;
+ * one closed while the thread still holds the node through other leases is RELEASED at once.
+ */
+public final class ReentrantLockSupport implements DistributedLock, LockComponent {
+    private final LockEngine engine;
+    private final Map<Long, Hold> holds = new ConcurrentHashMap<>();
+    private final Lock view = new JucLockView(this);
+
+    public ReentrantLockSupport(LockEngine engine) {
+        if (engine == null) {
+            throw new IllegalArgumentException("engine is null");
+        }
+        this.engine = engine;
+    }
+
+    @Override
+    public LockEngine engine() {
+        return engine;
+    }
+
+    @Override
+    public String path() {
+        return engine.path();
+    }
+
+    @Override
+    public Lease acquire() throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        Lease again = reenterOrRefuse();
+        return again != null ? again : hold(engine.acquire());
+    }
+
+    @Override
+    public Optional<Lease> tryAcquire(Duration timeout) throws InterruptedException {
+        return acquire(Deadline.after(timeout));
+    }
+
+    /** As {@link #tryAcquire(Duration)}, before {@code deadline}: re-enters, or acquires. */
+    public Optional<Lease> acquire(Deadline deadline) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        Lease again = reenterOrRefuse();
+        return again != null ? Optional.of(again) : engine.acquire(deadline).map(this::hold);
+    }
+
+    @Override
+    public CompletableFuture<Lease> acquireAsync(Duration timeout) {
+        return engine.acquireAsync(timeout);
+    }
+
+    @Override
+    public boolean isHeldByCurrentThread() {
+        Hold hold = holds.get(Owners.current());
+        return hold != null && hold.count.get() > 0 && hold.base.state() == LeaseState.HELD;
+    }
+
+    /** The current thread's hold count: 0 when it does not hold the lock. */
+    public int holdCount() {
+        Hold hold = holds.get(Owners.current());
+        return hold == null || ZkLease.isFinal(hold.base.state()) ? 0 : Math.max(0, hold.count.get());
+    }
+
+    @Override
+    public Lock asLock() {
+        return view;
+    }
+
+    /**
+     * Re-entry only: if the current thread holds the lock through a blocking acquisition whose
+     * lease is neither LOST nor RELEASED, a new lease on the same node, as {@link #acquire()}
+     * would return; otherwise empty. Never talks to ZooKeeper and never creates a node.
+     *
+     * @throws IllegalStateException if the thread holds this lock's directory through a
+     *         multi-lock instead: any blocking acquisition by it would wait for itself
+     */
+    @Override
+    public Optional<Lease> reenterIfHeld() {
+        return Optional.ofNullable(reenterOrRefuse());
+    }
+
+    /** A re-entry, null if the thread holds nothing here; refuses a lock held through a multi-lock. */
+    private Lease reenterOrRefuse() {
+        Lease again = reenter();
+        if (again == null) {
+            MultiLockHolds.refuseIfHeldThroughMultiLock(engine);
+        }
+        return again;
+    }
+
+    /**
+     * Makes {@code base}, a lease the caller acquired for the current thread through another
+     * engine on the same directory (a read lock's downgrade does), the current thread's hold:
+     * later blocking acquisitions by the thread re-enter it, and it is closed when the last of
+     * its leases is.
+     *
+     * @return the first lease of the hold
+     * @throws IllegalArgumentException if {@code base} is null or its node is not in this lock's directory
+     * @throws IllegalStateException if the current thread already holds this lock
+     */
+    public Lease adopt(Lease base) {
+        if (base == null) {
+            throw new IllegalArgumentException("lease is null");
+        }
+        if (!base.nodePath().startsWith(engine.path() + "/")) {
+            throw new IllegalArgumentException("lease node " + base.nodePath() + " is not in " + engine.path());
+        }
+        if (holdCount() > 0) {
+            throw new IllegalStateException("the current thread already holds " + engine.path()
+                    + "; it cannot adopt " + base.nodePath());
+        }
+        return hold(base);
+    }
+
+    private Lease reenter() {
+        Long owner = Owners.current();
+        Hold hold = holds.get(owner);
+        if (hold == null) {
+            return null;
+        }
+        if (ZkLease.isFinal(hold.base.state())) {
+            holds.remove(owner, hold);
+            return null;
+        }
+        int n;
+        do {
+            n = hold.count.get();
+            if (n <= 0) {
+                return null;
+            }
+        } while (!hold.count.compareAndSet(n, n + 1));
+        return new HoldLease(hold);
+    }
+
+    private Lease hold(Lease base) {
+        Hold hold = new Hold(Owners.current(), base);
+        holds.put(hold.owner, hold);
+        return new HoldLease(hold);
+    }
+
+
+    private final class Hold {
+        final Long owner;
+        final Lease base;
+        final AtomicInteger count = new AtomicInteger(1);
+
+        Hold(Long owner, Lease base) {
+            this.owner = owner;
+            this.base = base;
+        }
+
+        /** @return whether this was the last open view, whose close released the base lease */
+        boolean closeOne() {
+            if (count.decrementAndGet() != 0) {
+                return false;
+            }
+            holds.remove(owner, this);
+            base.close();
+            return true;
+        }
+    }
+
+    /**
+     * One acquisition's view of a shared node. The view whose close releases the hold reports
+     * the base lease's state until the node is gone (never an optimistic RELEASED); a view
+     * closed while others of the hold remain open is RELEASED at once, since its thread still
+     * holds the node through them.
+     */
+    private static final class HoldLease implements Lease {
+        private final Hold hold;
+        private final AtomicBoolean closed = new AtomicBoolean();
+        private final LeaseListeners listeners = new LeaseListeners();
+        private final AtomicBoolean forwarding = new AtomicBoolean();
+        private volatile boolean detached;     // closed, not the last: RELEASED whatever the base does
+        private final Object toldLock = new Object();
+        private LeaseState told;               // guarded by toldLock; last state told, null before any
+
+        HoldLease(Hold hold) {
+            this.hold = hold;
+        }
+
+        @Override
+        public String nodePath() {
+            return hold.base.nodePath();
+        }
+
+        @Override
+        public long fencingToken() {
+            return hold.base.fencingToken();
+        }
+
+        @Override
+        public LeaseState state() {
+            return detached ? LeaseState.RELEASED : hold.base.state();
+        }
+
+        @Override
+        public boolean isValid() {
+            return state() == LeaseState.HELD;
+        }
+
+        @Override
+        public void addListener(LeaseListener listener) {
+            listeners.add(listener);
+            if (forwarding.compareAndSet(false, true)) {
+                hold.base.addListener((base, newState) -> tell(newState));
+            }
+        }
+
+        /** The node's revocation watch, shared by every view; a view closed meanwhile is not told. */
+        @Override
+        public void onRevocationRequested(Consumer<? super Lease> handler) {
+            if (handler == null) {
+                throw new IllegalArgumentException("handler is null");
+            }
+            hold.base.onRevocationRequested(base -> {
+                if (!closed.get()) {
+                    handler.accept(this);
+                }
+            });
+        }
+
+        /** Tells this view's listeners of {@code next}, unless this view already ended or told it. */
+        private void tell(LeaseState next) {
+            synchronized (toldLock) {
+                if (told == next || ZkLease.isFinal(told) || (detached && next != LeaseState.RELEASED)) {
+                    return;
+                }
+                told = next;
+            }
+            listeners.tell(this, next);
+        }
+
+        @Override
+        public void close() {
+            if (closed.compareAndSet(false, true) && !hold.closeOne() && hold.base.state() != LeaseState.LOST) {
+                detached = true;
+                tell(LeaseState.RELEASED);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "Lease[" + nodePath() + ", token " + fencingToken() + ", " + state() + "]";
+        }
+    }
+}
