@@ -23,13 +23,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
-import io.zklock.core.spi.Decision;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
 import io.zklock.core.LockAdmin;
 import io.zklock.core.LockStatus;
 import io.zklock.core.RevocationResult;
+import io.zklock.core.spi.Decision;
 import io.zklock.core.spi.LockDriver;
 import io.zklock.core.spi.LockEngine;
 import io.zklock.core.spi.LockNode;
