@@ -9,10 +9,10 @@ import java.util.concurrent.locks.Lock;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.Participant;
-import io.zklock.core.engine.LockComponents;
-import io.zklock.core.engine.LockDriver;
-import io.zklock.core.engine.LockEngine;
-import io.zklock.core.engine.ReentrantLockSupport;
+import io.zklock.core.spi.LockComponents;
+import io.zklock.core.spi.LockDriver;
+import io.zklock.core.spi.LockEngine;
+import io.zklock.core.spi.ReentrantLockSupport;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
