@@ -24,6 +24,8 @@ import org.junit.jupiter.api.Test;
  */
 class PackageBoundariesTest {
     private static final Pattern INTERNAL = Pattern.compile("\\bio\\.zklock\\.core\\.internal\\b[\\w.]*");
+    /** String literals: a test may name a package in a string (to check it) without using it. */
+    private static final Pattern STRING = Pattern.compile("\"(\\\\.|[^\"\\\\])*\"");
     /** Modules that must exist for this check to mean anything. */
     private static final List<String> EXPECTED = List.of("mutex", "semaphore", "readwrite", "multilock", "micrometer", "cli",
             "conformance-tests");
@@ -51,7 +53,7 @@ class PackageBoundariesTest {
             }
             files += sources.size();
             for (Path source : sources) {
-                Matcher m = INTERNAL.matcher(read(source));
+                Matcher m = INTERNAL.matcher(STRING.matcher(read(source)).replaceAll("\"\""));
                 while (m.find()) {
                     offences.add(root.relativize(source) + ": " + m.group());
                 }
