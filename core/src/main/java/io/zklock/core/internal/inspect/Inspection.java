@@ -1,14 +1,5 @@
 package io.zklock.core.internal.inspect;
 
-import io.zklock.core.internal.LockContext;
-import io.zklock.core.internal.NodeData;
-import io.zklock.core.internal.zk.CuratorPort;
-import io.zklock.core.internal.zk.SessionMonitor;
-import io.zklock.core.internal.zk.ZkPort;
-import io.zklock.core.spi.LockDriver;
-import io.zklock.core.spi.LockKind;
-import io.zklock.core.spi.LockNode;
-import io.zklock.core.spi.LockPaths;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -26,6 +17,15 @@ import io.zklock.core.OwnerInfo;
 import io.zklock.core.Participant;
 import io.zklock.core.RevocationRequest;
 import io.zklock.core.RevocationResult;
+import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.NodeData;
+import io.zklock.core.internal.zk.CuratorPort;
+import io.zklock.core.internal.zk.SessionMonitor;
+import io.zklock.core.internal.zk.ZkPort;
+import io.zklock.core.spi.LockDriver;
+import io.zklock.core.spi.LockKind;
+import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.LockPaths;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
@@ -116,8 +116,8 @@ public final class Inspection {
         int maxLeases = kind.map(k -> k.maxLeases(List.of(node))).orElse(ownKind ? own.maxLeases() : 1);   // what this node's client uses
         boolean holding = driver.decide(sorted, node, maxLeases).getsTheLock();
         String mode = NodeData.isMulti(data.data()) ? "multi" : kind.map(k -> k.mode(node.kind())).orElse(node.kind());
-        return new Participant(ZKPaths.makePath(path, node.name()), mode, node.sequence(), OwnerInfo.parse(data.data()), holding,
-                data.stat().getCzxid(), Instant.ofEpochMilli(data.stat().getCtime()), RevocationRequest.parse(data.data()));
+        return new Participant(ZKPaths.makePath(path, node.name()), mode, node.sequence(), NodeData.owner(data.data()), holding,
+                data.stat().getCzxid(), Instant.ofEpochMilli(data.stat().getCtime()), NodeData.revocationRequest(data.data()));
     }
 
     private static LockStatus summary(String path, List<LockNode> sorted, List<Participant> participants, List<String> foreign) {
@@ -210,12 +210,12 @@ public final class Inspection {
                 return RevocationResult.NODE_GONE;
             }
             checked(data, nodePath);
-            Optional<RevocationRequest> found = RevocationRequest.parse(data.data());
+            Optional<RevocationRequest> found = NodeData.revocationRequest(data.data());
             if (found.isPresent()) {
                 // our own, after a write whose reply was lost and which the client then sent again
                 return race > 0 && found.get().equals(request) ? RevocationResult.REQUESTED : RevocationResult.ALREADY_REQUESTED;
             }
-            ZkPort.Reply written = read(port.setData(nodePath, request.appendTo(data.data()), data.stat().getVersion()), nodePath);
+            ZkPort.Reply written = read(port.setData(nodePath, NodeData.withRevocationRequest(data.data(), request), data.stat().getVersion()), nodePath);
             if (written.ok()) {
                 return RevocationResult.REQUESTED;
             } else if (written.noNode()) {

@@ -1,16 +1,17 @@
 package io.zklock.core.internal.lease;
 
-import io.zklock.core.internal.LockContext;
-import io.zklock.core.internal.zk.Threads;
-import io.zklock.core.internal.zk.WatchKey;
-import io.zklock.core.internal.zk.Watches;
-import io.zklock.core.internal.zk.ZkPort;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 import io.zklock.core.Lease;
 import io.zklock.core.RevocationRequest;
+import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.NodeData;
+import io.zklock.core.internal.zk.Threads;
+import io.zklock.core.internal.zk.WatchKey;
+import io.zklock.core.internal.zk.Watches;
+import io.zklock.core.internal.zk.ZkPort;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.slf4j.Logger;
@@ -133,7 +134,7 @@ final class RevocationWatch {
             } else {
                 state = State.WATCHING;        // for a request, and after it for the node's deletion
                 if (request == null) {
-                    request = RevocationRequest.parse(reply.data()).orElse(null);
+                    request = NodeData.revocationRequest(reply.data()).orElse(null);
                     found = request;
                     toTell = request == null ? List.of() : List.copyOf(handlers);
                 }

@@ -1,11 +1,5 @@
 package io.zklock.core.internal.request;
 
-import io.zklock.core.internal.LockContext;
-import io.zklock.core.internal.lease.ZkLease;
-import io.zklock.core.internal.zk.SessionListener;
-import io.zklock.core.internal.zk.Threads;
-import io.zklock.core.spi.Deadline;
-import io.zklock.core.spi.LockNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -14,6 +8,13 @@ import java.util.concurrent.TimeUnit;
 
 import io.zklock.core.LockException;
 import io.zklock.core.OwnerInfo;
+import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.NodeData;
+import io.zklock.core.internal.lease.ZkLease;
+import io.zklock.core.internal.zk.SessionListener;
+import io.zklock.core.internal.zk.Threads;
+import io.zklock.core.spi.Deadline;
+import io.zklock.core.spi.LockNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -88,7 +89,7 @@ public final class Acquisition implements Request<Acquisition.Outcome>, SessionL
 
     /** As {@link #start(LockContext, Deadline)}, reporting to {@code tally}. */
     public static Acquisition start(LockContext context, Deadline deadline, AcquireTally tally) {
-        Acquisition a = new Acquisition(context, deadline, false, OwnerInfo.current().toBytes(), tally);
+        Acquisition a = new Acquisition(context, deadline, false, NodeData.of(OwnerInfo.current()), tally);
         a.begin(a::create);
         return a;
     }

@@ -1,12 +1,5 @@
 package io.zklock.core.internal.request;
 
-import io.zklock.core.internal.LockContext;
-import io.zklock.core.internal.NodeData;
-import io.zklock.core.internal.lease.ZkLease;
-import io.zklock.core.internal.zk.Backoff;
-import io.zklock.core.internal.zk.Threads;
-import io.zklock.core.internal.zk.ZkPort;
-import io.zklock.core.spi.Deadline;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -18,6 +11,13 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.zklock.core.LockException;
 import io.zklock.core.OwnerInfo;
+import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.NodeData;
+import io.zklock.core.internal.lease.ZkLease;
+import io.zklock.core.internal.zk.Backoff;
+import io.zklock.core.internal.zk.Threads;
+import io.zklock.core.internal.zk.ZkPort;
+import io.zklock.core.spi.Deadline;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,7 +75,7 @@ public final class MultiAcquisition implements Request<List<ZkLease>> {
         this.port = contexts.get(0).port();
         this.deadline = deadline;
         this.what = what;
-        this.ownerData = NodeData.ofMulti(OwnerInfo.current().toBytes(), contexts.size());
+        this.ownerData = NodeData.ofMulti(NodeData.of(OwnerInfo.current()), contexts.size());
     }
 
     public static MultiAcquisition start(List<LockContext> contexts, Deadline deadline, String what, AcquireTally tally) {

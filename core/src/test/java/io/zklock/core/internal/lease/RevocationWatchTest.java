@@ -1,12 +1,5 @@
 package io.zklock.core.internal.lease;
 
-import io.zklock.core.internal.LockContext;
-import io.zklock.core.internal.NodeData;
-import io.zklock.core.internal.zk.SessionMonitor;
-import io.zklock.core.internal.zk.WatchKey;
-import io.zklock.core.internal.zk.ZkPort;
-import io.zklock.core.spi.LockDriver;
-import io.zklock.core.spi.LockNodeTest;
 import static io.zklock.core.internal.zk.ScriptedPort.Kind.REMOVE_WATCHES;
 import static io.zklock.core.internal.zk.ScriptedPort.Kind.SET_DATA;
 import static io.zklock.core.internal.zk.ScriptedPort.Kind.WATCH_DATA;
@@ -29,13 +22,20 @@ import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
 import io.zklock.core.OwnerInfo;
 import io.zklock.core.RevocationRequest;
-import io.zklock.core.internal.zk.ScriptedPort;
+import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.NodeData;
 import io.zklock.core.internal.zk.ScriptedPort.Call;
+import io.zklock.core.internal.zk.ScriptedPort;
+import io.zklock.core.internal.zk.SessionMonitor;
+import io.zklock.core.internal.zk.WatchKey;
+import io.zklock.core.internal.zk.ZkPort;
+import io.zklock.core.spi.LockDriver;
+import io.zklock.core.spi.LockNodeTest;
 import io.zklock.testing.Await;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.KeeperException.Code;
-import org.apache.zookeeper.data.Stat;
 import org.apache.zookeeper.Watcher.Event.EventType;
+import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -47,8 +47,9 @@ class RevocationWatchTest {
     private static final String DIR = "/locks/r";
     private static final String NODE = DIR + "/" + LockNodeTest.curatorName("0f8fad5b-d9cb-469f-a165-70867728950e", "lock", 7);
     private static final Duration SHORT = Duration.ofSeconds(10);
-    private static final byte[] OWNER = OwnerInfo.current().toBytes();
-    private static final byte[] REQUESTED = new RevocationRequest("ops@console[pid 1]", Instant.parse("2026-01-02T03:04:05Z")).appendTo(OWNER);
+    private static final byte[] OWNER = NodeData.of(OwnerInfo.current());
+    private static final byte[] REQUESTED = NodeData.withRevocationRequest(OWNER,
+            new RevocationRequest("ops@console[pid 1]", Instant.parse("2026-01-02T03:04:05Z")));
 
     private final ScriptedPort port = new ScriptedPort(SESSION);
     private final SessionMonitor monitor = SessionMonitor.detached(() -> port.sessionId);
@@ -218,21 +219,27 @@ class RevocationWatchTest {
         Call rewrite = port.last(SET_DATA);
         assertEquals(2, port.count(SET_DATA));
         byte[] written = rewrite.data;
-        assertTrue(RevocationRequest.parse(written).isPresent(), "the request was dropped");
+        assertTrue(NodeData.revocationRequest(written).isPresent(), "the request was dropped");
         assertTrue(NodeData.hasGrantLine(written));
-        assertEquals(OwnerInfo.parse(OWNER), OwnerInfo.parse(written));
+        assertEquals(NodeData.owner(OWNER), NodeData.owner(written));
     }
 
-    /** A waiter reads a node's data version as a grant notice only if the data says so, or if nothing but a notice could have written it. */
+    /**
+     * A waiter reads a written node as a grant notice only if the data carries the grant line:
+     * a revocation request, or any other bytes another client wrote, is not one.
+     */
     @Test
-    void aRevocationRequestAloneIsNotAGrantNotice() {
+    void onlyTheGrantLineIsAGrantNotice() {
         Stat written = nodeStat(1, SESSION);
         written.setVersion(1);
         Stat fresh = nodeStat(1, SESSION);
         assertFalse(NodeData.announcedGrant(written, REQUESTED));
         assertTrue(NodeData.announcedGrant(written, NodeData.withGrant(REQUESTED)));
-        assertTrue(NodeData.announcedGrant(written, OWNER));
-        assertFalse(NodeData.announcedGrant(fresh, OWNER));
+        assertFalse(NodeData.announcedGrant(written, OWNER));
+        assertFalse(NodeData.announcedGrant(written, "abc".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        assertFalse(NodeData.announcedGrant(written, "granted=yesterday\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        assertTrue(NodeData.announcedGrant(written, NodeData.withGrant(new byte[] {(byte) 0xff, 0})));
+        assertFalse(NodeData.announcedGrant(fresh, NodeData.withGrant(OWNER)));
         assertFalse(NodeData.announcedGrant(null, OWNER));
     }
 }

@@ -1,10 +1,13 @@
-package io.zklock.core;
+package io.zklock.core.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+
+import io.zklock.core.OwnerInfo;
+import io.zklock.core.RevocationRequest;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -14,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-class OwnerInfoTest {
+class NodeDataOwnerTest {
 
     private static final Instant AT = Instant.parse("2024-05-06T07:08:09.123456789Z");
     private static final OwnerInfo DEFAULTS = new OwnerInfo("?", -1, "?", Instant.EPOCH);
@@ -28,7 +31,7 @@ class OwnerInfoTest {
     void roundTrips() {
         OwnerInfo info = new OwnerInfo("host-1.example.org", 4242, "pool-1-thread-3", AT);
 
-        assertEquals(info, OwnerInfo.parse(info.toBytes()));
+        assertEquals(info, NodeData.owner(NodeData.of(info)));
     }
 
     /** The current process and thread round-trip too. */
@@ -37,7 +40,7 @@ class OwnerInfoTest {
         OwnerInfo info = OwnerInfo.current();
 
         assertEquals(ProcessHandle.current().pid(), info.pid());
-        assertEquals(info, OwnerInfo.parse(info.toBytes()));
+        assertEquals(info, NodeData.owner(NodeData.of(info)));
     }
 
     /** Values containing '=', non-ASCII characters and empty values survive the round trip. */
@@ -45,21 +48,21 @@ class OwnerInfoTest {
     void roundTripsAwkwardValues() {
         OwnerInfo info = new OwnerInfo("", 0, "worker=7 ü 線程 🔒", Instant.EPOCH.minusSeconds(1));
 
-        assertEquals(info, OwnerInfo.parse(info.toBytes()));
+        assertEquals(info, NodeData.owner(NodeData.of(info)));
     }
 
     /** Null and empty data give the defaults without throwing. */
     @Test
     void parsesNullAndEmptyToDefaults() {
-        assertEquals(DEFAULTS, OwnerInfo.parse(null));
-        assertEquals(DEFAULTS, OwnerInfo.parse(new byte[0]));
+        assertEquals(DEFAULTS, NodeData.owner(null));
+        assertEquals(DEFAULTS, NodeData.owner(new byte[0]));
     }
 
     /** Garbage data (binary, invalid UTF-8, lines without a key) gives the defaults without throwing. */
     @ParameterizedTest
     @ValueSource(strings = {"garbage", "=x\n=\n", "\n\n\n", "pidhost thread", "HOST=h\nPID=1"})
     void parsesGarbageToDefaults(String text) {
-        assertEquals(DEFAULTS, OwnerInfo.parse(utf8(text)));
+        assertEquals(DEFAULTS, NodeData.owner(utf8(text)));
     }
 
     /** Binary data that is not UTF-8 gives the defaults without throwing. */
@@ -67,21 +70,21 @@ class OwnerInfoTest {
     void parsesBinaryToDefaults() {
         byte[] binary = {0, (byte) 0xff, (byte) 0xfe, (byte) 0xc3, 0x28, (byte) 0x80, 7, '\n', (byte) 0xf0};
 
-        assertEquals(DEFAULTS, OwnerInfo.parse(binary));
+        assertEquals(DEFAULTS, NodeData.owner(binary));
     }
 
     /** Missing fields default one by one while present ones are kept. */
     @Test
     void parsesPartialDataKeepingWhatIsThere() {
-        assertEquals(new OwnerInfo("h", -1, "t", Instant.EPOCH), OwnerInfo.parse(utf8("host=h\nthread=t\n")));
-        assertEquals(new OwnerInfo("?", 12, "?", AT), OwnerInfo.parse(utf8("pid=12\nrequested=" + AT)));
-        assertEquals(new OwnerInfo("h", -1, "?", Instant.EPOCH), OwnerInfo.parse(utf8("host=h\npid=")));
+        assertEquals(new OwnerInfo("h", -1, "t", Instant.EPOCH), NodeData.owner(utf8("host=h\nthread=t\n")));
+        assertEquals(new OwnerInfo("?", 12, "?", AT), NodeData.owner(utf8("pid=12\nrequested=" + AT)));
+        assertEquals(new OwnerInfo("h", -1, "?", Instant.EPOCH), NodeData.owner(utf8("host=h\npid=")));
     }
 
     /** Unreadable pid and time become -1 and EPOCH; the readable fields around them are kept. */
     @Test
     void parsesUnreadableNumbersToDefaults() {
-        OwnerInfo parsed = OwnerInfo.parse(utf8("host=h\npid=12x\nthread=t\nrequested=yesterday\n"));
+        OwnerInfo parsed = NodeData.owner(utf8("host=h\npid=12x\nthread=t\nrequested=yesterday\n"));
 
         assertEquals(new OwnerInfo("h", -1, "t", Instant.EPOCH), parsed);
     }
@@ -91,8 +94,8 @@ class OwnerInfoTest {
     void keepsThreadNameWithNewlinesOnOneLine() {
         OwnerInfo info = new OwnerInfo("h", 1, "evil\nhost=spoofed\r\npid=9", AT);
 
-        String text = new String(info.toBytes(), StandardCharsets.UTF_8);
-        OwnerInfo parsed = OwnerInfo.parse(info.toBytes());
+        String text = new String(NodeData.of(info), StandardCharsets.UTF_8);
+        OwnerInfo parsed = NodeData.owner(NodeData.of(info));
 
         assertEquals(4, text.split("\n").length, text);
         assertEquals(new OwnerInfo("h", 1, "evil host=spoofed  pid=9", AT), parsed);
@@ -102,7 +105,7 @@ class OwnerInfoTest {
     @Property(tries = 500)
     void roundTripsAnyNamesOnOneLine(@ForAll("names") String host, @ForAll("names") String thread,
                                      @ForAll long pid) {
-        OwnerInfo parsed = OwnerInfo.parse(new OwnerInfo(host, pid, thread, AT).toBytes());
+        OwnerInfo parsed = NodeData.owner(NodeData.of(new OwnerInfo(host, pid, thread, AT)));
 
         assertEquals(new OwnerInfo(host.replaceAll("[\r\n]", " "), pid, thread.replaceAll("[\r\n]", " "), AT), parsed);
         assertFalse(parsed.thread().contains("\n"));
