@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
+import io.zklock.core.spi.LockKind;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -103,20 +104,15 @@ public final class LockObservers {
     }
 
     /**
-     * The mode an engine's node kind reports under (see {@link LockObserver}): the kinds the
-     * recipe modules write ("lock", "read", "write", "sem" followed by maxLeases), named for
-     * what a lease of each is; a kind this engine does not know is its own name.
+     * The mode a node kind reports under (see {@link LockObserver}): what the recipe module that
+     * owns the kind names it ({@link LockKind#mode}, the one home of that fact); a kind no
+     * installed recipe owns is its own name.
      *
      * @param kind a node kind
      * @return the mode it reports under
      */
     public static String modeOf(String kind) {
-        return switch (kind) {
-            case "lock" -> LockObserver.MUTEX;
-            case "read" -> LockObserver.READ;
-            case "write" -> LockObserver.WRITE;
-            default -> kind.startsWith("sem") ? LockObserver.PERMIT : kind;
-        };
+        return LockKind.of(kind).map(k -> k.mode(kind)).orElse(kind);
     }
 
     private static final class Entry implements Installation {

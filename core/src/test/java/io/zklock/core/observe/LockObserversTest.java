@@ -1,7 +1,5 @@
 package io.zklock.core.observe;
 
-import io.zklock.core.spi.LockDriver;
-import io.zklock.core.spi.LockEngine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -15,6 +13,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
 import io.zklock.core.LockException;
+import io.zklock.core.spi.LockDriver;
+import io.zklock.core.spi.LockEngine;
+import io.zklock.core.spi.LockKind;
 import io.zklock.testing.Await;
 import io.zklock.testing.EmbeddedServerTest;
 import io.zklock.testing.Sessions;
@@ -71,7 +72,7 @@ class LockObserversTest extends EmbeddedServerTest {
 
         assertEquals(2, recorder.acquires.size(), "acquire events: " + recorder.acquires);
         LockObserver.AcquireEvent first = recorder.acquires.get(0);
-        assertEquals(new LockObserver.AcquireEvent("/observed/a", LockObserver.MUTEX, LockObserver.Outcome.GRANTED,
+        assertEquals(new LockObserver.AcquireEvent("/observed/a", "lock", LockObserver.Outcome.GRANTED,
                 first.waitNanos(), 2, 0), first);
         assertTrue(first.waitNanos() > 0, "wait time " + first.waitNanos());
         assertEquals(1, recorder.acquires.get(1).requests(), "requests of the inferred re-acquire");
@@ -146,7 +147,7 @@ class LockObserversTest extends EmbeddedServerTest {
         Await.equal("lease events", 1, LONG, recorder.leases::size);
         LockObserver.LeaseEvent released = recorder.leases.get(0);
         assertEquals(LeaseState.RELEASED, released.state());
-        assertEquals(LockObserver.MUTEX, released.mode());
+        assertEquals("lock", released.mode());
         assertTrue(released.heldNanos() >= Duration.ofMillis(50).toNanos(), "held " + released.heldNanos());
 
         Lease doomed = engine.acquire();
@@ -190,13 +191,16 @@ class LockObserversTest extends EmbeddedServerTest {
         assertFalse(LockObservers.active(), "observers left installed");
     }
 
-    /** The recipes' node kinds map to their modes; an unknown kind is its own mode. */
+    /**
+     * A node kind reports under the mode its recipe module's LockKind names; with no recipe
+     * module on core's own class path, every kind is its own mode (the recipes' modes are
+     * checked where the recipes are: MetricsExampleTest in micrometer).
+     */
     @Test
-    void kindsMapToModes() {
-        assertEquals("mutex", LockObservers.modeOf("lock"));
-        assertEquals("read", LockObservers.modeOf("read"));
-        assertEquals("write", LockObservers.modeOf("write"));
-        assertEquals("permit", LockObservers.modeOf("sem12"));
+    void aKindNoInstalledRecipeOwnsIsItsOwnMode() {
+        assertEquals(List.of(), LockKind.installed());
+        assertEquals("lock", LockObservers.modeOf("lock"));
+        assertEquals("sem12", LockObservers.modeOf("sem12"));
         assertEquals("barrier", LockObservers.modeOf("barrier"));
     }
 }
