@@ -249,7 +249,7 @@ public final class RevokeCommand implements Callable<Integer> {
     }
 
     private static String describe(Participant p) {
-        return p.nodeName() + "  " + (p.holding() ? "HOLDS" : "waits") + "  " + p.kind() + "  "
+        return p.nodeName() + "  " + (p.holding() ? "HOLDS" : "waits") + "  " + p.mode() + "  "
                 + StatusReport.owner(p.owner()) + "  token " + StatusReport.token(p.fencingToken());
     }
 

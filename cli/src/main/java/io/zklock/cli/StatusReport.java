@@ -22,7 +22,7 @@ import io.zklock.core.RevocationRequest;
  * clock ahead of ours) is shown as 0.
  */
 final class StatusReport {
-    private static final String[] COLUMNS = {"#", "role", "kind", "owner", "age", "token", "revocation", "node"};
+    private static final String[] COLUMNS = {"#", "role", "mode", "owner", "age", "token", "revocation", "node"};
 
     private StatusReport() {
     }
@@ -84,7 +84,7 @@ final class StatusReport {
             rows.add(new String[] {
                 Integer.toString(i + 1),
                 p.holding() ? "HOLDS" : "waits",
-                p.kind(),
+                p.mode(),
                 owner(p.owner()),
                 p.holding() ? "held <= " + age : "waiting " + age,
                 token(p.fencingToken()),
@@ -152,7 +152,7 @@ final class StatusReport {
                 j.append(k == 0 ? "" : ",").append("{\"position\":").append(k + 1)
                         .append(",\"node\":").append(string(p.nodeName()))
                         .append(",\"holding\":").append(p.holding())
-                        .append(",\"kind\":").append(string(p.kind()))
+                        .append(",\"mode\":").append(string(p.mode()))
                         .append(",\"owner\":{\"thread\":").append(string(o.thread()))
                         .append(",\"host\":").append(string(o.host()))
                         .append(",\"pid\":").append(o.pid()).append('}')

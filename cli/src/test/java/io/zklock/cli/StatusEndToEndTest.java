@@ -123,7 +123,7 @@ class StatusEndToEndTest extends LiveServerTest {
         Map<?, ?> first = (Map<?, ?>) ps.get(0);
         assertEquals(1L, first.get("position"));
         assertEquals(Boolean.TRUE, first.get("holding"));
-        assertEquals("mutex", first.get("kind"));
+        assertEquals("mutex", first.get("mode"));
         assertEquals(held.fencingToken(), first.get("fencingToken"));
         assertEquals(oddName, ((Map<?, ?>) first.get("owner")).get("thread"));
         assertNull(first.get("revocation"));

@@ -8,7 +8,7 @@ import java.util.Optional;
  * {@code participants()} show it.
  *
  * @param nodePath full path of the node
- * @param kind what the node asks for: {@code mutex}, {@code read}, {@code write},
+ * @param mode what the node asks for: {@code mutex}, {@code read}, {@code write},
  *             {@code permit} (a semaphore's), {@code multi} (one of a multi-lock's nodes), or the
  *             kind written in the node's name when no recipe on the class path knows it
  * @param sequence the sequence number ZooKeeper gave the node
@@ -19,14 +19,14 @@ import java.util.Optional;
  *                  for at most the time since)
  * @param revocationRequest the revocation request written into the node, if any
  */
-public record Participant(String nodePath, String kind, long sequence, OwnerInfo owner, boolean holding,
+public record Participant(String nodePath, String mode, long sequence, OwnerInfo owner, boolean holding,
         long fencingToken, Instant createdAt, Optional<RevocationRequest> revocationRequest) {
 
     /**
      * Checks and keeps the components; each is described above.
      *
      * @param nodePath the {@link #nodePath()}
-     * @param kind the {@link #kind()}
+     * @param mode the {@link #mode()}
      * @param sequence the {@link #sequence()}
      * @param owner the {@link #owner()}
      * @param holding the {@link #holding()}
@@ -36,7 +36,7 @@ public record Participant(String nodePath, String kind, long sequence, OwnerInfo
      * @throws IllegalArgumentException if a reference argument is null
      */
     public Participant {
-        if (nodePath == null || kind == null || owner == null || createdAt == null || revocationRequest == null) {
+        if (nodePath == null || mode == null || owner == null || createdAt == null || revocationRequest == null) {
             throw new IllegalArgumentException("no argument of a Participant may be null");
         }
     }

@@ -205,7 +205,7 @@ class ZkMutexTest extends EmbeddedServerTest {
             assertEquals(held.nodePath(), participants.get(0).nodePath());
             assertEquals(Thread.currentThread().getName(), participants.get(0).owner().thread());
             assertEquals(ProcessHandle.current().pid(), participants.get(0).owner().pid());
-            assertEquals("mutex", participants.get(1).kind());
+            assertEquals("mutex", participants.get(1).mode());
             waiting.cancel(true);
         }
         Await.equal("nodes", 0, LONG, () -> nodes("/locks/status"));
