@@ -23,7 +23,7 @@ import io.zklock.core.spi.LockNode;
  *                        (abandoned) or when it is granted: this driver announces grants, so a
  *                        node granted with a node behind it touches its own data once.
  *
- * Why (1)-(5) of the issue hold:
+ * Why its five properties hold (safety, no stranded permit, no herd, FIFO, cost):
  * (1) safety: a node is granted only from a listing with fewer than maxLeases nodes ahead; nodes
  *     created later sort behind it, so from then on it stays among the first maxLeases, and at
  *     most maxLeases live nodes are ever granted.
