@@ -123,10 +123,10 @@ class LeaseGuardTest extends EmbeddedServerTest {
         try (Lease lease = engine(namespaced).acquire()) {
             Stat stat = client.checkExists().forPath("/tenant" + lease.nodePath());
             assertNotNull(stat);
+            assertNull(client.checkExists().forPath(lease.nodePath()), "no such node outside the namespace");
             guardedWrite(other, lease, "namespaced");
             assertEquals("namespaced", data());
         }
-        assertNull(client.checkExists().forPath("/guarded/lock/x"));
     }
 
     /** A re-entered view guards with its hold's node: it passes while another view keeps the node, and not after the last close. */
