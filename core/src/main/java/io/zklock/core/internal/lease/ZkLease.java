@@ -17,6 +17,7 @@ import java.util.function.Consumer;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
+import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
@@ -86,6 +87,16 @@ public final class ZkLease implements Lease, SessionListener {
     @Override
     public void addListener(LeaseListener listener) {
         listeners.add(listener);
+    }
+
+    /** Built by the lock's client, so the path carries its namespace; no request is sent. */
+    @Override
+    public CuratorOp guard() {
+        try {
+            return context.client().transactionOp().check().forPath(nodePath);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot build the guard of " + nodePath + ": " + e, e);
+        }
     }
 
     @Override
