@@ -220,7 +220,7 @@ abstract class ConformanceSupport {
         assertEquals(OptionalInt.of(maxLeases), status.maxLeases());
         assertEquals(List.of(), status.foreignChildren());
         assertEquals(List.of(), status.problems());
-        assertEquals(kindsInQueueOrder, status.participants().stream().map(Participant::kind).toList(), "kinds in queue order");
+        assertEquals(kindsInQueueOrder, status.participants().stream().map(Participant::mode).toList(), "kinds in queue order");
         Map<String, Long> grantedTokens = new HashMap<>();
         granted.forEach(lease -> grantedTokens.put(lease.nodePath(), lease.fencingToken()));
         assertEquals(grantedTokens.keySet(), status.holders().stream().map(Participant::nodePath).collect(Collectors.toSet()),

@@ -295,7 +295,7 @@ class MultiLockPropertiesTest extends ConformanceSupport {
         List<String> waiterKinds = List.of("mutex", "write", "permit");
         for (int i = 0; i < 3; i++) {
             LockStatus status = admin.status(lockPath(i));
-            assertEquals(List.of("multi", waiterKinds.get(i)), status.participants().stream().map(Participant::kind).toList());
+            assertEquals(List.of("multi", waiterKinds.get(i)), status.participants().stream().map(Participant::mode).toList());
             assertEquals(List.of(true, false), status.participants().stream().map(Participant::holding).toList());
             assertEquals(lease.components().get(i).nodePath(), status.holders().get(0).nodePath());
             assertEquals(lease.components().get(i).fencingToken(), status.holders().get(0).fencingToken());

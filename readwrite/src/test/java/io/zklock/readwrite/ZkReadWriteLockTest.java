@@ -115,7 +115,7 @@ class ZkReadWriteLockTest extends EmbeddedServerTest {
         Await.equal("writer queued", 3, LONG, () -> nodes("/locks/s").size());
         List<Participant> participants = mine.participants();
         assertEquals(List.of(true, true, false), participants.stream().map(Participant::holding).toList());
-        assertEquals(List.of("read", "read", "write"), participants.stream().map(Participant::kind).toList());
+        assertEquals(List.of("read", "read", "write"), participants.stream().map(Participant::mode).toList());
         r1.close();
         assertFalse(writer.isDone());
         r2.close();
