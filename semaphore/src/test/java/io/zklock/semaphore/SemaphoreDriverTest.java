@@ -59,15 +59,15 @@ class SemaphoreDriverTest {
         List<LockNode> sorted = new ArrayList<>(established);
         sorted.add(1, new LockNode(rogue.name(), rogue.protectedId(), rogue.kind(), established.get(0).sequence() + 1));
         Decision d = driver.decide(sorted, sorted.get(1), 5);
-        assertEquals(Decision.Outcome.REFUSED, d.outcome());
+        assertEquals(Decision.Verdict.REFUSED, d.verdict());
         assertTrue(d.refusal().contains("maxLeases 3") && d.refusal().contains("maxLeases 5"), d.refusal());
-        assertEquals(Decision.Outcome.REFUSED, driver.decide(sorted, sorted.get(0), 3).outcome(),
+        assertEquals(Decision.Verdict.REFUSED, driver.decide(sorted, sorted.get(0), 3).verdict(),
                 "a rogue within its own count (index 1 < 5) could be granted once the first node leaves: "
                 + "a client that lists while it is there is refused too");
         LockNode small = queue(1, 1).get(0);
         List<LockNode> withSmall = new ArrayList<>(established);
         withSmall.add(1, new LockNode(small.name(), small.protectedId(), small.kind(), established.get(0).sequence() + 1));
-        assertEquals(Decision.Outcome.REFUSED, driver.decide(withSmall, withSmall.get(1), 1).outcome());
+        assertEquals(Decision.Verdict.REFUSED, driver.decide(withSmall, withSmall.get(1), 1).verdict());
         assertEquals(Decision.granted(), driver.decide(withSmall, withSmall.get(0), 3),
                 "a rogue beyond its own count (index 1, maxLeases 1) leaves the established holder alone");
     }
@@ -85,7 +85,7 @@ class SemaphoreDriverTest {
                 new LockNode(rogue.name(), rogue.protectedId(), rogue.kind(), 5),
                 new LockNode(holder.name(), holder.protectedId(), holder.kind(), 7));
         Decision d = driver.decide(sorted, sorted.get(0), 1);
-        assertEquals(Decision.Outcome.REFUSED, d.outcome());
+        assertEquals(Decision.Verdict.REFUSED, d.verdict());
         assertTrue(d.refusal().contains("maxLeases 3") && d.refusal().contains("maxLeases 1"), d.refusal());
         List<LockNode> queuedBehind = List.of(
                 new LockNode(holder.name(), holder.protectedId(), holder.kind(), 5),

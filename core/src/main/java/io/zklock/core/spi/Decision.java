@@ -5,15 +5,15 @@ import java.util.Objects;
 /**
  * What a {@link LockDriver} decides for one node.
  *
- * @param outcome granted, wait for one node, wait for any change of the directory, or refused
+ * @param verdict granted, wait for one node, wait for any change of the directory, or refused
  * @param nodeToWatch the node whose deletion (or grant notice) may change the answer; set
- *        exactly when the outcome is {@link Outcome#WATCH_NODE}
- * @param refusal why the request is refused; set exactly when the outcome is {@link Outcome#REFUSED}
+ *        exactly when the verdict is {@link Verdict#WATCH_NODE}
+ * @param refusal why the request is refused; set exactly when the verdict is {@link Verdict#REFUSED}
  */
-public record Decision(Outcome outcome, LockNode nodeToWatch, String refusal) {
+public record Decision(Verdict verdict, LockNode nodeToWatch, String refusal) {
 
     /** The four things a driver can decide. */
-    public enum Outcome {
+    public enum Verdict {
         /** The node holds the lock. */
         GRANTED,
         /** Wait until {@code nodeToWatch} is deleted or changes. */
@@ -24,15 +24,15 @@ public record Decision(Outcome outcome, LockNode nodeToWatch, String refusal) {
         REFUSED
     }
 
-    private static final Decision GRANTED = new Decision(Outcome.GRANTED, null, null);
-    private static final Decision WATCH_DIRECTORY = new Decision(Outcome.WATCH_DIRECTORY, null, null);
+    private static final Decision GRANTED = new Decision(Verdict.GRANTED, null, null);
+    private static final Decision WATCH_DIRECTORY = new Decision(Verdict.WATCH_DIRECTORY, null, null);
 
     public Decision {
-        Objects.requireNonNull(outcome, "outcome");
-        if ((outcome == Outcome.WATCH_NODE) != (nodeToWatch != null)) {
+        Objects.requireNonNull(verdict, "verdict");
+        if ((verdict == Verdict.WATCH_NODE) != (nodeToWatch != null)) {
             throw new IllegalArgumentException("a node to watch goes with WATCH_NODE and only with it");
         }
-        if ((outcome == Outcome.REFUSED) != (refusal != null)) {
+        if ((verdict == Verdict.REFUSED) != (refusal != null)) {
             throw new IllegalArgumentException("a refusal reason goes with REFUSED and only with it");
         }
     }
@@ -44,7 +44,7 @@ public record Decision(Outcome outcome, LockNode nodeToWatch, String refusal) {
 
     /** The node waits for {@code node} to go (or to announce its own grant). */
     public static Decision watch(LockNode node) {
-        return new Decision(Outcome.WATCH_NODE, Objects.requireNonNull(node, "node"), null);
+        return new Decision(Verdict.WATCH_NODE, Objects.requireNonNull(node, "node"), null);
     }
 
     /** The node waits for any change among the directory's children. */
@@ -54,15 +54,15 @@ public record Decision(Outcome outcome, LockNode nodeToWatch, String refusal) {
 
     /** The request is refused, with a reason naming what is wrong. */
     public static Decision refuse(String why) {
-        return new Decision(Outcome.REFUSED, null, Objects.requireNonNull(why, "why"));
+        return new Decision(Verdict.REFUSED, null, Objects.requireNonNull(why, "why"));
     }
 
     /** Whether the node holds the lock. */
     public boolean getsTheLock() {
-        return outcome == Outcome.GRANTED;
+        return verdict == Verdict.GRANTED;
     }
 
-    /** The path of the node to watch under {@code directory}, or null unless the outcome is WATCH_NODE. */
+    /** The path of the node to watch under {@code directory}, or null unless the verdict is WATCH_NODE. */
     public String pathToWatch(String directory) {
         return nodeToWatch == null ? null : directory + "/" + nodeToWatch.name();
     }

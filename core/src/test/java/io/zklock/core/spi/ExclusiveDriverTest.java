@@ -169,17 +169,17 @@ class ExclusiveDriverTest {
     void decisionRejectsInconsistentComponents() {
         LockNode node = queue(List.of("lock")).get(0);
 
-        assertThrows(IllegalArgumentException.class, () -> new Decision(Decision.Outcome.GRANTED, node, null));
-        assertThrows(IllegalArgumentException.class, () -> new Decision(Decision.Outcome.WATCH_NODE, null, null));
-        assertThrows(IllegalArgumentException.class, () -> new Decision(Decision.Outcome.WATCH_DIRECTORY, node, null));
-        assertThrows(IllegalArgumentException.class, () -> new Decision(Decision.Outcome.REFUSED, null, null));
-        assertThrows(IllegalArgumentException.class, () -> new Decision(Decision.Outcome.GRANTED, null, "why"));
+        assertThrows(IllegalArgumentException.class, () -> new Decision(Decision.Verdict.GRANTED, node, null));
+        assertThrows(IllegalArgumentException.class, () -> new Decision(Decision.Verdict.WATCH_NODE, null, null));
+        assertThrows(IllegalArgumentException.class, () -> new Decision(Decision.Verdict.WATCH_DIRECTORY, node, null));
+        assertThrows(IllegalArgumentException.class, () -> new Decision(Decision.Verdict.REFUSED, null, null));
+        assertThrows(IllegalArgumentException.class, () -> new Decision(Decision.Verdict.GRANTED, null, "why"));
     }
 
     /** watchDirectory and refuse carry no node to watch; refuse keeps its reason. */
     @Test
     void directoryAndRefusalDecisions() {
-        assertEquals(Decision.Outcome.WATCH_DIRECTORY, Decision.watchDirectory().outcome());
+        assertEquals(Decision.Verdict.WATCH_DIRECTORY, Decision.watchDirectory().verdict());
         assertFalse(Decision.watchDirectory().getsTheLock());
         assertEquals(null, Decision.watchDirectory().pathToWatch(DIR));
         Decision refused = Decision.refuse("maxLeases 3 here, 5 asked");

@@ -165,14 +165,14 @@ final class GrantWait {
         Decision decision = context.driver().decide(sorted, node.node(), context.maxLeases());
         tally.decided(sorted, node.node());
         LOG.debug("{} at {} of {} in {}: {}", node.node().name(), sorted.indexOf(node.node()), sorted.size(), context.path(), decision);
-        watchDirectory = decision.outcome() == Decision.Outcome.WATCH_DIRECTORY;
-        switch (decision.outcome()) {
+        watchDirectory = decision.verdict() == Decision.Verdict.WATCH_DIRECTORY;
+        switch (decision.verdict()) {
             case GRANTED -> end(new WaitEnd.Granted(sorted));
             case REFUSED -> fail(new IllegalStateException("lock " + context.path() + ": " + decision.refusal()));
             case WATCH_NODE, WATCH_DIRECTORY -> {
                 if (deadline.hasExpired()) {
                     fail(context.timedOut());
-                } else if (decision.outcome() == Decision.Outcome.WATCH_NODE) {
+                } else if (decision.verdict() == Decision.Verdict.WATCH_NODE) {
                     watch(decision.pathToWatch(context.path()));
                 } else if (directoryWatched) {
                     state = State.WATCHING;    // this very listing left the children watch
