@@ -1,4 +1,4 @@
-package io.zklock.conformance;
+package io.zklock.conformance.faults;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.zklock.conformance.harness.FaultProxy;
+import io.zklock.conformance.harness.Recipe;
+import io.zklock.conformance.harness.ServerFaults;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,13 +60,13 @@ class FaultPromisesTest extends ServerFaults {
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("recipes")
-    void directoryReapedUnderACreateIsMadeAgainInsideTheDeadline(FaultCase recipe) throws Exception {
+    void directoryReapedUnderACreateIsMadeAgainInsideTheDeadline(Recipe recipe) throws Exception {
         CuratorFramework reaper = checker;
         String root = path;
         path = root + "/lock";
         FaultProxy proxy = FaultProxy.to(server.getConnectString());
         CuratorFramework proxied = proxied(proxy, SESSION_MS);
-        DistributedLock lock = recipe.holder().apply(proxied, path);
+        DistributedLock lock = recipe.create(proxied, path);
         for (int round = 0; round < 2; round++) {
             AtomicInteger reaped = new AtomicInteger();
             proxy.beforeRequest((opcode, node) -> {
@@ -105,12 +108,12 @@ class FaultPromisesTest extends ServerFaults {
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("recipes")
-    void lostSessionsNodeIsDeletedOnReconnectionSoTheWaiterNeedNotWaitForServerExpiry(FaultCase recipe)
+    void lostSessionsNodeIsDeletedOnReconnectionSoTheWaiterNeedNotWaitForServerExpiry(Recipe recipe)
             throws Exception {
         CuratorFramework holderClient = client(HOLDER_SESSION_MS);
         CuratorFramework waiterClient = client(SESSION_MS);
-        DistributedLock holderLock = recipe.holder().apply(holderClient, path);
-        DistributedLock waiterLock = recipe.waiter().apply(waiterClient, path);
+        DistributedLock holderLock = recipe.create(holderClient, path);
+        DistributedLock waiterLock = recipe.rival(waiterClient, path);
         AtomicInteger order = new AtomicInteger();
         AtomicInteger lostAt = new AtomicInteger();
         List<Lease> held = holdAll(recipe, holderLock);
@@ -121,7 +124,7 @@ class FaultPromisesTest extends ServerFaults {
         }));
         String marker = holderClient.create().withMode(CreateMode.EPHEMERAL).forPath(path + "-marker");
         CompletableFuture<Lease> waiting = waiterLock.acquireAsync(LONG);
-        Await.until("the waiter queued", LONG, () -> nodes().size() > FaultCase.nodeCount(held));
+        Await.until("the waiter queued", LONG, () -> nodes().size() > Recipe.nodeCount(held));
 
         server.stop();
         Await.until("the holder's leases LOST", LONG,
@@ -147,16 +150,16 @@ class FaultPromisesTest extends ServerFaults {
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("recipes")
-    void closedClientIsReportedAsClosedNeverAsATimeout(FaultCase recipe) throws Exception {
+    void closedClientIsReportedAsClosedNeverAsATimeout(Recipe recipe) throws Exception {
         CuratorFramework holderClient = client(SESSION_MS);
         CuratorFramework doomed = client(SESSION_MS);
-        List<Lease> held = holdAll(recipe, recipe.holder().apply(holderClient, path));
-        DistributedLock lock = recipe.waiter().apply(doomed, path);
+        List<Lease> held = holdAll(recipe, recipe.create(holderClient, path));
+        DistributedLock lock = recipe.rival(doomed, path);
         CompletableFuture<Throwable> blocked = outcome(() -> {
             lock.acquire().close();
             return null;
         });
-        Await.until("the waiter queued", LONG, () -> nodes().size() > FaultCase.nodeCount(held));
+        Await.until("the waiter queued", LONG, () -> nodes().size() > Recipe.nodeCount(held));
         doomed.close();
         assertClosedClient(blocked.get(LONG.toSeconds(), TimeUnit.SECONDS));
         assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {

@@ -1,5 +1,8 @@
-package io.zklock.conformance;
+package io.zklock.conformance.faults;
 
+import io.zklock.conformance.harness.FaultProxy;
+import io.zklock.conformance.harness.FaultSchedule;
+import io.zklock.conformance.harness.FaultScheduleRunner;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -7,13 +10,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.zklock.conformance.FaultSchedule.Acquire;
-import io.zklock.conformance.FaultSchedule.Fault;
-import io.zklock.conformance.FaultSchedule.Inject;
-import io.zklock.conformance.FaultSchedule.Pause;
-import io.zklock.conformance.FaultSchedule.Step;
-import io.zklock.conformance.FaultScheduleRunner.Outcome;
-import io.zklock.conformance.FaultScheduleRunner.Target;
+import io.zklock.conformance.harness.FaultSchedule.Acquire;
+import io.zklock.conformance.harness.FaultSchedule.Fault;
+import io.zklock.conformance.harness.FaultSchedule.Inject;
+import io.zklock.conformance.harness.FaultSchedule.Pause;
+import io.zklock.conformance.harness.FaultSchedule.Step;
+import io.zklock.conformance.harness.FaultScheduleRunner.Outcome;
+import io.zklock.conformance.harness.FaultScheduleRunner.Target;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;

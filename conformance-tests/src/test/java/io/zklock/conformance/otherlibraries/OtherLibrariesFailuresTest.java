@@ -1,10 +1,13 @@
-package io.zklock.conformance;
+package io.zklock.conformance.otherlibraries;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.zklock.conformance.harness.FaultProxy;
+import io.zklock.conformance.harness.Recipe;
+import io.zklock.conformance.harness.ServerFaults;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,11 +36,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 class OtherLibrariesFailuresTest extends ServerFaults {
     private static final int SHORT_SESSION_MS = 3_000;
 
-    private static int releaseOpcode(FaultCase recipe) {
+    private static int releaseOpcode(Recipe recipe) {
         return recipe.name().equals("multi-lock") ? OpCode.multi : OpCode.delete;
     }
 
-    private static int createOpcode(FaultCase recipe) {
+    private static int createOpcode(Recipe recipe) {
         return recipe.name().equals("multi-lock") ? OpCode.multi : OpCode.create2;
     }
 
@@ -48,22 +51,22 @@ class OtherLibrariesFailuresTest extends ServerFaults {
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("recipes")
-    void etcd11456_waiterWhoseSessionDiedIsGrantedOnlyOnItsLiveSession(FaultCase recipe) throws Exception {
+    void etcd11456_waiterWhoseSessionDiedIsGrantedOnlyOnItsLiveSession(Recipe recipe) throws Exception {
         CuratorFramework holderClient = client(SESSION_MS);
         CuratorFramework waiterClient = client(SESSION_MS);
-        List<Lease> held = holdAll(recipe, recipe.holder().apply(holderClient, path));
-        CompletableFuture<Lease> waiting = recipe.waiter().apply(waiterClient, path).acquireAsync(LONG);
-        awaitNodes(FaultCase.nodeCount(held) + 1);
+        List<Lease> held = holdAll(recipe, recipe.create(holderClient, path));
+        CompletableFuture<Lease> waiting = recipe.rival(waiterClient, path).acquireAsync(LONG);
+        awaitNodes(Recipe.nodeCount(held) + 1);
         long deadSession = waiterClient.getZookeeperClient().getZooKeeper().getSessionId();
         Sessions.expire(waiterClient, server.getConnectString());
         Await.until("the waiter's new session", LONG, () -> currentSession(waiterClient) != deadSession
                 && currentSession(waiterClient) != 0 && waiterClient.getZookeeperClient().isConnected());
-        Await.until("the waiter queued again", LONG, () -> nodes().size() > FaultCase.nodeCount(held));
+        Await.until("the waiter queued again", LONG, () -> nodes().size() > Recipe.nodeCount(held));
         assertFalse(waiting.isDone(), "the waiter was granted while the holder holds");
         held.forEach(Lease::close);
         Lease granted = waiting.get(LONG.toSeconds(), TimeUnit.SECONDS);
         long live = currentSession(waiterClient);
-        for (String node : FaultCase.nodesOf(granted)) {
+        for (String node : Recipe.nodesOf(granted)) {
             Stat stat = checker.checkExists().forPath(node);
             assertNotNull(stat, "the granted node exists: " + node);
             assertEquals(live, stat.getEphemeralOwner(), "the granted node belongs to the waiter's live session");
@@ -80,20 +83,20 @@ class OtherLibrariesFailuresTest extends ServerFaults {
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("recipes")
-    void etcd22082_retriedReleaseNeverDeletesTheNextHoldersNode(FaultCase recipe) throws Exception {
+    void etcd22082_retriedReleaseNeverDeletesTheNextHoldersNode(Recipe recipe) throws Exception {
         FaultProxy proxy = FaultProxy.to(server.getConnectString());
         CuratorFramework holderClient = proxied(proxy, SESSION_MS);
         CuratorFramework waiterClient = client(SESSION_MS);
-        List<Lease> held = holdAll(recipe, recipe.holder().apply(holderClient, path));
-        CompletableFuture<Lease> waiting = recipe.waiter().apply(waiterClient, path).acquireAsync(LONG);
-        awaitNodes(FaultCase.nodeCount(held) + 1);
+        List<Lease> held = holdAll(recipe, recipe.create(holderClient, path));
+        CompletableFuture<Lease> waiting = recipe.rival(waiterClient, path).acquireAsync(LONG);
+        awaitNodes(Recipe.nodeCount(held) + 1);
         proxy.dropReplyTo(releaseOpcode(recipe), p -> p != null && p.startsWith(path + "/"));
         held.forEach(Lease::close);
         Lease next = waiting.get(LONG.toSeconds(), TimeUnit.SECONDS);
         assertEquals(1, proxy.repliesDropped(), "the release's reply was lost");
         Await.until("the stale leases RELEASED", LONG,
                 () -> held.stream().allMatch(l -> l.state() == LeaseState.RELEASED));
-        for (String node : FaultCase.nodesOf(next)) {
+        for (String node : Recipe.nodesOf(next)) {
             assertNotNull(checker.checkExists().forPath(node), "the next holder's node survived the retry: " + node);
         }
         assertTrue(next.isValid(), "the next holder's lease is valid");
@@ -110,7 +113,7 @@ class OtherLibrariesFailuresTest extends ServerFaults {
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("recipes")
-    void curator604_noDoubleLockThroughADeadSessionsNodeAfterReconnection(FaultCase recipe) throws Exception {
+    void curator604_noDoubleLockThroughADeadSessionsNodeAfterReconnection(Recipe recipe) throws Exception {
         FaultProxy proxy = FaultProxy.to(server.getConnectString());
         CuratorFramework doomedClient = proxied(proxy, SHORT_SESSION_MS);
         CompletableFuture<Void> sessionLost = new CompletableFuture<>();
@@ -121,11 +124,11 @@ class OtherLibrariesFailuresTest extends ServerFaults {
         });
         CuratorFramework holderClient = client(SESSION_MS);
         CuratorFramework otherClient = client(SESSION_MS);
-        List<Lease> held = holdAll(recipe, recipe.holder().apply(holderClient, path));
-        CompletableFuture<Lease> doomed = recipe.waiter().apply(doomedClient, path).acquireAsync(LONG);
-        awaitNodes(FaultCase.nodeCount(held) + 1);
-        CompletableFuture<Lease> other = recipe.waiter().apply(otherClient, path).acquireAsync(LONG);
-        awaitNodes(FaultCase.nodeCount(held) + 2);
+        List<Lease> held = holdAll(recipe, recipe.create(holderClient, path));
+        CompletableFuture<Lease> doomed = recipe.rival(doomedClient, path).acquireAsync(LONG);
+        awaitNodes(Recipe.nodeCount(held) + 1);
+        CompletableFuture<Lease> other = recipe.rival(otherClient, path).acquireAsync(LONG);
+        awaitNodes(Recipe.nodeCount(held) + 2);
         long deadSession = currentSession(doomedClient);
         proxy.deafen();                        // its requests still reach the server: the old session lives on
         sessionLost.get(LONG.toSeconds(), TimeUnit.SECONDS);
@@ -175,14 +178,14 @@ class OtherLibrariesFailuresTest extends ServerFaults {
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("recipes")
-    void curator678_releaseThatFailedToDeleteIsRetriedOnReconnection(FaultCase recipe) throws Exception {
+    void curator678_releaseThatFailedToDeleteIsRetriedOnReconnection(Recipe recipe) throws Exception {
         FaultProxy proxy = FaultProxy.to(server.getConnectString());
         CuratorFramework holderClient = proxied(proxy, SESSION_MS);
         CuratorFramework waiterClient = client(SESSION_MS);
-        List<Lease> held = holdAll(recipe, recipe.holder().apply(holderClient, path));
+        List<Lease> held = holdAll(recipe, recipe.create(holderClient, path));
         long session = currentSession(holderClient);
-        CompletableFuture<Lease> waiting = recipe.waiter().apply(waiterClient, path).acquireAsync(LONG);
-        awaitNodes(FaultCase.nodeCount(held) + 1);
+        CompletableFuture<Lease> waiting = recipe.rival(waiterClient, path).acquireAsync(LONG);
+        awaitNodes(Recipe.nodeCount(held) + 1);
         proxy.cut();
         held.forEach(Lease::close);
         held.forEach(l -> assertTrue(l.state() != LeaseState.RELEASED, "RELEASED while its node is on the server"));
@@ -202,17 +205,17 @@ class OtherLibrariesFailuresTest extends ServerFaults {
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("recipes")
-    void curator315_462_lostCreateReplyDuringAcquireLeavesNoOrphanNode(FaultCase recipe) throws Exception {
+    void curator315_462_lostCreateReplyDuringAcquireLeavesNoOrphanNode(Recipe recipe) throws Exception {
         FaultProxy proxy = FaultProxy.to(server.getConnectString());
         CuratorFramework holderClient = client(SESSION_MS);
         CuratorFramework waiterClient = proxied(proxy, SESSION_MS);
-        List<Lease> held = holdAll(recipe, recipe.holder().apply(holderClient, path));
-        DistributedLock lock = recipe.waiter().apply(waiterClient, path);
+        List<Lease> held = holdAll(recipe, recipe.create(holderClient, path));
+        DistributedLock lock = recipe.rival(waiterClient, path);
         proxy.dropReplyTo(createOpcode(recipe), p -> p != null && p.startsWith(path + "/"));
         Optional<Lease> got = lock.tryAcquire(Duration.ofMillis(1_500));
         assertTrue(got.isEmpty(), "granted while the holder holds");
         assertEquals(1, proxy.repliesDropped(), "the create's reply was lost");
-        Await.equal("nodes besides the holder's", FaultCase.nodeCount(held), LONG, () -> nodes().size());
+        Await.equal("nodes besides the holder's", Recipe.nodeCount(held), LONG, () -> nodes().size());
         held.forEach(Lease::close);
         Lease next = lock.tryAcquire(LONG).orElseThrow(() -> new AssertionError("not granted after the loss"));
         assertTrue(next.isValid());
@@ -227,15 +230,15 @@ class OtherLibrariesFailuresTest extends ServerFaults {
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("recipes")
-    void curator315_462_lostReacquireReplyLeavesExactlyOneNode(FaultCase recipe) throws Exception {
+    void curator315_462_lostReacquireReplyLeavesExactlyOneNode(Recipe recipe) throws Exception {
         FaultProxy proxy = FaultProxy.to(server.getConnectString());
         CuratorFramework client = proxied(proxy, SESSION_MS);
-        DistributedLock lock = recipe.holder().apply(client, path);
+        DistributedLock lock = recipe.create(client, path);
         lock.tryAcquire(LONG).orElseThrow().close();           // the next acquire may take the one-transaction path
         proxy.dropReplyTo(OpCode.multi, p -> p != null && (p + "/").startsWith(path + "/"));
         Lease lease = lock.tryAcquire(LONG).orElseThrow(() -> new AssertionError("not granted after the loss"));
         assertEquals(1, proxy.repliesDropped(), "the transaction's reply was lost");
-        assertEquals(FaultCase.nodesOf(lease).size(), nodes().size(), "exactly the lease's nodes: " + nodes());
+        assertEquals(Recipe.nodesOf(lease).size(), nodes().size(), "exactly the lease's nodes: " + nodes());
         lease.close();
         Await.equal("nodes left", List.of(), LONG, this::nodes);
     }

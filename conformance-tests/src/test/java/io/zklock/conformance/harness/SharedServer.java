@@ -1,4 +1,4 @@
-package io.zklock.conformance;
+package io.zklock.conformance.harness;
 
 import org.apache.curator.test.TestingServer;
 
@@ -9,11 +9,11 @@ import io.zklock.testing.ZkProbe;
  * so tries never see each other's nodes. Empty containers are reaped every 100 ms so that the
  * cleanup property can observe it.
  */
-final class SharedServer {
+public final class SharedServer {
     private static SharedServer instance;
 
-    final TestingServer server;
-    final ZkProbe probe;
+    public final TestingServer server;
+    public final ZkProbe probe;
 
     private SharedServer() throws Exception {
         System.setProperty("znode.container.checkIntervalMs", "100");
@@ -28,7 +28,7 @@ final class SharedServer {
         }));
     }
 
-    static synchronized SharedServer get() {
+    public static synchronized SharedServer get() {
         if (instance == null) {
             try {
                 instance = new SharedServer();
@@ -39,7 +39,7 @@ final class SharedServer {
         return instance;
     }
 
-    String connectString() {
+    public String connectString() {
         return server.getConnectString();
     }
 }

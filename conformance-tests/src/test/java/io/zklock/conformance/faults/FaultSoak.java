@@ -1,20 +1,22 @@
-package io.zklock.conformance;
+package io.zklock.conformance.faults;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.zklock.conformance.harness.FaultSchedule;
+import io.zklock.conformance.harness.FaultScheduleRunner;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
-import io.zklock.conformance.FaultSchedule.Acquire;
-import io.zklock.conformance.FaultSchedule.Fault;
-import io.zklock.conformance.FaultSchedule.Inject;
-import io.zklock.conformance.FaultSchedule.Pause;
-import io.zklock.conformance.FaultSchedule.Step;
-import io.zklock.conformance.FaultScheduleRunner.Outcome;
-import io.zklock.conformance.FaultScheduleRunner.Target;
+import io.zklock.conformance.harness.FaultSchedule.Acquire;
+import io.zklock.conformance.harness.FaultSchedule.Fault;
+import io.zklock.conformance.harness.FaultSchedule.Inject;
+import io.zklock.conformance.harness.FaultSchedule.Pause;
+import io.zklock.conformance.harness.FaultSchedule.Step;
+import io.zklock.conformance.harness.FaultScheduleRunner.Outcome;
+import io.zklock.conformance.harness.FaultScheduleRunner.Target;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;

@@ -1,4 +1,4 @@
-package io.zklock.conformance;
+package io.zklock.conformance.servers;
 
 import java.io.IOException;
 import java.io.InputStream;

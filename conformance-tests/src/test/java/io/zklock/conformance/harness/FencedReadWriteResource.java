@@ -1,4 +1,4 @@
-package io.zklock.conformance;
+package io.zklock.conformance.harness;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -11,7 +11,7 @@ import java.util.Set;
  * than the highest admitted is refused. A writer that downgrades turns into a reader without
  * leaving, as the lock lets it.
  */
-final class FencedReadWriteResource {
+public final class FencedReadWriteResource {
     private final Set<Long> writers = new HashSet<>();
     private int readers;
     private int peakReaders;
@@ -19,7 +19,7 @@ final class FencedReadWriteResource {
     private final List<String> overlaps = new ArrayList<>();
     private final List<Long> refused = new ArrayList<>();
 
-    synchronized void enterRead(String who) {
+    public synchronized void enterRead(String who) {
         if (!writers.isEmpty()) {
             overlaps.add("reader " + who + " entered beside writer " + writers);
         }
@@ -27,12 +27,12 @@ final class FencedReadWriteResource {
         peakReaders = Math.max(peakReaders, readers);
     }
 
-    synchronized void exitRead() {
+    public synchronized void exitRead() {
         readers--;
     }
 
     /** Enters with a write token; false if the token is stale. */
-    synchronized boolean enterWrite(long token) {
+    public synchronized boolean enterWrite(long token) {
         if (token < highestWrite) {
             refused.add(token);
             return false;
@@ -45,26 +45,26 @@ final class FencedReadWriteResource {
         return true;
     }
 
-    synchronized void exitWrite(long token) {
+    public synchronized void exitWrite(long token) {
         writers.remove(token);
     }
 
     /** The writer with {@code token} becomes a reader, never leaving the resource. */
-    synchronized void downgrade(long token) {
+    public synchronized void downgrade(long token) {
         writers.remove(token);
         readers++;
         peakReaders = Math.max(peakReaders, readers);
     }
 
-    synchronized List<String> overlaps() {
+    public synchronized List<String> overlaps() {
         return List.copyOf(overlaps);
     }
 
-    synchronized List<Long> refused() {
+    public synchronized List<Long> refused() {
         return List.copyOf(refused);
     }
 
-    synchronized int peakReaders() {
+    public synchronized int peakReaders() {
         return peakReaders;
     }
 }

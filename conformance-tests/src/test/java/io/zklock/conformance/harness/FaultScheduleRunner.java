@@ -1,4 +1,4 @@
-package io.zklock.conformance;
+package io.zklock.conformance.harness;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -17,11 +17,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
-import io.zklock.conformance.FaultSchedule.Acquire;
-import io.zklock.conformance.FaultSchedule.Fault;
-import io.zklock.conformance.FaultSchedule.Inject;
-import io.zklock.conformance.FaultSchedule.Pause;
-import io.zklock.conformance.FaultSchedule.Step;
+import io.zklock.conformance.harness.FaultSchedule.Acquire;
+import io.zklock.conformance.harness.FaultSchedule.Fault;
+import io.zklock.conformance.harness.FaultSchedule.Inject;
+import io.zklock.conformance.harness.FaultSchedule.Pause;
+import io.zklock.conformance.harness.FaultSchedule.Step;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
@@ -78,7 +78,7 @@ import org.slf4j.LoggerFactory;
  *     no watch is left on the server;
  *   - once every client is closed, no lock node remains.
  */
-final class FaultScheduleRunner implements AutoCloseable {
+public final class FaultScheduleRunner implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FaultScheduleRunner.class);
     private static final int WRITE_EVERY_MS = 20;
     private static final int STEP_GAP_MS = 40;
@@ -86,14 +86,14 @@ final class FaultScheduleRunner implements AutoCloseable {
     private static final int CLEANUP_GRACE_MS = 500;
 
     /** The recipes a schedule can run against, and what each variant of a request takes. */
-    enum Target {
+    public enum Target {
         MUTEX, SEMAPHORE, READ_WRITE, MULTI_LOCK,
         /** Not a recipe: each client locks a path of its own, so nothing excludes; the judge's self-test. */
         UNGUARDED;
 
         static final int PERMITS = 2;
 
-        int capacity() {
+        public int capacity() {
             return this == SEMAPHORE ? PERMITS : 1;
         }
     }
@@ -103,7 +103,7 @@ final class FaultScheduleRunner implements AutoCloseable {
     private enum Phase { WAITING, HOLDING, DONE }
 
     /** What one run found. */
-    record Outcome(List<String> violations, Map<Fault, Integer> injected, Map<Fault, Integer> skipped,
+    public record Outcome(List<String> violations, Map<Fault, Integer> injected, Map<Fault, Integer> skipped,
             int granted, int timedOut, int failed, int writes, int lateNoticesAfterForcedExpiry,
             List<Long> recoveryMillis, List<Long> faultRecoveryMillis, int successorWroteBeforeLost,
             int lostNodeChecks) {
@@ -146,7 +146,7 @@ final class FaultScheduleRunner implements AutoCloseable {
      * @param serverConnect the servers' own connect string (the direct client and forced expiry use it)
      * @param cluster the ensemble, for ensemble faults; null on a single server
      */
-    FaultScheduleRunner(Target target, int clientCount, int sessionMs, String serverConnect, TestingCluster cluster) {
+    public FaultScheduleRunner(Target target, int clientCount, int sessionMs, String serverConnect, TestingCluster cluster) {
         this.target = target;
         this.sessionMs = sessionMs;
         this.serverConnect = serverConnect;
@@ -169,14 +169,14 @@ final class FaultScheduleRunner implements AutoCloseable {
      * After each fault that heals (all but the armed ones), the faulted client requests the lock
      * at once and the time until it is granted is recorded: the recovery time the soak reports.
      */
-    FaultScheduleRunner probeAfterEachFault() {
+    public FaultScheduleRunner probeAfterEachFault() {
         probeAfterEachFault = true;
         return this;
     }
 
     // ---- running a schedule -------------------------------------------------------------------
 
-    Outcome run(FaultSchedule schedule) {
+    public Outcome run(FaultSchedule schedule) {
         try {
             for (Step step : schedule.steps()) {
                 if (step instanceof Acquire a) {
@@ -343,7 +343,7 @@ final class FaultScheduleRunner implements AutoCloseable {
             proxy.beforeRequest(this::maybeReap);
         }
 
-        long session() {
+        public long session() {
             try {
                 return curator.getZookeeperClient().getZooKeeper().getSessionId();
             } catch (Exception e) {
@@ -376,7 +376,7 @@ final class FaultScheduleRunner implements AutoCloseable {
             }
         }
 
-        void arm(Fault kind, int opcode) {
+        public void arm(Fault kind, int opcode) {
             settleDrops();
             if (armedKind != null && !fired) {
                 skipped.get(armedKind).incrementAndGet();       // replaced before it fired
@@ -387,7 +387,7 @@ final class FaultScheduleRunner implements AutoCloseable {
         }
 
         /** Attributes the replies dropped since the last look to the kind armed then. */
-        synchronized void settleDrops() {
+        public synchronized void settleDrops() {
             int now = proxy.repliesDropped();
             if (now > dropsSeen && armedKind != null) {
                 injected.get(armedKind).addAndGet(now - dropsSeen);
@@ -570,15 +570,15 @@ final class FaultScheduleRunner implements AutoCloseable {
             this.session = owner != 0 ? owner : client.session();
         }
 
-        boolean toldLost() {
+        public boolean toldLost() {
             return told.contains(LeaseState.LOST) || lease.state() == LeaseState.LOST;
         }
 
-        boolean forcedExpiry() {
+        public boolean forcedExpiry() {
             return expiredSessions.contains(session);
         }
 
-        boolean dead() {
+        public boolean dead() {
             return toldLost() || forcedExpiry();
         }
 
@@ -817,7 +817,7 @@ final class FaultScheduleRunner implements AutoCloseable {
     }
 
     /** The instance that leads {@code cluster} now, read from the servers' JMX beans; waits up to 10 s for an election. */
-    static InstanceSpec leaderOf(TestingCluster cluster) throws Exception {
+    public static InstanceSpec leaderOf(TestingCluster cluster) throws Exception {
         MBeanServer mbeans = ManagementFactory.getPlatformMBeanServer();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (System.nanoTime() - deadline < 0) {
@@ -895,7 +895,7 @@ final class FaultScheduleRunner implements AutoCloseable {
         return "";
     }
 
-    static void sleep(long millis) {
+    public static void sleep(long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {

@@ -1,10 +1,12 @@
-package io.zklock.conformance;
+package io.zklock.conformance.properties;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.zklock.conformance.harness.ConformanceSupport;
+import io.zklock.conformance.harness.Recipe;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -52,8 +54,8 @@ class MultiLockPropertiesTest extends ConformanceSupport {
     private static final int LOCKS = 4;
 
     @Override
-    Recipe recipe() {
-        return Recipe.of("multilock", 1, true, (client, path) -> new ZkMutex(client, path));
+    protected Recipe recipe() {
+        return Recipe.MULTI_LOCK;
     }
 
     private String lockPath(int i) {

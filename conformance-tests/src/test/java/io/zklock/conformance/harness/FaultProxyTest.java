@@ -1,4 +1,4 @@
-package io.zklock.conformance;
+package io.zklock.conformance.harness;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

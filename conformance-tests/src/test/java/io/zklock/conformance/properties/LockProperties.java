@@ -1,4 +1,4 @@
-package io.zklock.conformance;
+package io.zklock.conformance.properties;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -21,6 +21,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.zklock.conformance.harness.ConformanceSupport;
+import io.zklock.conformance.harness.FencedReadWriteResource;
+import io.zklock.conformance.harness.Recipe;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
@@ -44,19 +47,25 @@ import net.jqwik.api.constraints.Size;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
- * The properties every recipe keeps, run against a real ZooKeeper. A recipe's test class
- * extends this and names the recipe; jqwik generates the schedules and shrinks a failure to a
- * small one. Each try works under a fresh path and ends with a leak check: no node of the try
+ * The properties every recipe keeps (mutex, semaphore, read lock, write lock, multi-lock), run
+ * against a real ZooKeeper. Nothing here assumes that one holder excludes another: a property
+ * that does lives in {@link ExclusiveLockProperties}, one about re-entry in
+ * {@link ReentrantLockProperties}. Where a property needs a request that waits, it takes the
+ * recipe's rival ({@link Recipe#rival}: the recipe itself, or the write lock for a read lock).
+ * A recipe's test class extends the most specific of the three its promises allow and names
+ * the recipe from {@link Recipe#all()}; jqwik generates the schedules and shrinks a failure to
+ * a small one. Each try works under a fresh path and ends with a leak check: no node of the try
  * left, and no watch left on the server while its clients are still open.
  */
-abstract class LockConformance extends ConformanceSupport {
+public abstract class LockProperties extends ConformanceSupport {
 
     // ---- properties ----------------------------------------------------------------------------
 
     /**
-     * Mutual exclusion: however many sessions and threads contend, never more than the
-     * recipe's capacity of distinct holders are inside the fenced resource at once, and no
-     * holder is ever refused as stale.
+     * Mutual exclusion: however many sessions and threads contend, holding the recipe or (when
+     * {@code rivals}) its rival, never more than the recipe's capacity of distinct holders are
+     * inside the fenced resource at once, never a holder beside a rival's holder (readers never
+     * with a writer), and no exclusive holder is ever refused as stale.
      */
     @Property(tries = 8, shrinking = ShrinkingMode.BOUNDED)
     void neverMoreHoldersThanCapacity_judgedByFencedResource(
@@ -64,12 +73,20 @@ abstract class LockConformance extends ConformanceSupport {
             @ForAll @IntRange(min = 1, max = 3) int threadsPerSession,
             @ForAll @IntRange(min = 1, max = 3) int rounds,
             @ForAll @IntRange(min = 0, max = 3) int holdMillis,
-            @ForAll @IntRange(min = 1, max = 3) int depth) throws Exception {
-        FencedResource resource = new FencedResource(recipe().capacity(), recipe().capacity() == 1);
+            @ForAll @IntRange(min = 1, max = 3) int depth,
+            @ForAll boolean rivals) throws Exception {
+        boolean shared = recipe().shared();
+        FencedResource resource = shared ? null : new FencedResource(recipe().capacity(), recipe().exclusive());
+        FencedReadWriteResource sharedResource = shared ? new FencedReadWriteResource() : null;
         List<DistributedLock> locks = locksOnNewSessions(sessions);
+        List<DistributedLock> rivalLocks = new ArrayList<>();
+        for (int s = 0; s < sessions; s++) {
+            rivalLocks.add(recipe().rival(clients.get(s), path));
+        }
         int nesting = recipe().reentrant() ? depth : 1;
         runThreads(sessions * threadsPerSession, t -> {
-            DistributedLock lock = locks.get(t % sessions);
+            boolean rival = rivals && t % 2 == 1;
+            DistributedLock lock = (rival ? rivalLocks : locks).get(t % sessions);
             for (int r = 0; r < rounds; r++) {
                 List<Lease> leases = new ArrayList<>();
                 try {
@@ -81,61 +98,63 @@ abstract class LockConformance extends ConformanceSupport {
                         assertEquals(token, lease.fencingToken(), "re-entered token");
                         assertTrue(lease.isValid(), "fresh lease valid");
                     }
-                    assertTrue(resource.enter(token), "holder with token " + token + " refused as stale");
-                    sleep(holdMillis);
-                    resource.exit(token);
+                    if (!shared) {
+                        assertTrue(resource.enter(token), "holder with token " + token + " refused as stale");
+                        sleep(holdMillis);
+                        resource.exit(token);
+                    } else if (rival) {
+                        assertTrue(sharedResource.enterWrite(token), "rival with token " + token + " refused as stale");
+                        sleep(holdMillis);
+                        sharedResource.exitWrite(token);
+                    } else {
+                        sharedResource.enterRead("t" + t);
+                        sleep(holdMillis);
+                        sharedResource.exitRead();
+                    }
                 } finally {
                     Collections.reverse(leases);
                     leases.forEach(Lease::close);
                 }
             }
         });
-        assertEquals(List.of(), resource.overlaps());
-        assertTrue(resource.peak() >= 1 && resource.peak() <= recipe().capacity(), "peak " + resource.peak());
-        assertClean();
-    }
-
-    /**
-     * Fencing: for an exclusive recipe, the tokens of successive holders strictly increase,
-     * whatever mix of blocking, timed and asynchronous acquisitions produced them.
-     */
-    @Property(tries = 6, shrinking = ShrinkingMode.BOUNDED)
-    void fencingTokensStrictlyIncreaseAcrossSuccessiveHolders(
-            @ForAll @IntRange(min = 1, max = 3) int sessions,
-            @ForAll @Size(min = 2, max = 8) List<@IntRange(min = 0, max = 2) Integer> styles) throws Exception {
-        if (recipe().capacity() != 1) {
-            return;
-        }
-        List<DistributedLock> locks = locksOnNewSessions(sessions);
-        List<Long> tokensInGrantOrder = Collections.synchronizedList(new ArrayList<>());
-        runThreads(styles.size(), t -> {
-            DistributedLock lock = locks.get(t % sessions);
-            Lease lease = switch (styles.get(t)) {
-                case 0 -> lock.acquire();
-                case 1 -> lock.tryAcquire(LONG).orElseThrow();
-                default -> lock.acquireAsync(LONG).get(LONG.toSeconds(), TimeUnit.SECONDS);
-            };
-            try (lease) {
-                tokensInGrantOrder.add(lease.fencingToken());
-            }
-        });
-        assertEquals(styles.size(), tokensInGrantOrder.size());
-        for (int i = 1; i < tokensInGrantOrder.size(); i++) {
-            assertTrue(tokensInGrantOrder.get(i - 1) < tokensInGrantOrder.get(i), "tokens in grant order " + tokensInGrantOrder);
+        if (shared) {
+            assertEquals(List.of(), sharedResource.overlaps());
+            assertEquals(List.of(), sharedResource.refused());
+        } else {
+            assertEquals(List.of(), resource.overlaps());
+            assertTrue(resource.peak() >= 1 && resource.peak() <= recipe().capacity(), "peak " + resource.peak());
         }
         assertClean();
     }
 
     /**
-     * FIFO: waiters queued one after another behind a holder are granted in the order they
-     * queued, which is the order of their nodes' sequence numbers.
+     * Liveness of a queue: waiters queued one after another behind holders that shut them out
+     * are each granted exactly once when the holders let go (in which order is the business
+     * of {@link ExclusiveLockProperties#grantsFollowQueueOrder}).
      */
     @Property(tries = 6, shrinking = ShrinkingMode.BOUNDED)
-    void grantsFollowQueueOrder(
+    void everyWaiterQueuedBehindTheHoldersIsGrantedOnce(
             @ForAll @IntRange(min = 1, max = 3) int sessions,
             @ForAll @IntRange(min = 2, max = 6) int waiters) throws Exception {
-        List<DistributedLock> locks = locksOnNewSessions(sessions);
-        List<Lease> holders = fillToCapacity(locks.get(0));
+        Granted granted = queueBehindHoldersAndRelease(sessions, waiters);
+        List<Integer> sortedGrants = new ArrayList<>(granted.order());
+        Collections.sort(sortedGrants);
+        assertEquals(indexes(waiters), sortedGrants, "every waiter granted once");
+        assertClean();
+    }
+
+    /** The order in which the waiters of {@link #queueBehindHoldersAndRelease} were granted, and their nodes' sequence numbers. */
+    record Granted(List<Integer> order, List<Long> sequences) {
+    }
+
+    /**
+     * Queues {@code waiters} requests of the recipe, one after another on {@code sessions}
+     * sessions, behind rival holders that shut them out; releases the holders and waits until
+     * every waiter has been granted and has let go.
+     */
+    Granted queueBehindHoldersAndRelease(int sessions, int waiters) throws Exception {
+        locksOnNewSessions(sessions);
+        List<Lease> holders = shutOut(clients.get(0));
         List<Integer> grantOrder = Collections.synchronizedList(new ArrayList<>());
         List<Long> sequences = Collections.synchronizedList(new ArrayList<>());
         List<Thread> threads = new ArrayList<>();
@@ -153,58 +172,15 @@ abstract class LockConformance extends ConformanceSupport {
         }
         holders.forEach(Lease::close);
         joinAll(threads);
-        List<Integer> expected = new ArrayList<>();
-        for (int i = 0; i < waiters; i++) {
-            expected.add(i);
-        }
-        List<Long> sortedSequences = new ArrayList<>(sequences);
-        Collections.sort(sortedSequences);
-        if (recipe().capacity() == 1) {
-            assertEquals(expected, grantOrder, "grant order of waiters queued 0.." + (waiters - 1));
-            assertEquals(sortedSequences, sequences, "sequence numbers in grant order");
-        } else {
-            List<Integer> sortedGrants = new ArrayList<>(grantOrder);
-            Collections.sort(sortedGrants);
-            assertEquals(expected, sortedGrants, "every waiter granted once");
-        }
-        assertClean();
+        return new Granted(List.copyOf(grantOrder), List.copyOf(sequences));
     }
 
-    /**
-     * Re-entry: nested blocking acquisitions by one thread share one node and one token; the
-     * node outlives every close but the last, whatever the order the leases are closed in and
-     * whichever thread closes them, and is deleted at the last.
-     */
-    @Property(tries = 8, shrinking = ShrinkingMode.BOUNDED)
-    void reentryKeepsOneNodeAndDeletesItAtTheLastClose(
-            @ForAll("closeOrders") List<Integer> closeOrder,
-            @ForAll boolean closeOnAnotherThread) throws Exception {
-        if (!recipe().reentrant()) {
-            return;
+    static List<Integer> indexes(int n) {
+        List<Integer> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(i);
         }
-        DistributedLock lock = locksOnNewSessions(1).get(0);
-        List<Lease> leases = new ArrayList<>();
-        for (int i = 0; i < closeOrder.size(); i++) {
-            leases.add(i % 2 == 0 ? lock.acquire() : lock.tryAcquire(Duration.ZERO).orElseThrow());
-        }
-        for (Lease lease : leases) {
-            assertEquals(leases.get(0).nodePath(), lease.nodePath(), "re-entered node");
-            assertEquals(leases.get(0).fencingToken(), lease.fencingToken(), "re-entered token");
-        }
-        assertEquals(1, lockNodes(), "nodes while re-entered " + leases.size() + " times");
-        for (int k = 0; k < closeOrder.size(); k++) {
-            Lease lease = leases.get(closeOrder.get(k));
-            if (closeOnAnotherThread) {
-                joinAll(List.of(start("closer", lease::close)));
-            } else {
-                lease.close();
-            }
-            assertEquals(LeaseState.RELEASED, lease.state());
-            boolean last = k == closeOrder.size() - 1;
-            assertEquals(last ? 0 : 1, lockNodes(), "nodes after close " + (k + 1) + " of " + closeOrder.size());
-            assertEquals(!last, lock.isHeldByCurrentThread(), "held after close " + (k + 1));
-        }
-        assertClean();
+        return out;
     }
 
     /**
@@ -217,36 +193,6 @@ abstract class LockConformance extends ConformanceSupport {
         closeWhileCutOffKeepsTheLeaseUntilItsNodeIsGone((client, p) -> recipe().create(client, p).acquire());
     }
 
-    /**
-     * As {@link #closeWhileCutOffIsNotReleasedUntilTheNodeIsGone}, for the last of several
-     * re-entered leases of a reentrant recipe: closing the others first releases nothing.
-     */
-    @Example
-    void lastReenteredCloseWhileCutOffIsNotReleasedUntilTheNodeIsGone() throws Exception {
-        if (!recipe().reentrant()) {
-            return;
-        }
-        closeWhileCutOffKeepsTheLeaseUntilItsNodeIsGone((client, p) -> {
-            DistributedLock lock = recipe().create(client, p);
-            Lease first = lock.acquire();
-            Lease second = lock.acquire();
-            first.close();
-            assertEquals(LeaseState.RELEASED, first.state(), "an inner close while the thread still holds");
-            assertTrue(lock.isHeldByCurrentThread(), "held through the second lease");
-            return second;
-        });
-    }
-
-    @Provide
-    Arbitrary<List<Integer>> closeOrders() {
-        return Arbitraries.integers().between(1, 5).flatMap(n -> {
-            List<Integer> indexes = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                indexes.add(i);
-            }
-            return Arbitraries.shuffle(indexes);
-        });
-    }
 
     /** How a waiter gives up in {@link #abandonedRequestsLeaveNoNodeAndNoWatch}. */
     enum Abandon { TIMEOUT, ZERO_TIMEOUT, INTERRUPT, CANCEL }
@@ -261,7 +207,7 @@ abstract class LockConformance extends ConformanceSupport {
             @ForAll @Size(min = 1, max = 5) List<Abandon> waiters,
             @ForAll @IntRange(min = 1, max = 40) int timeoutMillis) throws Exception {
         List<DistributedLock> locks = locksOnNewSessions(sessions);
-        List<Lease> holders = fillToCapacity(locks.get(0));
+        List<Lease> holders = shutOut(clients.get(0));
         int held = lockNodes();
         for (int i = 0; i < waiters.size(); i++) {
             DistributedLock lock = recipe().create(clients.get(i % sessions), path);
@@ -306,7 +252,7 @@ abstract class LockConformance extends ConformanceSupport {
             @ForAll @IntRange(min = 0, max = 30) int releaseAfterMillis,
             @ForAll @IntRange(min = 1, max = 30) int timeoutMillis) throws Exception {
         List<DistributedLock> locks = locksOnNewSessions(2);
-        List<Lease> holders = fillToCapacity(locks.get(0));
+        List<Lease> holders = shutOut(clients.get(0));
         Thread releaser = start("releaser", () -> {
             sleep(releaseAfterMillis);
             holders.forEach(Lease::close);
@@ -322,60 +268,13 @@ abstract class LockConformance extends ConformanceSupport {
     }
 
     /**
-     * Session expiry: a held lease turns LOST and tells its listener; the next holder's token
-     * is larger, so the fenced resource refuses the old holder; closing the lost lease is a
-     * no-op, and the old client can acquire again on its new session.
-     */
-    @Property(tries = 3, shrinking = ShrinkingMode.OFF)
-    void sessionExpiryLosesTheLeaseAndTheNextHolderFencesItOut(
-            @ForAll @IntRange(min = 0, max = 3) int waitersOnOtherSessions) throws Exception {
-        if (recipe().capacity() != 1) {
-            return;
-        }
-        List<DistributedLock> locks = locksOnNewSessions(1 + Math.max(1, waitersOnOtherSessions));
-        FencedResource resource = new FencedResource(1, true);
-        Lease old = locks.get(0).acquire();
-        List<LeaseState> told = new CopyOnWriteArrayList<>();
-        old.addListener((lease, state) -> told.add(state));
-        assertTrue(resource.enter(old.fencingToken()));
-        resource.exit(old.fencingToken());
-        List<CompletableFuture<Lease>> next = new ArrayList<>();
-        for (int i = 1; i < locks.size(); i++) {
-            next.add(locks.get(i).acquireAsync(LONG));
-        }
-        Await.equal("waiters queued", locks.size(), LONG, this::lockNodes);
-
-        Sessions.expire(clients.get(0), zk.connectString());
-
-        Lease successor = firstGranted(next);
-        assertTrue(successor.fencingToken() > old.fencingToken(), "successor token larger");
-        Await.until("the old lease is LOST", LONG, () -> old.state() == LeaseState.LOST);
-        Await.until("listener told LOST", LONG, () -> told.contains(LeaseState.LOST));
-        assertFalse(told.contains(LeaseState.RELEASED), "states told " + told);
-        assertFalse(old.isValid());
-        assertTrue(resource.enter(successor.fencingToken()));
-        resource.exit(successor.fencingToken());
-        assertFalse(resource.enter(old.fencingToken()), "stale holder refused");
-        old.close();
-        assertEquals(LeaseState.LOST, old.state());
-        successor.close();
-        while (!next.isEmpty()) {
-            firstGranted(next).close();
-        }
-        try (Lease again = locks.get(0).tryAcquire(LONG).orElseThrow()) {
-            assertTrue(again.fencingToken() > successor.fencingToken(), "token after re-acquire");
-        }
-        assertClean();
-    }
-
-    /**
      * Session expiry while waiting: the waiter re-queues on its new session and is granted
      * once the holder releases; it is never granted on its dead session's node.
      */
     @Property(tries = 2, shrinking = ShrinkingMode.OFF)
     void waiterWhoseSessionExpiresRequeuesAndIsGranted(@ForAll boolean async) throws Exception {
         List<DistributedLock> locks = locksOnNewSessions(2);
-        List<Lease> holders = fillToCapacity(locks.get(0));
+        List<Lease> holders = shutOut(clients.get(0));
         CompletableFuture<Lease> waiting = async
                 ? locks.get(1).acquireAsync(LONG)
                 : CompletableFuture.supplyAsync(() -> {
@@ -438,13 +337,13 @@ abstract class LockConformance extends ConformanceSupport {
             @ForAll @IntRange(min = 0, max = 2) int extraCycles) throws Exception {
         List<DistributedLock> locks = locksOnNewSessions(3);
         DistributedLock mine = locks.get(0);
-        int cycles = recipe().capacity() + extraCycles;     // our nodes are numbered 0 .. cycles - 1
+        int cycles = recipe().rivalHolds() + extraCycles;   // our nodes are numbered 0 .. cycles - 1
         for (int i = 0; i < cycles; i++) {
             mine.acquire().close();
         }
         awaitReaped();
-        List<Lease> theirs = fillToCapacity(locks.get(1));  // numbers 0 .. capacity - 1 in the new directory
-        for (int i = recipe().capacity(); i < cycles; i++) {
+        List<Lease> theirs = shutOut(clients.get(1));        // numbers 0 .. rivalHolds - 1 in the new directory
+        for (int i = recipe().rivalHolds(); i < cycles; i++) {
             assertEquals(Optional.empty(), locks.get(2).tryAcquire(Duration.ZERO), "full: a request gives up");
         }
         assertEquals(cycles, nextSequence(), "the new directory's count is at the number we expect next");
@@ -459,19 +358,13 @@ abstract class LockConformance extends ConformanceSupport {
 
     // ---- inspection and revocation -------------------------------------------------------------
 
-    /** How {@link LockAdmin#status} names the recipe of this suite's nodes. */
-    abstract String recipeInStatus();
-
-    /** How {@link LockAdmin#status} names the kind of this suite's nodes. */
-    abstract String kindInStatus();
-
     /**
-     * Takes every lease the recipe admits, each on a thread of its own (nested {@code depth}
+     * Takes every lease the recipe admits (one of a shared recipe), each on a thread of its own (nested {@code depth}
      * times there for a reentrant recipe); one list of views per holder, in grant order.
      */
     List<List<Lease>> holdToCapacity(DistributedLock lock, int depth) throws Exception {
         List<List<Lease>> holders = new CopyOnWriteArrayList<>();
-        for (int i = 0; i < recipe().capacity(); i++) {
+        for (int i = 0; i < recipe().holds(); i++) {
             int before = lockNodes();
             joinAll(List.of(start("holder-" + i, () -> {
                 List<Lease> views = new ArrayList<>();
@@ -508,7 +401,7 @@ abstract class LockConformance extends ConformanceSupport {
         }
         List<CompletableFuture<Lease>> pending = new ArrayList<>();
         for (int i = 0; i < waiters; i++) {
-            DistributedLock lock = locks.get(1 + i % 2);
+            DistributedLock lock = recipe().rival(clients.get(1 + i % 2), path);
             pending.add(queue(() -> lock.acquireAsync(LONG)));
         }
         CompletableFuture<Lease> first = pending.get(0);
@@ -548,7 +441,7 @@ abstract class LockConformance extends ConformanceSupport {
         List<Lease> victim = holders.get(holders.size() - 1);
         List<Thread> ranOn = new CopyOnWriteArrayList<>();
         victim.get(0).onRevocationRequested(recordingHandler(ranOn, new CountDownLatch(0), lease -> { }));
-        CompletableFuture<Lease> waiter = queue(() -> locks.get(1).acquireAsync(LONG));
+        CompletableFuture<Lease> waiter = queue(() -> recipe().rival(clients.get(1), path).acquireAsync(LONG));
 
         assertEquals(RevocationResult.REQUESTED, admin.requestRevocation(victim.get(0).nodePath()));
         Await.equal("handler told", 1, REVOCATION_BOUND, ranOn::size);
@@ -577,7 +470,7 @@ abstract class LockConformance extends ConformanceSupport {
         LockAdmin admin = admin();
         List<List<Lease>> holders = holdToCapacity(locks.get(0), 1);
         Lease holder = holders.get(0).get(0);
-        CompletableFuture<Lease> waiter = queue(() -> locks.get(1).acquireAsync(LONG));
+        CompletableFuture<Lease> waiter = queue(() -> recipe().rival(clients.get(1), path).acquireAsync(LONG));
 
         assertEquals(RevocationResult.REQUESTED, admin.requestRevocation(holder.nodePath()));
         sleep((int) Await.scaled(QUIET).toMillis() * 2);
@@ -586,7 +479,7 @@ abstract class LockConformance extends ConformanceSupport {
         assertTrue(holder.isValid());
         assertNotNull(clients.get(0).checkExists().forPath(holder.nodePath()), "the holder's node");
         assertFalse(waiter.isDone(), "the waiter granted");
-        LockStatus status = admin.status(path);
+        LockStatus status = admin.status(inspectedPath());
         for (Participant p : status.participants()) {
             assertEquals(p.nodePath().equals(holder.nodePath()), p.revocationRequest().isPresent(), "request shown on " + p.nodeName());
         }
@@ -620,19 +513,19 @@ abstract class LockConformance extends ConformanceSupport {
         Lease other = null;
         if (reaped) {
             awaitReaped();
-            assertEquals(LockStatus.State.ABSENT, admin.status(path).state(), "status of a reaped directory");
+            assertEquals(LockStatus.State.ABSENT, admin.status(inspectedPath()).state(), "status of a reaped directory");
         } else {
             other = locks.get(1).acquire();
         }
-        List<String> before = ZkTesting.children(any, path);
+        List<String> before = ZkTesting.children(any, inspectedPath());
 
         assertEquals(RevocationResult.NODE_GONE, admin.requestRevocation(node));
 
         assertNull(any.checkExists().forPath(node), "a node made by the request");
-        assertEquals(before, ZkTesting.children(any, path), "the directory after the request");
+        assertEquals(before, ZkTesting.children(any, inspectedPath()), "the directory after the request");
         if (reaped) {
             assertNull(any.checkExists().forPath(path), "the reaped directory made again");
-            assertEquals(LockStatus.State.ABSENT, admin.status(path).state());
+            assertEquals(LockStatus.State.ABSENT, admin.status(inspectedPath()).state());
         }
         for (String bad : List.of(path, path + "/not-a-lock-node", "relative/_c_x-mutex-0000000001", path + "/", "")) {
             assertThrows(IllegalArgumentException.class, () -> admin.requestRevocation(bad), "request to '" + bad + "'");
@@ -648,8 +541,8 @@ abstract class LockConformance extends ConformanceSupport {
     enum Revocation { OPTED_IN_AND_REVOKED, OPTED_IN_NEVER_ASKED, OPTED_IN_TWICE_AND_ASKED, ASKED_WITHOUT_OPTING_IN }
 
     /**
-     * Hygiene of revocation: a lease that opted in sets one watch on the server, however many
-     * views and handlers opted in; once the lease ends (revoked, never asked, or asked without
+     * Hygiene of revocation: a lease that opted in sets one watch on the server per node it
+     * stands on, however many views and handlers opted in; once the lease ends (revoked, never asked, or asked without
      * having opted in) no watch is left on the server.
      */
     @Property(tries = 3, shrinking = ShrinkingMode.OFF)
@@ -675,7 +568,7 @@ abstract class LockConformance extends ConformanceSupport {
                         handlers++;
                     }
                 }
-                Await.equal("one revocation watch for the lease", 1, LONG, zk.probe::watchCount);
+                Await.equal("one revocation watch per node of the lease", recipe().nodesPerLease(), LONG, zk.probe::watchCount);
             }
             if (what != Revocation.OPTED_IN_NEVER_ASKED) {
                 assertEquals(RevocationResult.REQUESTED, admin.requestRevocation(views.get(0).nodePath()));
@@ -718,17 +611,17 @@ abstract class LockConformance extends ConformanceSupport {
             granted.add(f.get(LONG.toSeconds(), TimeUnit.SECONDS));
         }
 
-        LockStatus status = admin.status(path);
+        LockStatus status = admin.status(inspectedPath());
 
-        assertStatusMatchesServer(status, granted, Collections.nCopies(requests, kindInStatus()), recipeInStatus(),
-                recipe().capacity());
+        Recipe.Inspected named = recipe().inspected();
+        assertStatusMatchesServer(status, granted, Collections.nCopies(requests, named.kind()), named.recipe(), named.maxLeases());
         assertFalse(queued.subList(holding, requests).stream().anyMatch(CompletableFuture::isDone), "a waiter granted");
         granted.forEach(Lease::close);
         List<CompletableFuture<Lease>> rest = new ArrayList<>(queued.subList(holding, requests));
         while (!rest.isEmpty()) {
             firstGranted(rest).close();
         }
-        Await.equal("status of an idle lock", LockStatus.State.ABSENT, LONG, () -> admin.status(path).state());
+        Await.equal("status of an idle lock", LockStatus.State.ABSENT, LONG, () -> admin.status(inspectedPath()).state());
         assertClean();
     }
 
@@ -743,7 +636,7 @@ abstract class LockConformance extends ConformanceSupport {
         List<Lease> held = holdToCapacity(locks.get(0), 1).stream().map(views -> views.get(0)).toList();
         List<Thread> ranOn = new CopyOnWriteArrayList<>();
         held.forEach(lease -> lease.onRevocationRequested(recordingHandler(ranOn, new CountDownLatch(0), Lease::close)));
-        CompletableFuture<Lease> waiter = queue(() -> locks.get(1).acquireAsync(LONG));
+        CompletableFuture<Lease> waiter = queue(() -> recipe().rival(clients.get(1), path).acquireAsync(LONG));
 
         Sessions.expire(clients.get(0), zk.connectString());
 
@@ -775,12 +668,12 @@ abstract class LockConformance extends ConformanceSupport {
         CuratorFramework behind = quietClient();
         LockAdmin admin = admin();
         List<List<Lease>> holders = holdToCapacity(recipe().create(holding, path), 1);
-        CompletableFuture<Lease> first = queue(() -> recipe().create(asked, path).acquireAsync(LONG));
-        CompletableFuture<Lease> second = queue(() -> recipe().create(behind, path).acquireAsync(LONG));
+        CompletableFuture<Lease> first = queue(() -> recipe().rival(asked, path).acquireAsync(LONG));
+        CompletableFuture<Lease> second = queue(() -> recipe().rival(behind, path).acquireAsync(LONG));
         Set<Long> waiters = sessionsOf(List.of(asked, behind));
         touchAll();
         awaitQuiet(waiters);
-        String askedNode = admin.status(path).waiters().get(0).nodePath();
+        String askedNode = admin.status(inspectedPath()).waiters().get(0).nodePath();
 
         Map<Long, Long> before = packets(waiters);
         assertEquals(RevocationResult.REQUESTED, admin.requestRevocation(askedNode));
@@ -796,7 +689,7 @@ abstract class LockConformance extends ConformanceSupport {
         assertTrue(askedLease.isValid());
         awaitQuiet(waiters);
         List<Thread> ranOn = new CopyOnWriteArrayList<>();
-        if (recipe().capacity() > 1) {
+        if (recipe().holds() > 1) {
             holders.get(1).get(0).close();     // a permit is free while the asked node holds: the one behind it gets it
             second.get(Await.scaled(REVOCATION_BOUND).toMillis(), TimeUnit.MILLISECONDS).close();
             askedLease.onRevocationRequested(recordingHandler(ranOn, new CountDownLatch(0), Lease::close));
@@ -808,23 +701,5 @@ abstract class LockConformance extends ConformanceSupport {
         Await.equal("the asked holder let go", LeaseState.RELEASED, REVOCATION_BOUND, askedLease::state);
         holders.stream().flatMap(List::stream).forEach(Lease::close);
         assertClean();
-    }
-
-    /** Waits until the server has reaped the try's empty lock directory. */
-    void awaitReaped() {
-        CuratorFramework any = clients.get(0);
-        Await.until("empty lock directory reaped", LONG, () -> {
-            try {
-                return any.checkExists().forPath(path) == null;
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
-    }
-
-    /** The sequence number the server gives the next node created in the try's directory. */
-    int nextSequence() throws Exception {
-        var stat = clients.get(0).checkExists().forPath(path);
-        return (stat.getCversion() + stat.getNumChildren()) / 2;
     }
 }

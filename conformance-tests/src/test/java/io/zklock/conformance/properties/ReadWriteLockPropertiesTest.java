@@ -1,4 +1,4 @@
-package io.zklock.conformance;
+package io.zklock.conformance.properties;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.zklock.conformance.harness.ConformanceSupport;
+import io.zklock.conformance.harness.FencedReadWriteResource;
+import io.zklock.conformance.harness.Recipe;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -48,34 +51,21 @@ import net.jqwik.api.statistics.StatisticsReport;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
- * The conformance properties of {@link ZkReadWriteLock}: the generic suite, run against its
- * write lock as an exclusive recipe, and the properties of a read-write lock, each judged on a
- * real ZooKeeper and ending with the leak check (no lock node, no watch left).
+ * The properties of {@link ZkReadWriteLock} as a pair of locks, each judged on a real
+ * ZooKeeper and ending with the leak check (no lock node, no watch left): readers with writers
+ * and downgrading writers, queue order across both kinds, downgrade and upgrade, re-entry of
+ * both halves, abandoned requests of either kind, the herd a writer's release wakes, session
+ * expiry after a downgrade, and inspection and revocation of shared holders. What each half
+ * keeps on its own runs in {@link ReadLockConformanceTest} and {@link WriteLockConformanceTest}.
  */
-class ReadWriteLockConformanceTest extends LockConformance {
+class ReadWriteLockPropertiesTest extends ConformanceSupport {
     @Override
-    Recipe recipe() {
-        return Recipe.of("rwlock", 1, true, (client, path) -> new ZkReadWriteLock(client, path).writeLock());
+    protected Recipe recipe() {
+        return Recipe.WRITE_LOCK;
     }
 
-    @Override
-    String recipeInStatus() {
-        return "readwrite";
-    }
-
-    @Override
-    String kindInStatus() {
-        return "write";
-    }
-
-    /**
-     * Lease state is never optimistic, for the read half (the generic suite covers the write
-     * half): a read lease closed while cut off is not RELEASED until its node is gone.
-     */
-    @Example
-    void readLeaseClosedWhileCutOffIsNotReleasedUntilTheNodeIsGone() throws Exception {
-        closeWhileCutOffKeepsTheLeaseUntilItsNodeIsGone((client, p) -> new ZkReadWriteLock(client, p).readLock().acquire());
-    }
+    /** How a waiter gives up in {@link #abandonedReadAndWriteRequestsLeaveNoNodeAndNoWatch}. */
+    enum Abandon { TIMEOUT, ZERO_TIMEOUT, INTERRUPT, CANCEL }
 
     /**
      * Lease state is never optimistic, for a downgraded read lease: once the write lease is

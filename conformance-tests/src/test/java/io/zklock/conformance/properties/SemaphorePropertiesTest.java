@@ -1,10 +1,12 @@
-package io.zklock.conformance;
+package io.zklock.conformance.properties;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.zklock.conformance.harness.ConformanceSupport;
+import io.zklock.conformance.harness.Recipe;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -39,11 +41,11 @@ class SemaphorePropertiesTest extends ConformanceSupport {
     private static final int QUIET_SESSION_MS = 20_000;
     private static final Duration QUIET_WINDOW = Duration.ofMillis(300);
 
-    private int permits = SemaphoreConformanceTest.PERMITS;
+    private int permits = Recipe.SEMAPHORE_PERMITS;
 
     @Override
-    Recipe recipe() {
-        return Recipe.of("semaphore-props", () -> permits, false, (client, path) -> new ZkSemaphore(client, path, permits));
+    protected Recipe recipe() {
+        return Recipe.semaphore(permits);
     }
 
     /** One waiter per new session, queued in this order (each waits until its node is listed). */
@@ -230,6 +232,6 @@ class SemaphorePropertiesTest extends ConformanceSupport {
 
     @BeforeTry
     void defaultPermits() {
-        permits = SemaphoreConformanceTest.PERMITS;
+        permits = Recipe.SEMAPHORE_PERMITS;
     }
 }

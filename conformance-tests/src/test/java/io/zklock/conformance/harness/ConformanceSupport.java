@@ -1,4 +1,4 @@
-package io.zklock.conformance;
+package io.zklock.conformance.harness;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -34,7 +34,6 @@ import io.zklock.core.LockAdmin;
 import io.zklock.core.LockStatus;
 import io.zklock.core.Participant;
 import io.zklock.core.engine.LockNode;
-import io.zklock.multilock.ZkMultiLock;
 import io.zklock.testing.Await;
 import io.zklock.testing.ZkProbe;
 import io.zklock.testing.ZkTesting;
@@ -48,33 +47,33 @@ import org.apache.zookeeper.data.Stat;
  * What every conformance class shares: one embedded server, a fresh lock path per try, clients
  * closed after each try, and the helpers that queue waiters, run threads and check for leaks.
  */
-abstract class ConformanceSupport {
-    static final Duration LONG = Duration.ofSeconds(60);
-    static final int SESSION_TIMEOUT_MS = 15_000;
+public abstract class ConformanceSupport {
+    public static final Duration LONG = Duration.ofSeconds(60);
+    public static final int SESSION_TIMEOUT_MS = 15_000;
     /** Session timeout of clients whose packets a test counts: their pings are then far outside the measured window. */
-    static final int QUIET_SESSION_TIMEOUT_MS = 60_000;
+    public static final int QUIET_SESSION_TIMEOUT_MS = 60_000;
     /** How long a holder that opted in may take to let go once asked (its handler acts at once). */
-    static final Duration REVOCATION_BOUND = Duration.ofSeconds(5);
+    public static final Duration REVOCATION_BOUND = Duration.ofSeconds(5);
 
     /** How long a session must send nothing to count as asleep. */
-    static final Duration QUIET = Duration.ofMillis(300);
+    public static final Duration QUIET = Duration.ofMillis(300);
 
-    final SharedServer zk = SharedServer.get();
-    final List<CuratorFramework> clients = new CopyOnWriteArrayList<>();
-    final Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
-    String path;
+    protected final SharedServer zk = SharedServer.get();
+    protected final List<CuratorFramework> clients = new CopyOnWriteArrayList<>();
+    protected final Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
+    protected String path;
 
     /** The recipe under test. */
-    abstract Recipe recipe();
+    protected abstract Recipe recipe();
 
     @BeforeTry
-    void freshPath() {
+    protected void freshPath() {
         path = "/conformance/" + recipe().name() + "-" + UUID.randomUUID();
         errors.clear();
     }
 
     @AfterTry
-    void closeClients() {
+    protected void closeClients() {
         clients.forEach(CuratorFramework::close);
         clients.clear();
     }
@@ -82,7 +81,7 @@ abstract class ConformanceSupport {
     // ---- helpers -------------------------------------------------------------------------------
 
     /** One new session each, with one lock object on the try's path. */
-    List<DistributedLock> locksOnNewSessions(int sessions) {
+    protected List<DistributedLock> locksOnNewSessions(int sessions) {
         List<DistributedLock> locks = new ArrayList<>();
         for (int i = 0; i < sessions; i++) {
             CuratorFramework client = ZkTesting.client(zk.connectString(), SESSION_TIMEOUT_MS);
@@ -92,20 +91,36 @@ abstract class ConformanceSupport {
         return locks;
     }
 
-    /** Takes every lease the recipe admits at once, from separate threads' view of one session. */
-    List<Lease> fillToCapacity(DistributedLock lock) throws Exception {
+    /**
+     * Takes every lease the recipe admits at once, from separate threads' view of one session
+     * (for a shared recipe, which admits any number, one lease).
+     */
+    protected List<Lease> fillToCapacity(DistributedLock lock) throws Exception {
+        return holdOnThreads(lock, recipe().holds());
+    }
+
+    /**
+     * Makes the recipe's requests wait: as many leases of its rival as shut it out, taken on
+     * {@code client} from separate threads (every permit of a semaphore, one writer for a read
+     * lock, one holder of an exclusive recipe).
+     */
+    protected List<Lease> shutOut(CuratorFramework client) throws Exception {
+        return holdOnThreads(recipe().rival(client, path), recipe().rivalHolds());
+    }
+
+    private List<Lease> holdOnThreads(DistributedLock lock, int count) throws Exception {
         List<Lease> leases = new CopyOnWriteArrayList<>();
         List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < recipe().capacity(); i++) {
+        for (int i = 0; i < count; i++) {
             threads.add(start("holder-" + i, () -> leases.add(lock.acquire())));
         }
         joinAll(threads);
-        assertEquals(recipe().capacity(), leases.size());
+        assertEquals(count, leases.size());
         return leases;
     }
 
     /** Waits for the first of {@code pending} to be granted, removes it from the list and returns its lease. */
-    static Lease firstGranted(List<CompletableFuture<Lease>> pending) throws Exception {
+    public static Lease firstGranted(List<CompletableFuture<Lease>> pending) throws Exception {
         CompletableFuture.anyOf(pending.toArray(CompletableFuture[]::new)).get(LONG.toSeconds(), TimeUnit.SECONDS);
         for (CompletableFuture<Lease> f : pending) {
             if (f.isDone()) {
@@ -121,31 +136,31 @@ abstract class ConformanceSupport {
      * session timeout without sending, so for that long after this, a session that sends a
      * packet does so because the lock woke it.
      */
-    void touchAll() throws Exception {
+    protected void touchAll() throws Exception {
         for (CuratorFramework client : clients) {
             client.checkExists().forPath("/");
         }
     }
 
-    CuratorFramework quietClient() {
+    protected CuratorFramework quietClient() {
         CuratorFramework client = ZkTesting.client(zk.connectString(), QUIET_SESSION_TIMEOUT_MS);
         clients.add(client);
         return client;
     }
 
-    interface Request {
+    public interface Request {
         CompletableFuture<Lease> start() throws Exception;
     }
 
     /** Starts a request and waits until its node is in the directory, so requests queue in the order started. */
-    CompletableFuture<Lease> queue(Request request) throws Exception {
+    protected CompletableFuture<Lease> queue(Request request) throws Exception {
         int before = lockNodes();
         CompletableFuture<Lease> future = request.start();
         Await.equal("request queued", before + 1, LONG, this::lockNodes);
         return future;
     }
 
-    static long sessionOf(CuratorFramework client) {
+    public static long sessionOf(CuratorFramework client) {
         try {
             return client.getZookeeperClient().getZooKeeper().getSessionId();
         } catch (Exception e) {
@@ -153,19 +168,19 @@ abstract class ConformanceSupport {
         }
     }
 
-    static Set<Long> sessionsOf(List<CuratorFramework> clients) {
+    public static Set<Long> sessionsOf(List<CuratorFramework> clients) {
         Set<Long> out = new HashSet<>();
         clients.forEach(c -> out.add(sessionOf(c)));
         return out;
     }
 
     /** Waits until none of {@code sessions} has sent a packet for {@link #QUIET} (scaled); fails if they never do. */
-    void awaitQuiet(Set<Long> sessions) throws InterruptedException {
+    protected void awaitQuiet(Set<Long> sessions) throws InterruptedException {
         awaitQuiet(zk.probe, sessions);
     }
 
     /** As {@link #awaitQuiet(Set)}, on the server {@code probe} reads. */
-    static void awaitQuiet(ZkProbe probe, Set<Long> sessions) throws InterruptedException {
+    public static void awaitQuiet(ZkProbe probe, Set<Long> sessions) throws InterruptedException {
         long quiet = Await.scaled(QUIET).toNanos();
         long deadline = System.nanoTime() + Await.scaled(LONG).toNanos();
         Map<Long, Long> last = packets(probe, sessions);
@@ -184,11 +199,11 @@ abstract class ConformanceSupport {
     }
 
     /** Packets each of {@code sessions} has sent so far. */
-    Map<Long, Long> packets(Set<Long> sessions) {
+    protected Map<Long, Long> packets(Set<Long> sessions) {
         return packets(zk.probe, sessions);
     }
 
-    static Map<Long, Long> packets(ZkProbe probe, Set<Long> sessions) {
+    public static Map<Long, Long> packets(ZkProbe probe, Set<Long> sessions) {
         Map<Long, Long> all = probe.packetsBySession();
         Map<Long, Long> out = new HashMap<>();
         sessions.forEach(s -> out.put(s, all.getOrDefault(s, 0L)));
@@ -196,22 +211,22 @@ abstract class ConformanceSupport {
     }
 
     /** A LockAdmin on a client of its own, as an operator's tool would be. */
-    LockAdmin admin() {
+    protected LockAdmin admin() {
         CuratorFramework client = ZkTesting.client(zk.connectString(), SESSION_TIMEOUT_MS);
         clients.add(client);
         return new LockAdmin(client);
     }
 
     /**
-     * Asserts that {@code status} of the try's path lists exactly the lock nodes the server has
+     * Asserts that {@code status} of the try's {@link #inspectedPath()} lists exactly the lock nodes the server has
      * there, in sequence order; that the holding ones are exactly the nodes of {@code granted};
      * that each carries its node's czxid as token (a granted lease's own token), this process as
      * owner, the kind expected at its place in the queue and no revocation request.
      */
-    void assertStatusMatchesServer(LockStatus status, List<Lease> granted, List<String> kindsInQueueOrder,
+    protected void assertStatusMatchesServer(LockStatus status, List<Lease> granted, List<String> kindsInQueueOrder,
             String recipeName, int maxLeases) throws Exception {
         CuratorFramework any = clients.get(0);
-        List<LockNode> onServer = ZkTesting.children(any, path).stream().map(LockNode::parse)
+        List<LockNode> onServer = ZkTesting.children(any, inspectedPath()).stream().map(LockNode::parse)
                 .flatMap(Optional::stream).sorted(Comparator.comparingLong(LockNode::sequence)).toList();
         assertEquals(onServer.stream().map(LockNode::name).toList(),
                 status.participants().stream().map(Participant::nodeName).toList(), "participants in queue order");
@@ -222,7 +237,7 @@ abstract class ConformanceSupport {
         assertEquals(List.of(), status.problems());
         assertEquals(kindsInQueueOrder, status.participants().stream().map(Participant::kind).toList(), "kinds in queue order");
         Map<String, Long> grantedTokens = new HashMap<>();
-        granted.forEach(lease -> grantedTokens.put(lease.nodePath(), lease.fencingToken()));
+        granted.stream().map(Recipe::inspectedLease).forEach(lease -> grantedTokens.put(lease.nodePath(), lease.fencingToken()));
         assertEquals(grantedTokens.keySet(), status.holders().stream().map(Participant::nodePath).collect(Collectors.toSet()),
                 "holders in status against the leases granted");
         long pid = ProcessHandle.current().pid();
@@ -240,7 +255,7 @@ abstract class ConformanceSupport {
      * A handler that records the thread it runs on, waits for {@code mayAct} and then runs
      * {@code action} on the lease it is given; how the revocation properties opt in.
      */
-    static Consumer<Lease> recordingHandler(List<Thread> ranOn, CountDownLatch mayAct, Consumer<Lease> action) {
+    public static Consumer<Lease> recordingHandler(List<Thread> ranOn, CountDownLatch mayAct, Consumer<Lease> action) {
         return lease -> {
             ranOn.add(Thread.currentThread());
             try {
@@ -256,7 +271,7 @@ abstract class ConformanceSupport {
     }
 
     /** Fails unless every thread in {@code ranOn} is one of the library's, and none a ZooKeeper event thread. */
-    static void assertLibraryThreads(List<Thread> ranOn) {
+    public static void assertLibraryThreads(List<Thread> ranOn) {
         for (Thread t : ranOn) {
             assertFalse(t.getClass().getName().contains("EventThread") || t.getName().contains("EventThread"),
                     "a revocation handler ran on a ZooKeeper event thread: " + t);
@@ -264,19 +279,27 @@ abstract class ConformanceSupport {
         }
     }
 
-    /** Lock nodes currently in the try's directory. */
-    int lockNodes() {
+    /**
+     * Leases and requests currently standing in the try's directory: its lock nodes (all of
+     * them below the path, for a multi-lock's components) over the nodes one lease stands on.
+     */
+    protected int lockNodes() {
         CuratorFramework any = clients.get(0);
-        return (int) ZkTesting.children(any, path).stream().filter(n -> n.startsWith("_c_")).count();
+        return ZkTesting.lockNodesBelow(any, path).size() / recipe().nodesPerLease();
     }
 
-    static long sequenceOf(Lease lease) {
+    /** The lock path where status sees the recipe's nodes (the try's path, or a multi-lock's first component's). */
+    protected String inspectedPath() {
+        return path + recipe().inspected().subPath();
+    }
+
+    public static long sequenceOf(Lease lease) {
         String name = lease.nodePath().substring(lease.nodePath().lastIndexOf('-') + 1);
         return Long.parseLong(name);
     }
 
     /** No lock node of this try is left, and the server holds no watch, while the clients are open. */
-    void assertClean() {
+    protected void assertClean() {
         assertEquals(List.of(), List.copyOf(errors));
         CuratorFramework any = ZkTesting.client(zk.connectString(), SESSION_TIMEOUT_MS);
         clients.add(any);
@@ -285,9 +308,9 @@ abstract class ConformanceSupport {
     }
 
     /** Session timeout of the holder in {@link #closeWhileCutOffKeepsTheLeaseUntilItsNodeIsGone}: outlives the outage. */
-    static final int OUTAGE_SESSION_TIMEOUT_MS = 30_000;
+    public static final int OUTAGE_SESSION_TIMEOUT_MS = 30_000;
     /** How long a close while disconnected may take: it must not wait for the connection. */
-    static final Duration PROMPT_CLOSE = Duration.ofSeconds(3);
+    public static final Duration PROMPT_CLOSE = Duration.ofSeconds(3);
 
     /**
      * Lease state is never optimistic: a lease {@code make} takes on a dedicated
@@ -295,12 +318,12 @@ abstract class ConformanceSupport {
      * close returns promptly; once the server is back the node is deleted, the lease is
      * RELEASED, and a listener was told RELEASED exactly once.
      */
-    void closeWhileCutOffKeepsTheLeaseUntilItsNodeIsGone(LeaseMaker make) throws Exception {
+    protected void closeWhileCutOffKeepsTheLeaseUntilItsNodeIsGone(LeaseMaker make) throws Exception {
         try (TestingServer server = new TestingServer(true)) {
             CuratorFramework client = ZkTesting.client(server.getConnectString(), OUTAGE_SESSION_TIMEOUT_MS);
             try {
                 Lease lease = make.take(client, path);
-                List<String> nodes = nodesOf(lease);
+                List<String> nodes = Recipe.nodesOf(lease);
                 List<LeaseState> told = new CopyOnWriteArrayList<>();
                 lease.addListener((l, state) -> told.add(state));
                 server.stop();
@@ -325,28 +348,38 @@ abstract class ConformanceSupport {
         }
     }
 
-    /** The nodes that carry {@code lease}: its own, or each component's for a multi-lease. */
-    static List<String> nodesOf(Lease lease) {
-        if (lease instanceof ZkMultiLock.MultiLease multi) {
-            return multi.components().stream().map(Lease::nodePath).toList();
-        }
-        return List.of(lease.nodePath());
+    /** Waits until the server has reaped the try's empty lock directory. */
+    protected void awaitReaped() {
+        CuratorFramework any = clients.get(0);
+        Await.until("empty lock directory reaped", LONG, () -> {
+            try {
+                return any.checkExists().forPath(path) == null;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 
-    interface LeaseMaker {
+    /** The sequence number the server gives the next node created in the try's (inspected) directory. */
+    protected int nextSequence() throws Exception {
+        var stat = clients.get(0).checkExists().forPath(inspectedPath());
+        return (stat.getCversion() + stat.getNumChildren()) / 2;
+    }
+
+    public interface LeaseMaker {
         Lease take(CuratorFramework client, String path) throws Exception;
     }
 
-    interface Body {
+    public interface Body {
         void run(int index) throws Exception;
     }
 
-    interface Step {
+    public interface Step {
         void run() throws Exception;
     }
 
     /** Runs {@code n} threads released together; fails with the first error any of them hit. */
-    void runThreads(int n, Body body) throws Exception {
+    protected void runThreads(int n, Body body) throws Exception {
         CountDownLatch go = new CountDownLatch(1);
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -360,7 +393,7 @@ abstract class ConformanceSupport {
         joinAll(threads);
     }
 
-    Thread start(String name, Step step) {
+    protected Thread start(String name, Step step) {
         Thread t = new Thread(() -> {
             try {
                 step.run();
@@ -372,7 +405,7 @@ abstract class ConformanceSupport {
         return t;
     }
 
-    void joinAll(List<Thread> threads) throws Exception {
+    protected void joinAll(List<Thread> threads) throws Exception {
         long deadline = System.nanoTime() + Await.scaled(LONG).toNanos();
         for (Thread t : threads) {
             t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
@@ -387,7 +420,7 @@ abstract class ConformanceSupport {
         }
     }
 
-    static void sleep(int millis) throws InterruptedException {
+    public static void sleep(int millis) throws InterruptedException {
         if (millis > 0) {
             Thread.sleep(millis);
         }

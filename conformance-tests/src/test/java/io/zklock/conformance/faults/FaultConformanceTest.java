@@ -1,8 +1,9 @@
-package io.zklock.conformance;
+package io.zklock.conformance.faults;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.zklock.conformance.harness.FaultScheduleRunner;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

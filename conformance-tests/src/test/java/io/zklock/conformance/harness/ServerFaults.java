@@ -1,4 +1,4 @@
-package io.zklock.conformance;
+package io.zklock.conformance.harness;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,54 +25,54 @@ import org.junit.jupiter.api.BeforeEach;
  * closed after each test (proxies first, so that no client waits on a cut connection to
  * close); a fresh path per test and a client of its own to read what is left there.
  */
-abstract class ServerFaults {
-    static final Duration LONG = Duration.ofSeconds(60);
+public abstract class ServerFaults {
+    protected static final Duration LONG = Duration.ofSeconds(60);
     /** A session that outlives every fault of a test (the server caps it at 20 ticks, 10 s). */
-    static final int SESSION_MS = 40_000;
-    static final int TICK_MS = 500;
-    static TestingServer server;
+    protected static final int SESSION_MS = 40_000;
+    protected static final int TICK_MS = 500;
+    protected static TestingServer server;
 
-    final List<CuratorFramework> clients = new CopyOnWriteArrayList<>();
-    final List<FaultProxy> proxies = new CopyOnWriteArrayList<>();
-    String path;
-    CuratorFramework checker;
+    protected final List<CuratorFramework> clients = new CopyOnWriteArrayList<>();
+    protected final List<FaultProxy> proxies = new CopyOnWriteArrayList<>();
+    protected String path;
+    protected CuratorFramework checker;
 
     @BeforeAll
-    static void startServer() throws Exception {
+    protected static void startServer() throws Exception {
         server = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, TICK_MS, -1), true);
     }
 
     @AfterAll
-    static void stopServer() throws Exception {
+    protected static void stopServer() throws Exception {
         server.close();
     }
 
     @BeforeEach
-    void freshPath() {
+    protected void freshPath() {
         path = "/faults/" + UUID.randomUUID();
         checker = client(SESSION_MS);
     }
 
     @AfterEach
-    void closeAll() {
+    protected void closeAll() {
         proxies.forEach(FaultProxy::close);
         proxies.clear();
         clients.forEach(CuratorFramework::close);
         clients.clear();
     }
 
-    static List<FaultCase> recipes() {
-        return FaultCase.all();
+    protected static List<Recipe> recipes() {
+        return Recipe.all();
     }
 
-    CuratorFramework client(int sessionMs) {
+    protected CuratorFramework client(int sessionMs) {
         CuratorFramework client = ZkTesting.client(server.getConnectString(), sessionMs);
         clients.add(client);
         return client;
     }
 
     /** A client whose traffic goes through {@code proxy}. */
-    CuratorFramework proxied(FaultProxy proxy, int sessionMs) {
+    protected CuratorFramework proxied(FaultProxy proxy, int sessionMs) {
         proxies.add(proxy);
         CuratorFramework client = ZkTesting.client(proxy.connectString(), sessionMs);
         clients.add(client);
@@ -80,7 +80,7 @@ abstract class ServerFaults {
     }
 
     /** As many leases as shut a waiter of the recipe out. */
-    static List<Lease> holdAll(FaultCase recipe, DistributedLock lock) throws Exception {
+    protected static List<Lease> holdAll(Recipe recipe, DistributedLock lock) throws Exception {
         List<Lease> leases = new ArrayList<>();
         for (int i = 0; i < recipe.holds(); i++) {
             leases.add(lock.tryAcquire(LONG).orElseThrow(() -> new AssertionError("holder not granted")));
@@ -89,15 +89,15 @@ abstract class ServerFaults {
     }
 
     /** The lock nodes below the test's path. */
-    List<String> nodes() {
+    protected List<String> nodes() {
         return ZkTesting.lockNodesBelow(checker, path);
     }
 
-    void awaitNodes(int atLeast) {
+    protected void awaitNodes(int atLeast) {
         Await.until(atLeast + " nodes queued", LONG, () -> nodes().size() >= atLeast);
     }
 
-    static long currentSession(CuratorFramework client) {
+    protected static long currentSession(CuratorFramework client) {
         try {
             return client.getZookeeperClient().getZooKeeper().getSessionId();
         } catch (Exception e) {

@@ -1,4 +1,4 @@
-package io.zklock.conformance;
+package io.zklock.conformance.harness;
 
 import java.util.List;
 import java.util.stream.Collectors;
@@ -7,10 +7,10 @@ import java.util.stream.Collectors;
  * A schedule of operations and faults, run in order by {@link FaultScheduleRunner}: what jqwik
  * generates and shrinks, and what the soak nemesis draws at random.
  */
-record FaultSchedule(List<Step> steps) {
+public record FaultSchedule(List<Step> steps) {
 
     /** The faults, each injected into one client's traffic, one session or the ensemble. */
-    enum Fault {
+    public enum Fault {
         /** The session of a client holding a lease is expired on the server. */
         HOLDER_EXPIRY,
         /** The session of a client that waits (and holds nothing) is expired on the server. */
@@ -38,13 +38,13 @@ record FaultSchedule(List<Step> steps) {
         /** Two of the three servers are killed, then restarted. */
         QUORUM_LOSS;
 
-        boolean needsCluster() {
+        public boolean needsCluster() {
             return this == SERVER_RESTART || this == LEADER_KILL || this == QUORUM_LOSS;
         }
     }
 
     /** One step of a schedule. */
-    sealed interface Step permits Acquire, Inject, Pause {
+    public sealed interface Step permits Acquire, Inject, Pause {
     }
 
     /**
@@ -52,7 +52,7 @@ record FaultSchedule(List<Step> steps) {
      * holds it {@code holdMs} and releases. {@code variant} picks what is requested where a
      * recipe has several (read or write; which locks of a multi-lock).
      */
-    record Acquire(int client, int variant, int holdMs) implements Step {
+    public record Acquire(int client, int variant, int holdMs) implements Step {
         @Override
         public String toString() {
             return "acquire(c" + client + ", v" + variant + ", hold " + holdMs + "ms)";
@@ -60,7 +60,7 @@ record FaultSchedule(List<Step> steps) {
     }
 
     /** {@code fault} on client {@code client} (or on server {@code client % 3} for ensemble faults). */
-    record Inject(Fault fault, int client) implements Step {
+    public record Inject(Fault fault, int client) implements Step {
         @Override
         public String toString() {
             return fault + "(c" + client + ")";
@@ -68,7 +68,7 @@ record FaultSchedule(List<Step> steps) {
     }
 
     /** Time passes. */
-    record Pause(int millis) implements Step {
+    public record Pause(int millis) implements Step {
         @Override
         public String toString() {
             return "pause(" + millis + "ms)";

@@ -1,9 +1,13 @@
-package io.zklock.conformance;
+package io.zklock.conformance.faults;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.zklock.conformance.harness.ConformanceSupport;
+import io.zklock.conformance.harness.FaultProxy;
+import io.zklock.conformance.harness.Recipe;
+import io.zklock.conformance.harness.ServerFaults;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,17 +52,17 @@ class RevocationFaultsTest extends ServerFaults {
     private record Scene(FaultProxy proxy, List<Lease> held, List<Thread> ranOn, CompletableFuture<Lease> waiter) {
     }
 
-    private Scene hold(FaultCase recipe, boolean optIn) throws Exception {
+    private Scene hold(Recipe recipe, boolean optIn) throws Exception {
         FaultProxy proxy = FaultProxy.to(server.getConnectString());
         CuratorFramework holder = proxied(proxy, SESSION_MS);
-        List<Lease> held = holdAll(recipe, recipe.holder().apply(holder, path));
+        List<Lease> held = holdAll(recipe, recipe.create(holder, path));
         List<Thread> ranOn = new CopyOnWriteArrayList<>();
         if (optIn) {
             optIn(held, ranOn);
-            Await.equal("revocation watches set", FaultCase.nodeCount(held), LONG, probe::watchCount);
+            Await.equal("revocation watches set", Recipe.nodeCount(held), LONG, probe::watchCount);
         }
-        CompletableFuture<Lease> waiter = recipe.waiter().apply(client(SESSION_MS), path).acquireAsync(LONG);
-        Await.until("the waiter queued", LONG, () -> nodes().size() > FaultCase.nodeCount(held));
+        CompletableFuture<Lease> waiter = recipe.rival(client(SESSION_MS), path).acquireAsync(LONG);
+        Await.until("the waiter queued", LONG, () -> nodes().size() > Recipe.nodeCount(held));
         return new Scene(proxy, held, ranOn, waiter);
     }
 
@@ -76,7 +80,7 @@ class RevocationFaultsTest extends ServerFaults {
     /** Asks every lease of the scene to let go, through one node of each. */
     private void ask(Scene scene, LockAdmin admin) {
         for (Lease lease : scene.held()) {
-            assertEquals(RevocationResult.REQUESTED, admin.requestRevocation(FaultCase.nodesOf(lease).get(0)));
+            assertEquals(RevocationResult.REQUESTED, admin.requestRevocation(Recipe.nodesOf(lease).get(0)));
         }
     }
 
@@ -100,7 +104,7 @@ class RevocationFaultsTest extends ServerFaults {
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("recipes")
-    void requestWrittenWhileTheHolderIsCutOffIsHeardWhenItReconnects(FaultCase recipe) throws Exception {
+    void requestWrittenWhileTheHolderIsCutOffIsHeardWhenItReconnects(Recipe recipe) throws Exception {
         Scene scene = hold(recipe, true);
         cutOff(scene);
 
@@ -118,7 +122,7 @@ class RevocationFaultsTest extends ServerFaults {
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("recipes")
-    void holderThatOptsInWhileCutOffHearsThePendingRequestOnReconnection(FaultCase recipe) throws Exception {
+    void holderThatOptsInWhileCutOffHearsThePendingRequestOnReconnection(Recipe recipe) throws Exception {
         Scene scene = hold(recipe, false);
         cutOff(scene);
 
@@ -136,9 +140,9 @@ class RevocationFaultsTest extends ServerFaults {
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("recipes")
-    void lostReplyToTheHoldersWatchReadIsMadeGoodOnReconnection(FaultCase recipe) throws Exception {
+    void lostReplyToTheHoldersWatchReadIsMadeGoodOnReconnection(Recipe recipe) throws Exception {
         Scene scene = hold(recipe, false);
-        Set<String> nodes = Set.copyOf(scene.held().stream().flatMap(l -> FaultCase.nodesOf(l).stream()).toList());
+        Set<String> nodes = Set.copyOf(scene.held().stream().flatMap(l -> Recipe.nodesOf(l).stream()).toList());
         scene.proxy().dropReplyTo(OpCode.getData, nodes::contains);
 
         optIn(scene.held(), scene.ranOn());
@@ -156,11 +160,11 @@ class RevocationFaultsTest extends ServerFaults {
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("recipes")
-    void lostReplyToTheRequestsWriteIsStillReportedRequestedAndHeardOnce(FaultCase recipe) throws Exception {
+    void lostReplyToTheRequestsWriteIsStillReportedRequestedAndHeardOnce(Recipe recipe) throws Exception {
         Scene scene = hold(recipe, false);
         FaultProxy requesterProxy = FaultProxy.to(server.getConnectString());
         LockAdmin admin = new LockAdmin(proxied(requesterProxy, SESSION_MS));
-        String node = FaultCase.nodesOf(scene.held().get(0)).get(0);
+        String node = Recipe.nodesOf(scene.held().get(0)).get(0);
         requesterProxy.dropReplyTo(OpCode.setData, node::equals);
 
         RevocationResult result = admin.requestRevocation(node);
@@ -170,7 +174,7 @@ class RevocationFaultsTest extends ServerFaults {
         String data = new String(checker.getData().forPath(node), StandardCharsets.UTF_8);
         assertEquals(1, data.split("revoke-requested=", -1).length - 1, "requests in the node: " + data);
         for (Lease lease : scene.held().subList(1, scene.held().size())) {
-            assertEquals(RevocationResult.REQUESTED, admin.requestRevocation(FaultCase.nodesOf(lease).get(0)));
+            assertEquals(RevocationResult.REQUESTED, admin.requestRevocation(Recipe.nodesOf(lease).get(0)));
         }
         optIn(scene.held(), scene.ranOn());
         assertLetGoAndClean(scene);

@@ -1,4 +1,4 @@
-package io.zklock.conformance;
+package io.zklock.conformance.servers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.DynamicContainer.dynamicContainer;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
+import io.zklock.conformance.harness.FencedReadWriteResource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

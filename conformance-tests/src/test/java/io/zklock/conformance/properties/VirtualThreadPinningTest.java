@@ -1,9 +1,10 @@
-package io.zklock.conformance;
+package io.zklock.conformance.properties;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.zklock.conformance.harness.SharedServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

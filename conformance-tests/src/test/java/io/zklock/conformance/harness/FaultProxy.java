@@ -1,4 +1,4 @@
-package io.zklock.conformance;
+package io.zklock.conformance.harness;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -375,7 +375,7 @@ public final class FaultProxy implements AutoCloseable {
             this.upstream = upstream;
         }
 
-        void start(String name) {
+        public void start(String name) {
             Thread up = new Thread(this::pumpRequests, "fault-proxy-c2s-" + name);
             Thread down = new Thread(this::pumpReplies, "fault-proxy-s2c-" + name);
             up.setDaemon(true);
@@ -384,7 +384,7 @@ public final class FaultProxy implements AutoCloseable {
             down.start();
         }
 
-        void close() {
+        public void close() {
             if (closed) {
                 return;
             }
@@ -506,8 +506,8 @@ public final class FaultProxy implements AutoCloseable {
     }
 
     /** The header of a client request: xid, opcode and, where the request has one, its path. */
-    record Request(int xid, int opcode, String path) {
-        static Request parse(byte[] frame) {
+    public record Request(int xid, int opcode, String path) {
+        public static Request parse(byte[] frame) {
             ByteBuffer b = ByteBuffer.wrap(frame);
             if (b.remaining() < 8) {
                 return new Request(0, -1, null);

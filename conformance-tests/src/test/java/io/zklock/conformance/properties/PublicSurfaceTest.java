@@ -1,4 +1,4 @@
-package io.zklock.conformance;
+package io.zklock.conformance.properties;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,15 +1,15 @@
-package io.zklock.conformance;
+package io.zklock.conformance.harness;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
 import java.util.List;
 
-import io.zklock.conformance.FaultSchedule.Acquire;
-import io.zklock.conformance.FaultSchedule.Inject;
-import io.zklock.conformance.FaultSchedule.Fault;
-import io.zklock.conformance.FaultScheduleRunner.Outcome;
-import io.zklock.conformance.FaultScheduleRunner.Target;
+import io.zklock.conformance.harness.FaultSchedule.Acquire;
+import io.zklock.conformance.harness.FaultSchedule.Inject;
+import io.zklock.conformance.harness.FaultSchedule.Fault;
+import io.zklock.conformance.harness.FaultScheduleRunner.Outcome;
+import io.zklock.conformance.harness.FaultScheduleRunner.Target;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
