@@ -51,7 +51,9 @@ import org.slf4j.LoggerFactory;
  * <p>Sessions last 2 s on the single server (3 s on the ensemble) so a try takes seconds.
  * Tries per property: {@code -Dzklock.faults.tries=N} (single server, default 6) and
  * {@code -Dzklock.faults.clusterTries=N} (ensemble, default 3); {@code -Dzklock.faults.shrinking=OFF}
- * skips shrinking. One summary line is logged at the end.
+ * skips shrinking. {@code mvn -B verify} runs the defaults: 6 schedules per recipe on the
+ * single server and 3 on the ensemble (27 in all, about two minutes). Each property logs a line
+ * with its name, its schedules and its result, and one summary line is logged at the end.
  */
 @AddLifecycleHook(value = FaultScheduleProperties.Settings.class, propagateTo = PropagationMode.DIRECT_DESCENDANTS)
 class FaultScheduleProperties {
@@ -282,8 +284,10 @@ class FaultScheduleProperties {
             if (shrinking != null) {
                 context.attributes().setShrinking(ShrinkingMode.valueOf(shrinking));
             }
-            LOG.debug("{}: tries {}, shrinking {}", context.label(), context.attributes().tries(), context.attributes().shrinking());
-            return property.execute();
+            PropertyExecutionResult result = property.execute();
+            LOG.info("{}: {} schedules, shrinking {}: {}", context.label(), context.attributes().tries(),
+                    context.attributes().shrinking(), result.status());
+            return result;
         }
     }
 

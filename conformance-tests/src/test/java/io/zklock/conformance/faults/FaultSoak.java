@@ -25,7 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The nemesis, run by {@code mvn -Psoak} only (its name matches no default surefire pattern):
+ * The nemesis, run by {@code mvn -Psoak} only (the parent POM excludes it by name from every other run):
  * for {@code -Dzklock.soak.minutes} (default 2), every recipe in turn runs long random
  * schedules in which three clients take the lock while faults of every kind are injected,
  * judged as {@link FaultScheduleProperties} judges them; every fifth schedule runs on a
