@@ -1,0 +1,374 @@
+package io.zklock.conformance.faults;
+
+import io.zklock.conformance.harness.FaultProxy;
+import io.zklock.conformance.harness.FaultSchedule;
+import io.zklock.conformance.harness.FaultScheduleRunner;
+import java.io.File;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.zklock.conformance.harness.FaultSchedule.Acquire;
+import io.zklock.conformance.harness.FaultSchedule.Fault;
+import io.zklock.conformance.harness.FaultSchedule.Inject;
+import io.zklock.conformance.harness.FaultSchedule.Pause;
+import io.zklock.conformance.harness.FaultSchedule.Step;
+import io.zklock.conformance.harness.FaultScheduleRunner.Outcome;
+import io.zklock.conformance.harness.FaultScheduleRunner.Target;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.ShrinkingMode;
+import net.jqwik.api.Tuple;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.AroundPropertyHook;
+import net.jqwik.api.lifecycle.BeforeContainer;
+import net.jqwik.api.lifecycle.PropertyExecutionResult;
+import net.jqwik.api.lifecycle.PropertyExecutor;
+import net.jqwik.api.lifecycle.PropertyLifecycleContext;
+import net.jqwik.api.lifecycle.PropagationMode;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.curator.test.TestingServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Generated fault schedules against every recipe: jqwik interleaves acquire / hold / release
+ * by three clients, each behind its own {@link FaultProxy}, with faults drawn from the whole
+ * alphabet ({@link Fault}), and {@link FaultScheduleRunner} judges each schedule: no two valid
+ * holders (fenced resources), holders told before a successor writes and told LOST once their
+ * session is gone, no lease RELEASED while its node exists, no failed or stranded acquisition,
+ * the lock granted again once every fault is healed, and no lock node once every client has
+ * closed. A failure is shrunk to a minimal schedule; jqwik prints it with its seed.
+ *
+ * <p>Sessions last 2 s on the single server (3 s on the ensemble) so a try takes seconds.
+ * Tries per property: {@code -Dzklock.faults.tries=N} (single server, default 6) and
+ * {@code -Dzklock.faults.clusterTries=N} (ensemble, default 3); {@code -Dzklock.faults.shrinking=OFF}
+ * skips shrinking. {@code mvn -B verify} runs the defaults: 6 schedules per recipe on the
+ * single server and 3 on the ensemble (27 in all, about two minutes). Each property logs a line
+ * with its name, its schedules and its result, and one summary line is logged at the end.
+ */
+@AddLifecycleHook(value = FaultScheduleProperties.Settings.class, propagateTo = PropagationMode.DIRECT_DESCENDANTS)
+class FaultScheduleProperties {
+    private static final Logger LOG = LoggerFactory.getLogger(FaultScheduleProperties.class);
+    static final int CLIENTS = 3;
+    static final int SESSION_MS = 2_000;
+    static final int CLUSTER_SESSION_MS = 3_000;
+    private static final int TICK_MS = 200;      // the servers accept session timeouts of 0.4 s to 4 s
+
+    static final List<Fault> SINGLE_SERVER_FAULTS = List.of(Fault.values()).stream().filter(f -> !f.needsCluster()).toList();
+    static final List<Fault> ENSEMBLE_FAULTS = List.of(Fault.SERVER_RESTART, Fault.LEADER_KILL, Fault.QUORUM_LOSS,
+            Fault.HOLDER_EXPIRY, Fault.SHORT_CUT);
+
+    static final Tally TALLY = new Tally();
+    private static TestingServer server;
+    private static TestingCluster cluster;
+
+    @BeforeContainer
+    static void startServer() throws Exception {
+        System.setProperty("znode.container.checkIntervalMs", "100");
+        server = new TestingServer(spec(-1), true);
+    }
+
+    @AfterContainer
+    static void stopServers() throws Exception {
+        server.close();
+        if (cluster != null) {
+            cluster.close();
+        }
+        LOG.info(TALLY.summary("fault schedules"));
+    }
+
+    private static InstanceSpec spec(int serverId) {
+        return new InstanceSpec((File) null, -1, -1, -1, true, serverId, TICK_MS, -1);
+    }
+
+    private static synchronized TestingCluster cluster() throws Exception {
+        if (cluster == null) {
+            cluster = new TestingCluster(spec(1), spec(2), spec(3));
+            cluster.start();
+        }
+        return cluster;
+    }
+
+    // ---- properties ----------------------------------------------------------------------------
+
+    /** Mutex under any single-server fault schedule: no two valid holders, holders told, no stranded waiter, no orphan. */
+    @Property(tries = 6, shrinking = ShrinkingMode.FULL)
+    void mutexKeepsEveryInvariantUnderGeneratedFaults(@ForAll("singleServerSchedules") FaultSchedule schedule) {
+        check(Target.MUTEX, schedule, server.getConnectString(), null, SESSION_MS);
+    }
+
+    /** Semaphore of 2 under any single-server fault schedule: never three valid holders, holders told, no stranded waiter, no orphan. */
+    @Property(tries = 6, shrinking = ShrinkingMode.FULL)
+    void semaphoreKeepsEveryInvariantUnderGeneratedFaults(@ForAll("singleServerSchedules") FaultSchedule schedule) {
+        check(Target.SEMAPHORE, schedule, server.getConnectString(), null, SESSION_MS);
+    }
+
+    /** Read-write lock under any single-server fault schedule: no valid writer beside another holder, holders told, no stranded waiter, no orphan. */
+    @Property(tries = 6, shrinking = ShrinkingMode.FULL)
+    void readWriteLockKeepsEveryInvariantUnderGeneratedFaults(@ForAll("singleServerSchedules") FaultSchedule schedule) {
+        check(Target.READ_WRITE, schedule, server.getConnectString(), null, SESSION_MS);
+    }
+
+    /** Multi-lock (both orders of two mutexes, and one of them alone) under any single-server fault schedule: no two valid holders of a lock, no stranded waiter, no orphan. */
+    @Property(tries = 6, shrinking = ShrinkingMode.FULL)
+    void multiLockKeepsEveryInvariantUnderGeneratedFaults(@ForAll("singleServerSchedules") FaultSchedule schedule) {
+        check(Target.MULTI_LOCK, schedule, server.getConnectString(), null, SESSION_MS);
+    }
+
+    /** Any recipe on a three-server ensemble under server restarts, leader loss and quorum loss (with session faults): the same invariants. */
+    @Property(tries = 3, shrinking = ShrinkingMode.FULL)
+    void everyRecipeKeepsEveryInvariantUnderEnsembleFaults(@ForAll("recipes") Target target,
+            @ForAll("ensembleSchedules") FaultSchedule schedule) throws Exception {
+        TestingCluster ensemble = cluster();
+        check(target, schedule, ensemble.getConnectString(), ensemble, CLUSTER_SESSION_MS);
+    }
+
+    private static void check(Target target, FaultSchedule schedule, String connect, TestingCluster ensemble, int sessionMs) {
+        Outcome outcome;
+        try (FaultScheduleRunner runner = new FaultScheduleRunner(target, CLIENTS, sessionMs, connect, ensemble)) {
+            outcome = runner.run(schedule);
+        }
+        TALLY.add(target, outcome);
+        LOG.debug("{} {}: {}", target, schedule, outcome);
+        if (!outcome.violations().isEmpty()) {
+            throw Violation.of(target + " under " + schedule + ": " + outcome.violations().size()
+                    + " violation(s):\n  " + String.join("\n  ", outcome.violations()), outcome.violations());
+        }
+    }
+
+    /**
+     * A failed schedule, one class per kind of violation: jqwik shrinks a failure only to
+     * samples that fail with the same class, so a shrunk schedule keeps the original's worst
+     * violation instead of drifting to another one.
+     */
+    static class Violation extends AssertionError {
+        private static final long serialVersionUID = 1L;
+
+        Violation(String message) {
+            super(message);
+        }
+
+        /** The class of the worst kind among {@code violations}. */
+        static Violation of(String message, List<String> violations) {
+            if (any(violations, "exclusion:")) {
+                return new ExclusionViolation(message);
+            } else if (any(violations, "late notice:") || any(violations, "not told LOST:")) {
+                return new NoticeViolation(message);
+            } else if (any(violations, "acquire failed:")) {
+                return new AcquireFailure(message);
+            } else if (any(violations, "liveness:") || any(violations, "stranded:") || any(violations, "slow give-up:")) {
+                return new LivenessViolation(message);
+            } else if (any(violations, "orphans:") || any(violations, "watches left:")) {
+                return new OrphanViolation(message);
+            } else if (any(violations, "LOST node kept:")) {
+                return new LostNodeViolation(message);
+            } else if (any(violations, "lease RELEASED")) {
+                return new ReleasedViolation(message);
+            }
+            return new Violation(message);
+        }
+
+        private static boolean any(List<String> violations, String prefix) {
+            return violations.stream().anyMatch(v -> v.startsWith(prefix));
+        }
+    }
+
+    static final class ExclusionViolation extends Violation {
+        private static final long serialVersionUID = 1L;
+
+        ExclusionViolation(String message) {
+            super(message);
+        }
+    }
+
+    static final class NoticeViolation extends Violation {
+        private static final long serialVersionUID = 1L;
+
+        NoticeViolation(String message) {
+            super(message);
+        }
+    }
+
+    static final class AcquireFailure extends Violation {
+        private static final long serialVersionUID = 1L;
+
+        AcquireFailure(String message) {
+            super(message);
+        }
+    }
+
+    static final class LivenessViolation extends Violation {
+        private static final long serialVersionUID = 1L;
+
+        LivenessViolation(String message) {
+            super(message);
+        }
+    }
+
+    static final class OrphanViolation extends Violation {
+        private static final long serialVersionUID = 1L;
+
+        OrphanViolation(String message) {
+            super(message);
+        }
+    }
+
+    static final class LostNodeViolation extends Violation {
+        private static final long serialVersionUID = 1L;
+
+        LostNodeViolation(String message) {
+            super(message);
+        }
+    }
+
+    static final class ReleasedViolation extends Violation {
+        private static final long serialVersionUID = 1L;
+
+        ReleasedViolation(String message) {
+            super(message);
+        }
+    }
+
+    // ---- generators ----------------------------------------------------------------------------
+
+    @Provide
+    Arbitrary<Target> recipes() {
+        return Arbitraries.of(Target.MUTEX, Target.SEMAPHORE, Target.READ_WRITE, Target.MULTI_LOCK);
+    }
+
+    @Provide
+    Arbitrary<FaultSchedule> singleServerSchedules() {
+        return schedules(SINGLE_SERVER_FAULTS, 7);
+    }
+
+    @Provide
+    Arbitrary<FaultSchedule> ensembleSchedules() {
+        return schedules(ENSEMBLE_FAULTS, 5);
+    }
+
+    static Arbitrary<FaultSchedule> schedules(List<Fault> faults, int maxSteps) {
+        Arbitrary<Step> acquire = Combinators.combine(
+                Arbitraries.integers().between(0, CLIENTS - 1),
+                Arbitraries.integers().between(0, 2),
+                Arbitraries.integers().between(50, 1_500)).as(Acquire::new);
+        Arbitrary<Step> inject = Combinators.combine(
+                Arbitraries.of(faults),
+                Arbitraries.integers().between(0, CLIENTS - 1)).as(Inject::new);
+        Arbitrary<Step> pause = Arbitraries.integers().between(50, 1_500).map(Pause::new);
+        @SuppressWarnings("unchecked")
+        Arbitrary<Step> step = Arbitraries.frequencyOf(Tuple.of(5, acquire), Tuple.of(4, inject), Tuple.of(1, pause));
+        return step.list().ofMinSize(2).ofMaxSize(maxSteps).map(FaultSchedule::new);
+    }
+
+    // ---- settings and the summary --------------------------------------------------------------
+
+    /** Reads the tries and the shrinking mode from system properties, since annotations are constants. */
+    static final class Settings implements AroundPropertyHook {
+        @Override
+        public PropertyExecutionResult aroundProperty(PropertyLifecycleContext context, PropertyExecutor property) {
+            boolean ensemble = context.targetMethod().getName().contains("Ensemble");
+            String tries = System.getProperty(ensemble ? "zklock.faults.clusterTries" : "zklock.faults.tries");
+            if (tries != null) {
+                context.attributes().setTries(Integer.parseInt(tries));
+            }
+            String shrinking = System.getProperty("zklock.faults.shrinking");
+            if (shrinking != null) {
+                context.attributes().setShrinking(ShrinkingMode.valueOf(shrinking));
+            }
+            PropertyExecutionResult result = property.execute();
+            LOG.info("{}: {} schedules, shrinking {}: {}", context.label(), context.attributes().tries(),
+                    context.attributes().shrinking(), result.status());
+            return result;
+        }
+    }
+
+    /** What every schedule of a run did, for the one summary line (shrinking runs included). */
+    static final class Tally {
+        private final Map<Target, AtomicInteger> schedules = new EnumMap<>(Target.class);
+        private final Map<Fault, AtomicInteger> injected = new EnumMap<>(Fault.class);
+        private final Map<Fault, AtomicInteger> skipped = new EnumMap<>(Fault.class);
+        private final AtomicInteger violations = new AtomicInteger();
+        private final AtomicInteger failedSchedules = new AtomicInteger();
+        private final AtomicInteger granted = new AtomicInteger();
+        private final AtomicInteger timedOut = new AtomicInteger();
+        private final AtomicInteger failed = new AtomicInteger();
+        private final AtomicInteger writes = new AtomicInteger();
+        private final AtomicInteger lateForced = new AtomicInteger();
+        private final AtomicInteger beforeLost = new AtomicInteger();
+        private final AtomicInteger lostNodeChecks = new AtomicInteger();
+        private final List<Long> recovery = new ArrayList<>();
+        private final List<Long> faultRecovery = new ArrayList<>();
+        private final AtomicInteger orphans = new AtomicInteger();
+        private final AtomicInteger stranded = new AtomicInteger();
+        private final List<String> firstViolations = new ArrayList<>();
+
+        synchronized void add(Target target, Outcome o) {
+            schedules.computeIfAbsent(target, t -> new AtomicInteger()).incrementAndGet();
+            o.injected().forEach((k, v) -> injected.computeIfAbsent(k, x -> new AtomicInteger()).addAndGet(v));
+            o.skipped().forEach((k, v) -> skipped.computeIfAbsent(k, x -> new AtomicInteger()).addAndGet(v));
+            violations.addAndGet(o.violations().size());
+            if (!o.violations().isEmpty()) {
+                failedSchedules.incrementAndGet();
+                for (String v : o.violations()) {
+                    if (firstViolations.size() < 5) {
+                        firstViolations.add(target + ": " + v);
+                    }
+                }
+            }
+            granted.addAndGet(o.granted());
+            timedOut.addAndGet(o.timedOut());
+            failed.addAndGet(o.failed());
+            writes.addAndGet(o.writes());
+            lateForced.addAndGet(o.lateNoticesAfterForcedExpiry());
+            beforeLost.addAndGet(o.successorWroteBeforeLost());
+            lostNodeChecks.addAndGet(o.lostNodeChecks());
+            recovery.addAll(o.recoveryMillis());
+            faultRecovery.addAll(o.faultRecoveryMillis());
+            orphans.addAndGet((int) o.violations().stream().filter(v -> v.startsWith("orphans")).count());
+            stranded.addAndGet((int) o.violations().stream().filter(v -> v.startsWith("stranded")).count());
+        }
+
+        synchronized String summary(String what) {
+            int total = schedules.values().stream().mapToInt(AtomicInteger::get).sum();
+            String rec = medianAndMax(recovery);
+            return what + ": " + total + " run " + schedules
+                    + "; faults injected " + injected + " (armed or aimed but not applicable: " + skipped + ")"
+                    + "; operations " + (granted.get() + writes.get()) + " (acquisitions granted " + granted + ", timed out " + timedOut + ", failed " + failed
+                    + ", fenced writes " + writes + "); late notices after a forced expiry (allowed) " + lateForced
+                    + "; holders told SUSPENDED but LOST only after a successor wrote (allowed) " + beforeLost
+                    + "; re-grant after healing " + rec
+                    + (faultRecovery.isEmpty() ? "" : "; recovery (fault healed -> granted) " + medianAndMax(faultRecovery)
+                            + " over " + faultRecovery.size() + " faults")
+                    + "; LOST-node cleanup checks " + lostNodeChecks
+                    + "; orphan checks failed " + orphans + ", stranded waiters " + stranded
+                    + "; violations " + violations + " in " + failedSchedules + " schedule(s)"
+                    + (firstViolations.isEmpty() ? "" : ", first: " + firstViolations);
+        }
+
+        synchronized int operations() {
+            return granted.get() + writes.get();
+        }
+
+        private static String medianAndMax(List<Long> times) {
+            if (times.isEmpty()) {
+                return "none";
+            }
+            List<Long> sorted = new ArrayList<>(times);
+            sorted.sort(null);
+            return "median " + sorted.get(sorted.size() / 2) + " ms, max " + sorted.get(sorted.size() - 1) + " ms";
+        }
+
+        synchronized int violations() {
+            return violations.get();
+        }
+    }
+}

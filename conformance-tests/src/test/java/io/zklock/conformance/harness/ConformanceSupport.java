@@ -1,0 +1,428 @@
+package io.zklock.conformance.harness;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Queue;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+
+import io.zklock.core.DistributedLock;
+import io.zklock.core.Lease;
+import io.zklock.core.LeaseState;
+import io.zklock.core.LockAdmin;
+import io.zklock.core.LockStatus;
+import io.zklock.core.Participant;
+import io.zklock.core.spi.LockNode;
+import io.zklock.testing.Await;
+import io.zklock.testing.ZkProbe;
+import io.zklock.testing.ZkTesting;
+import net.jqwik.api.lifecycle.AfterTry;
+import net.jqwik.api.lifecycle.BeforeTry;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * What every conformance class shares: one embedded server, a fresh lock path per try, clients
+ * closed after each try, and the helpers that queue waiters, run threads and check for leaks.
+ */
+public abstract class ConformanceSupport {
+    public static final Duration LONG = Duration.ofSeconds(60);
+    public static final int SESSION_TIMEOUT_MS = 15_000;
+    /** Session timeout of clients whose packets a test counts: their pings are then far outside the measured window. */
+    public static final int QUIET_SESSION_TIMEOUT_MS = 60_000;
+    /** How long a holder that opted in may take to let go once asked (its handler acts at once). */
+    public static final Duration REVOCATION_BOUND = Duration.ofSeconds(5);
+
+    /** How long a session must send nothing to count as asleep. */
+    public static final Duration QUIET = Duration.ofMillis(300);
+
+    protected final SharedServer zk = SharedServer.get();
+    protected final List<CuratorFramework> clients = new CopyOnWriteArrayList<>();
+    protected final Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
+    protected String path;
+
+    /** The recipe under test. */
+    protected abstract Recipe recipe();
+
+    @BeforeTry
+    protected void freshPath() {
+        path = "/conformance/" + recipe().name() + "-" + UUID.randomUUID();
+        errors.clear();
+    }
+
+    @AfterTry
+    protected void closeClients() {
+        clients.forEach(CuratorFramework::close);
+        clients.clear();
+    }
+
+    // ---- helpers -------------------------------------------------------------------------------
+
+    /** One new session each, with one lock object on the try's path. */
+    protected List<DistributedLock> locksOnNewSessions(int sessions) {
+        List<DistributedLock> locks = new ArrayList<>();
+        for (int i = 0; i < sessions; i++) {
+            CuratorFramework client = ZkTesting.client(zk.connectString(), SESSION_TIMEOUT_MS);
+            clients.add(client);
+            locks.add(recipe().create(client, path));
+        }
+        return locks;
+    }
+
+    /**
+     * Takes every lease the recipe admits at once, from separate threads' view of one session
+     * (for a shared recipe, which admits any number, one lease).
+     */
+    protected List<Lease> fillToCapacity(DistributedLock lock) throws Exception {
+        return holdOnThreads(lock, recipe().holds());
+    }
+
+    /**
+     * Makes the recipe's requests wait: as many leases of its rival as shut it out, taken on
+     * {@code client} from separate threads (every permit of a semaphore, one writer for a read
+     * lock, one holder of an exclusive recipe).
+     */
+    protected List<Lease> shutOut(CuratorFramework client) throws Exception {
+        return holdOnThreads(recipe().rival(client, path), recipe().rivalHolds());
+    }
+
+    private List<Lease> holdOnThreads(DistributedLock lock, int count) throws Exception {
+        List<Lease> leases = new CopyOnWriteArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            threads.add(start("holder-" + i, () -> leases.add(lock.acquire())));
+        }
+        joinAll(threads);
+        assertEquals(count, leases.size());
+        return leases;
+    }
+
+    /** Waits for the first of {@code pending} to be granted, removes it from the list and returns its lease. */
+    public static Lease firstGranted(List<CompletableFuture<Lease>> pending) throws Exception {
+        CompletableFuture.anyOf(pending.toArray(CompletableFuture[]::new)).get(LONG.toSeconds(), TimeUnit.SECONDS);
+        for (CompletableFuture<Lease> f : pending) {
+            if (f.isDone()) {
+                pending.remove(f);
+                return f.get();
+            }
+        }
+        throw new AssertionError("no request completed");
+    }
+
+    /**
+     * One cheap request on every client: a ZooKeeper client pings only after a third of its
+     * session timeout without sending, so for that long after this, a session that sends a
+     * packet does so because the lock woke it.
+     */
+    protected void touchAll() throws Exception {
+        for (CuratorFramework client : clients) {
+            client.checkExists().forPath("/");
+        }
+    }
+
+    protected CuratorFramework quietClient() {
+        CuratorFramework client = ZkTesting.client(zk.connectString(), QUIET_SESSION_TIMEOUT_MS);
+        clients.add(client);
+        return client;
+    }
+
+    public interface Request {
+        CompletableFuture<Lease> start() throws Exception;
+    }
+
+    /** Starts a request and waits until its node is in the directory, so requests queue in the order started. */
+    protected CompletableFuture<Lease> queue(Request request) throws Exception {
+        int before = lockNodes();
+        CompletableFuture<Lease> future = request.start();
+        Await.equal("request queued", before + 1, LONG, this::lockNodes);
+        return future;
+    }
+
+    public static long sessionOf(CuratorFramework client) {
+        try {
+            return client.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public static Set<Long> sessionsOf(List<CuratorFramework> clients) {
+        Set<Long> out = new HashSet<>();
+        clients.forEach(c -> out.add(sessionOf(c)));
+        return out;
+    }
+
+    /** Waits until none of {@code sessions} has sent a packet for {@link #QUIET} (scaled); fails if they never do. */
+    protected void awaitQuiet(Set<Long> sessions) throws InterruptedException {
+        awaitQuiet(zk.probe, sessions);
+    }
+
+    /** As {@link #awaitQuiet(Set)}, on the server {@code probe} reads. */
+    public static void awaitQuiet(ZkProbe probe, Set<Long> sessions) throws InterruptedException {
+        long quiet = Await.scaled(QUIET).toNanos();
+        long deadline = System.nanoTime() + Await.scaled(LONG).toNanos();
+        Map<Long, Long> last = packets(probe, sessions);
+        long since = System.nanoTime();
+        while (System.nanoTime() - since < quiet) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("sessions " + sessions + " never went quiet");
+            }
+            Thread.sleep(10);
+            Map<Long, Long> now = packets(probe, sessions);
+            if (!now.equals(last)) {
+                last = now;
+                since = System.nanoTime();
+            }
+        }
+    }
+
+    /** Packets each of {@code sessions} has sent so far. */
+    protected Map<Long, Long> packets(Set<Long> sessions) {
+        return packets(zk.probe, sessions);
+    }
+
+    public static Map<Long, Long> packets(ZkProbe probe, Set<Long> sessions) {
+        Map<Long, Long> all = probe.packetsBySession();
+        Map<Long, Long> out = new HashMap<>();
+        sessions.forEach(s -> out.put(s, all.getOrDefault(s, 0L)));
+        return out;
+    }
+
+    /** A LockAdmin on a client of its own, as an operator's tool would be. */
+    protected LockAdmin admin() {
+        CuratorFramework client = ZkTesting.client(zk.connectString(), SESSION_TIMEOUT_MS);
+        clients.add(client);
+        return new LockAdmin(client);
+    }
+
+    /**
+     * Asserts that {@code status} of the try's {@link #inspectedPath()} lists exactly the lock nodes the server has
+     * there, in sequence order; that the holding ones are exactly the nodes of {@code granted};
+     * that each carries its node's czxid as token (a granted lease's own token), this process as
+     * owner, the kind expected at its place in the queue and no revocation request.
+     */
+    protected void assertStatusMatchesServer(LockStatus status, List<Lease> granted, List<String> kindsInQueueOrder,
+            String recipeName, int maxLeases) throws Exception {
+        CuratorFramework any = clients.get(0);
+        List<LockNode> onServer = ZkTesting.children(any, inspectedPath()).stream().map(LockNode::parse)
+                .flatMap(Optional::stream).sorted(Comparator.comparingLong(LockNode::sequence)).toList();
+        assertEquals(onServer.stream().map(LockNode::name).toList(),
+                status.participants().stream().map(Participant::nodeName).toList(), "participants in queue order");
+        assertEquals(LockStatus.State.LOCK, status.state());
+        assertEquals(recipeName, status.recipe());
+        assertEquals(OptionalInt.of(maxLeases), status.maxLeases());
+        assertEquals(List.of(), status.foreignChildren());
+        assertEquals(List.of(), status.problems());
+        assertEquals(kindsInQueueOrder, status.participants().stream().map(Participant::mode).toList(), "kinds in queue order");
+        Map<String, Long> grantedTokens = new HashMap<>();
+        granted.stream().map(Recipe::inspectedLease).forEach(lease -> grantedTokens.put(lease.nodePath(), lease.fencingToken()));
+        assertEquals(grantedTokens.keySet(), status.holders().stream().map(Participant::nodePath).collect(Collectors.toSet()),
+                "holders in status against the leases granted");
+        long pid = ProcessHandle.current().pid();
+        for (Participant p : status.participants()) {
+            Stat stat = any.checkExists().forPath(p.nodePath());
+            assertEquals(stat.getCzxid(), p.fencingToken(), "token of " + p.nodeName());
+            assertEquals(grantedTokens.getOrDefault(p.nodePath(), stat.getCzxid()), p.fencingToken(), "lease token of " + p.nodeName());
+            assertEquals(LockNode.parse(p.nodeName()).orElseThrow().sequence(), p.sequence());
+            assertEquals(pid, p.owner().pid(), "owner pid of " + p.nodeName());
+            assertEquals(Optional.empty(), p.revocationRequest(), "revocation request of " + p.nodeName());
+        }
+    }
+
+    /**
+     * A handler that records the thread it runs on, waits for {@code mayAct} and then runs
+     * {@code action} on the lease it is given; how the revocation properties opt in.
+     */
+    public static Consumer<Lease> recordingHandler(List<Thread> ranOn, CountDownLatch mayAct, Consumer<Lease> action) {
+        return lease -> {
+            ranOn.add(Thread.currentThread());
+            try {
+                if (!mayAct.await(Await.scaled(LONG).toMillis(), TimeUnit.MILLISECONDS)) {
+                    throw new IllegalStateException("never allowed to act");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            action.accept(lease);
+        };
+    }
+
+    /** Fails unless every thread in {@code ranOn} is one of the library's, and none a ZooKeeper event thread. */
+    public static void assertLibraryThreads(List<Thread> ranOn) {
+        for (Thread t : ranOn) {
+            assertFalse(t.getClass().getName().contains("EventThread") || t.getName().contains("EventThread"),
+                    "a revocation handler ran on a ZooKeeper event thread: " + t);
+            assertTrue(t.getName().startsWith("zklock-completion"), "a revocation handler ran on " + t.getName());
+        }
+    }
+
+    /**
+     * Leases and requests currently standing in the try's directory: its lock nodes (all of
+     * them below the path, for a multi-lock's components) over the nodes one lease stands on.
+     */
+    protected int lockNodes() {
+        CuratorFramework any = clients.get(0);
+        return ZkTesting.lockNodesBelow(any, path).size() / recipe().nodesPerLease();
+    }
+
+    /** The lock path where status sees the recipe's nodes (the try's path, or a multi-lock's first component's). */
+    protected String inspectedPath() {
+        return path + recipe().inspected().subPath();
+    }
+
+    public static long sequenceOf(Lease lease) {
+        String name = lease.nodePath().substring(lease.nodePath().lastIndexOf('-') + 1);
+        return Long.parseLong(name);
+    }
+
+    /** No lock node of this try is left, and the server holds no watch, while the clients are open. */
+    protected void assertClean() {
+        assertEquals(List.of(), List.copyOf(errors));
+        CuratorFramework any = ZkTesting.client(zk.connectString(), SESSION_TIMEOUT_MS);
+        clients.add(any);
+        Await.equal("nodes left under " + path, List.of(), LONG, () -> ZkTesting.lockNodesBelow(any, path));
+        Await.equal("watches left on the server", 0, LONG, zk.probe::watchCount);
+    }
+
+    /** Session timeout of the holder in {@link #closeWhileCutOffKeepsTheLeaseUntilItsNodeIsGone}: outlives the outage. */
+    public static final int OUTAGE_SESSION_TIMEOUT_MS = 30_000;
+    /** How long a close while disconnected may take: it must not wait for the connection. */
+    public static final Duration PROMPT_CLOSE = Duration.ofSeconds(3);
+
+    /**
+     * Lease state is never optimistic: a lease {@code make} takes on a dedicated
+     * server, closed while that server is down (the session survives), is not RELEASED and the
+     * close returns promptly; once the server is back the node is deleted, the lease is
+     * RELEASED, and a listener was told RELEASED exactly once.
+     */
+    protected void closeWhileCutOffKeepsTheLeaseUntilItsNodeIsGone(LeaseMaker make) throws Exception {
+        try (TestingServer server = new TestingServer(true)) {
+            CuratorFramework client = ZkTesting.client(server.getConnectString(), OUTAGE_SESSION_TIMEOUT_MS);
+            try {
+                Lease lease = make.take(client, path);
+                List<String> nodes = Recipe.nodesOf(lease);
+                List<LeaseState> told = new CopyOnWriteArrayList<>();
+                lease.addListener((l, state) -> told.add(state));
+                server.stop();
+                Await.equal("lease state with the server down", LeaseState.SUSPENDED, LONG, lease::state);
+                long start = System.nanoTime();
+                lease.close();
+                Duration took = Duration.ofNanos(System.nanoTime() - start);
+                assertTrue(took.compareTo(Await.scaled(PROMPT_CLOSE)) < 0, "close while cut off took " + took);
+                assertNotEquals(LeaseState.RELEASED, lease.state(), "state right after a close that cannot reach ZooKeeper");
+                assertEquals(0, Collections.frequency(told, LeaseState.RELEASED), "RELEASED told while the node exists: " + told);
+                server.restart();
+                Await.equal("lease state once the server is back", LeaseState.RELEASED, LONG, lease::state);
+                for (String node : nodes) {
+                    assertNull(client.checkExists().forPath(node), "node " + node + " after RELEASED");
+                }
+                Await.equal("RELEASED told", 1, LONG, () -> Collections.frequency(told, LeaseState.RELEASED));
+                Thread.sleep(100);
+                assertEquals(1, Collections.frequency(told, LeaseState.RELEASED), "RELEASED told exactly once: " + told);
+            } finally {
+                client.close();
+            }
+        }
+    }
+
+    /** Waits until the server has reaped the try's empty lock directory. */
+    protected void awaitReaped() {
+        CuratorFramework any = clients.get(0);
+        Await.until("empty lock directory reaped", LONG, () -> {
+            try {
+                return any.checkExists().forPath(path) == null;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    /** The sequence number the server gives the next node created in the try's (inspected) directory. */
+    protected int nextSequence() throws Exception {
+        var stat = clients.get(0).checkExists().forPath(inspectedPath());
+        return (stat.getCversion() + stat.getNumChildren()) / 2;
+    }
+
+    public interface LeaseMaker {
+        Lease take(CuratorFramework client, String path) throws Exception;
+    }
+
+    public interface Body {
+        void run(int index) throws Exception;
+    }
+
+    public interface Step {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code n} threads released together; fails with the first error any of them hit. */
+    protected void runThreads(int n, Body body) throws Exception {
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int index = i;
+            threads.add(start("worker-" + i, () -> {
+                go.await();
+                body.run(index);
+            }));
+        }
+        go.countDown();
+        joinAll(threads);
+    }
+
+    protected Thread start(String name, Step step) {
+        Thread t = new Thread(() -> {
+            try {
+                step.run();
+            } catch (Throwable e) {
+                errors.add(e);
+            }
+        }, name);
+        t.start();
+        return t;
+    }
+
+    protected void joinAll(List<Thread> threads) throws Exception {
+        long deadline = System.nanoTime() + Await.scaled(LONG).toNanos();
+        for (Thread t : threads) {
+            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            if (t.isAlive()) {
+                throw new AssertionError("thread " + t.getName() + " still running: a waiter was stranded");
+            }
+        }
+        if (!errors.isEmpty()) {
+            AssertionError failure = new AssertionError("a worker failed: " + errors.peek(), errors.peek());
+            errors.clear();
+            throw failure;
+        }
+    }
+
+    public static void sleep(int millis) throws InterruptedException {
+        if (millis > 0) {
+            Thread.sleep(millis);
+        }
+    }
+}

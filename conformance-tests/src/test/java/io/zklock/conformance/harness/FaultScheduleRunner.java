@@ -1,0 +1,913 @@
+package io.zklock.conformance.harness;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+import io.zklock.conformance.harness.FaultSchedule.Acquire;
+import io.zklock.conformance.harness.FaultSchedule.Fault;
+import io.zklock.conformance.harness.FaultSchedule.Inject;
+import io.zklock.conformance.harness.FaultSchedule.Pause;
+import io.zklock.conformance.harness.FaultSchedule.Step;
+import io.zklock.core.DistributedLock;
+import io.zklock.core.Lease;
+import io.zklock.core.LeaseState;
+import io.zklock.multilock.ZkMultiLock;
+import io.zklock.mutex.ZkMutex;
+import io.zklock.readwrite.ZkReadWriteLock;
+import io.zklock.semaphore.ZkSemaphore;
+import io.zklock.testing.FencedResource;
+import io.zklock.testing.ZkProbe;
+import io.zklock.testing.ZkTesting;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher.Event.KeeperState;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.ZooDefs.OpCode;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Overview.
+ *
+ * Runs one FaultSchedule against one recipe and judges it. Each client is a Curator client of
+ * its own whose traffic goes through its own FaultProxy; a "direct" client, not proxied, reaps
+ * directories, reads the server's truth and is never faulted (except by ensemble faults).
+ *
+ * The schedule's steps run in order on the caller's thread: an acquire starts a worker thread
+ * and returns; a fault with a duration (cut, freeze, deafen, server kill) blocks for it and
+ * heals; an armed fault (lost reply, reaped directory) fires on the client's next matching
+ * request. A worker, repeatedly while it holds and its lease says HELD, writes to the fenced
+ * resources its lease protects; a write is atomic with respect to the judge.
+ *
+ * The judge records, at each write, every other open lease (granted, not yet closed by its
+ * owner) that conflicts with the writer and still says HELD, and every write a FencedResource
+ * refused as stale while the writer's lease said HELD. At the end, a lease is "dead" if it was
+ * told LOST or its session was expired by the schedule (ZooKeeper tells a connected client
+ * nothing of a forced expiry until its next request: those notices are late by nature).
+ *   - more HELD conflicting leases than the resource admits, not explained by dead ones:
+ *     two valid holders;
+ *   - a dead lease that still said HELD when a conflicting lease wrote, and whose session was
+ *     not expired by force: the holder was not told (SUSPENDED or LOST) before its successor
+ *     wrote;
+ *     (Told LOST before the successor writes cannot hold for a partitioned holder: Curator
+ *     reports LOST a whole session timeout after SUSPENDED, when the server has long expired
+ *     the session. Holders told SUSPENDED in time but LOST only after a successor wrote are
+ *     counted, not failed.)
+ *   - a holder whose node is gone on the server (its session ended) must be told LOST;
+ *   - a LOST lease's node is gone soon after its client reconnects with a new session;
+ *   - a lease is never RELEASED while its node exists;
+ *   - an acquisition never fails (faults are ridden out) and returns within its timeout;
+ *   - once every fault is healed, each client is granted the lock again, and (single server)
+ *     no watch is left on the server;
+ *   - once every client is closed, no lock node remains.
+ */
+public final class FaultScheduleRunner implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(FaultScheduleRunner.class);
+    private static final int WRITE_EVERY_MS = 20;
+    private static final int STEP_GAP_MS = 40;
+    private static final int REAPS_PER_FAULT = 2;
+    private static final int CLEANUP_GRACE_MS = 500;
+
+    /** The recipes a schedule can run against, and what each variant of a request takes. */
+    public enum Target {
+        MUTEX, SEMAPHORE, READ_WRITE, MULTI_LOCK,
+        /** Not a recipe: each client locks a path of its own, so nothing excludes; the judge's self-test. */
+        UNGUARDED;
+
+        static final int PERMITS = 2;
+
+        public int capacity() {
+            return this == SEMAPHORE ? PERMITS : 1;
+        }
+    }
+
+    private enum Kind { EXCLUSIVE, SHARED, PERMIT }
+
+    private enum Phase { WAITING, HOLDING, DONE }
+
+    /** What one run found. */
+    public record Outcome(List<String> violations, Map<Fault, Integer> injected, Map<Fault, Integer> skipped,
+            int granted, int timedOut, int failed, int writes, int lateNoticesAfterForcedExpiry,
+            List<Long> recoveryMillis, List<Long> faultRecoveryMillis, int successorWroteBeforeLost,
+            int lostNodeChecks) {
+    }
+
+    private record Request(DistributedLock lock, Kind kind, List<String> resources) {
+    }
+
+    private final Target target;
+    private final int sessionMs;
+    private final String serverConnect;
+    private final TestingCluster cluster;
+    private final String base = "/faults/" + UUID.randomUUID();
+    private final Duration acquireBound;
+    private final CuratorFramework direct;
+    private final List<Client> clients = new ArrayList<>();
+    private final Map<String, FencedResource> fenced = new ConcurrentHashMap<>();
+    private final List<Held> open = new ArrayList<>();                  // guarded by judge
+    private final List<Candidate> candidates = new ArrayList<>();       // guarded by judge
+    private final Object judge = new Object();
+    private final Set<Held> suspendedOnly = ConcurrentHashMap.newKeySet();   // SUSPENDED, not yet LOST, at a successor's write
+    private final Set<Long> expiredSessions = ConcurrentHashMap.newKeySet();
+    private final List<String> violations = new CopyOnWriteArrayList<>();
+    private final Map<Fault, AtomicInteger> injected = new EnumMap<>(Fault.class);
+    private final Map<Fault, AtomicInteger> skipped = new EnumMap<>(Fault.class);
+    private final List<Worker> workers = new CopyOnWriteArrayList<>();
+    private final List<Long> recovery = new CopyOnWriteArrayList<>();
+    private final List<Long> faultRecovery = new CopyOnWriteArrayList<>();
+    private volatile boolean probeAfterEachFault;
+    private final AtomicInteger granted = new AtomicInteger();
+    private final AtomicInteger timedOut = new AtomicInteger();
+    private final AtomicInteger failed = new AtomicInteger();
+    private final AtomicInteger writes = new AtomicInteger();
+    private final AtomicInteger lateForced = new AtomicInteger();
+    private final AtomicInteger lostNodeChecks = new AtomicInteger();
+    private final AtomicInteger ids = new AtomicInteger();
+    private volatile boolean armed = true;
+
+    /**
+     * @param serverConnect the servers' own connect string (the direct client and forced expiry use it)
+     * @param cluster the ensemble, for ensemble faults; null on a single server
+     */
+    public FaultScheduleRunner(Target target, int clientCount, int sessionMs, String serverConnect, TestingCluster cluster) {
+        this.target = target;
+        this.sessionMs = sessionMs;
+        this.serverConnect = serverConnect;
+        this.cluster = cluster;
+        this.acquireBound = Duration.ofMillis(5L * sessionMs);
+        for (Fault f : Fault.values()) {
+            injected.put(f, new AtomicInteger());
+            skipped.put(f, new AtomicInteger());
+        }
+        this.direct = ZkTesting.client(serverConnect, Math.max(sessionMs, 10_000));
+        for (String r : List.of("r", "a", "b")) {
+            fenced.put(r, new FencedResource(1, true));
+        }
+        for (int i = 0; i < clientCount; i++) {
+            clients.add(new Client(i));
+        }
+    }
+
+    /**
+     * After each fault that heals (all but the armed ones), the faulted client requests the lock
+     * at once and the time until it is granted is recorded: the recovery time the soak reports.
+     */
+    public FaultScheduleRunner probeAfterEachFault() {
+        probeAfterEachFault = true;
+        return this;
+    }
+
+    // ---- running a schedule -------------------------------------------------------------------
+
+    public Outcome run(FaultSchedule schedule) {
+        try {
+            for (Step step : schedule.steps()) {
+                if (step instanceof Acquire a) {
+                    startWorker(clients.get(a.client() % clients.size()), a);
+                } else if (step instanceof Pause p) {
+                    sleep(p.millis());
+                } else if (step instanceof Inject f) {
+                    inject(f.fault(), f.client());
+                }
+                sleep(STEP_GAP_MS);
+            }
+        } finally {
+            finish();
+        }
+        Map<Fault, Integer> inj = new EnumMap<>(Fault.class);
+        Map<Fault, Integer> skip = new EnumMap<>(Fault.class);
+        injected.forEach((k, v) -> {
+            if (v.get() > 0) {
+                inj.put(k, v.get());
+            }
+        });
+        skipped.forEach((k, v) -> {
+            if (v.get() > 0) {
+                skip.put(k, v.get());
+            }
+        });
+        return new Outcome(List.copyOf(violations), inj, skip, granted.get(), timedOut.get(), failed.get(),
+                writes.get(), lateForced.get(), List.copyOf(recovery), List.copyOf(faultRecovery), suspendedOnly.size(),
+                lostNodeChecks.get());
+    }
+
+    /** Heals everything, waits for the workers, probes liveness, judges, closes, and checks for orphans. */
+    private void finish() {
+        for (Client c : clients) {
+            c.proxy.heal();
+        }
+        long slack = 3L * sessionMs + 5_000;
+        for (Worker w : workers) {
+            long left = w.deadlineNanos + TimeUnit.MILLISECONDS.toNanos(slack) - System.nanoTime();
+            try {
+                w.thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            if (w.thread.isAlive()) {
+                violation("stranded: c%d's request (%s) still %s %d ms past its timeout%s", w.client.index,
+                        w.step, w.phase, slack, knownBugHint("stranded"));
+                w.thread.interrupt();
+            }
+        }
+        probe();          // armed faults (lost reply, reaped directory) may still fire here: one-shot, transient
+        checkWatches();
+        armed = false;
+        for (Client c : clients) {
+            c.settleDrops();
+            if (c.armedKind != null && !c.fired) {
+                skipped.get(c.armedKind).incrementAndGet();
+            }
+            if (c.reap.getAndSet(0) == REAPS_PER_FAULT) {
+                skipped.get(Fault.REAPED_DIRECTORY).incrementAndGet();
+            }
+        }
+        resolve();
+        for (Client c : clients) {
+            c.curator.close();
+            c.proxy.close();
+        }
+        checkOrphans();
+    }
+
+    /** Once every fault is healed, each client in turn is granted the lock again. */
+    private void probe() {
+        for (Client c : clients) {
+            probeOnce(c, "every fault was healed", recovery);
+        }
+    }
+
+    /** One request by {@code c}, which must be granted within the bound; its wait goes to {@code times}. */
+    private void probeOnce(Client c, String after, List<Long> times) {
+        Request r = request(c, 0);
+        long t0 = System.nanoTime();
+        Duration bound = Duration.ofMillis(6L * sessionMs + 6_000);
+        try {
+            Optional<Lease> got = r.lock.tryAcquire(bound);
+            if (got.isEmpty()) {
+                violation("liveness: c%d not granted within %s once %s%s", c.index, bound, after, knownBugHint("probe"));
+            } else {
+                times.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+                granted.incrementAndGet();
+                got.get().close();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            violation("liveness: c%d's request once %s failed: %s%s", c.index, after, describe(e), knownBugHint(describe(e)));
+        }
+    }
+
+    /**
+     * On a single server (whose counters this JVM can read), once every request is over and
+     * every fault healed, no watch is left on the server while the clients are still open.
+     */
+    private void checkWatches() {
+        if (cluster != null) {
+            return;
+        }
+        ZkProbe probe = new ZkProbe(Integer.parseInt(serverConnect.substring(serverConnect.lastIndexOf(':') + 1)));
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3_000);
+        int left;
+        while ((left = probe.watchCount()) != 0 && System.nanoTime() - deadline < 0) {
+            sleep(20);
+        }
+        if (left != 0) {
+            violation("watches left: %d watch(es) on the server 3 s after every request ended and every fault healed", left);
+        }
+    }
+
+    private void checkOrphans() {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3L * sessionMs + 5_000);
+        List<String> left = List.of();
+        while (System.nanoTime() - deadline < 0) {
+            try {
+                left = ZkTesting.lockNodesBelow(direct, base);
+            } catch (RuntimeException e) {
+                left = List.of("(cannot list: " + e + ")");
+            }
+            if (left.isEmpty()) {
+                return;
+            }
+            sleep(50);
+        }
+        violation("orphans: lock nodes left after every client closed: %s", left);
+    }
+
+    // ---- clients and workers ------------------------------------------------------------------
+
+    /** One client: its proxy, its Curator client and its lock objects. */
+    private final class Client {
+        final int index;
+        final FaultProxy proxy;
+        final CuratorFramework curator;
+        final AtomicInteger reap = new AtomicInteger();      // directory deletions still to make
+        volatile Fault armedKind;
+        int dropsSeen;
+        boolean fired;
+        final DistributedLock single;           // mutex or semaphore
+        final ZkReadWriteLock rw;
+        final ZkMutex a;
+        final ZkMutex b;
+        final ZkMultiLock ab;
+        final ZkMultiLock ba;
+
+        Client(int index) {
+            this.index = index;
+            this.proxy = FaultProxy.to(serverConnect);
+            this.curator = ZkTesting.client(proxy.connectString(), sessionMs);
+            this.single = target == Target.SEMAPHORE ? new ZkSemaphore(curator, base, Target.PERMITS) : new ZkMutex(curator, base);
+            this.rw = new ZkReadWriteLock(curator, base);
+            this.a = new ZkMutex(curator, base + "/a");
+            this.b = new ZkMutex(curator, base + "/b");
+            this.ab = new ZkMultiLock(List.of(a, b));
+            this.ba = new ZkMultiLock(List.of(b, a));
+            proxy.beforeRequest(this::maybeReap);
+        }
+
+        public long session() {
+            try {
+                return curator.getZookeeperClient().getZooKeeper().getSessionId();
+            } catch (Exception e) {
+                return 0;
+            }
+        }
+
+        /**
+         * The armed "reaped directory" fault: the empty directory goes just before our create
+         * reaches it, and once more just before the create that follows its re-creation (the
+         * window between making the directory and creating a node in it).
+         */
+        private void maybeReap(int opcode, String path) {
+            if (reap.get() == 0 || path == null || !path.startsWith(base)
+                    || (opcode != OpCode.create && opcode != OpCode.create2 && opcode != OpCode.multi)) {
+                return;
+            }
+            String last = path.substring(path.lastIndexOf('/') + 1);
+            String dir = last.startsWith("_c_") ? path.substring(0, path.lastIndexOf('/')) : path;
+            try {
+                direct.delete().forPath(dir);
+                if (reap.getAndDecrement() == REAPS_PER_FAULT) {
+                    injected.get(Fault.REAPED_DIRECTORY).incrementAndGet();
+                }
+                LOG.debug("reaped {} before c{}'s opcode {}", dir, index, opcode);
+            } catch (KeeperException.NotEmptyException | KeeperException.NoNodeException e) {
+                // not empty (or not there) now: stays armed for the next create
+            } catch (Exception e) {
+                LOG.warn("reaping {} failed: {}", dir, e.toString());
+            }
+        }
+
+        public void arm(Fault kind, int opcode) {
+            settleDrops();
+            if (armedKind != null && !fired) {
+                skipped.get(armedKind).incrementAndGet();       // replaced before it fired
+            }
+            armedKind = kind;
+            fired = false;
+            proxy.dropReplyTo(opcode, p -> armed && p != null && p.startsWith(base));
+        }
+
+        /** Attributes the replies dropped since the last look to the kind armed then. */
+        public synchronized void settleDrops() {
+            int now = proxy.repliesDropped();
+            if (now > dropsSeen && armedKind != null) {
+                injected.get(armedKind).addAndGet(now - dropsSeen);
+                fired = true;
+            }
+            dropsSeen = now;
+        }
+    }
+
+    private Request request(Client c, int variant) {
+        return switch (target) {
+            case MUTEX -> new Request(c.single, Kind.EXCLUSIVE, List.of("r"));
+            case UNGUARDED -> new Request(new ZkMutex(c.curator, base + "/own-" + c.index), Kind.EXCLUSIVE, List.of("r"));
+            case SEMAPHORE -> new Request(c.single, Kind.PERMIT, List.of("r"));
+            case READ_WRITE -> variant % 2 == 0
+                    ? new Request(c.rw.writeLock(), Kind.EXCLUSIVE, List.of("r"))
+                    : new Request(c.rw.readLock(), Kind.SHARED, List.of("r"));
+            case MULTI_LOCK -> switch (variant % 3) {
+                case 0 -> new Request(c.ab, Kind.EXCLUSIVE, List.of("a", "b"));
+                case 1 -> new Request(c.ba, Kind.EXCLUSIVE, List.of("b", "a"));
+                default -> new Request(c.a, Kind.EXCLUSIVE, List.of("a"));
+            };
+        };
+    }
+
+    private final class Worker {
+        final Client client;
+        final Acquire step;
+        final Thread thread;
+        volatile Phase phase = Phase.WAITING;
+        final long deadlineNanos;
+
+        Worker(Client client, Acquire step) {
+            this.client = client;
+            this.step = step;
+            this.deadlineNanos = System.nanoTime() + acquireBound.toNanos() + TimeUnit.MILLISECONDS.toNanos(step.holdMs());
+            this.thread = new Thread(this::run, "fault-c" + client.index + "-w" + ids.incrementAndGet());
+            this.thread.setDaemon(true);
+        }
+
+        private void run() {
+            Request r = request(client, step.variant());
+            long t0 = System.nanoTime();
+            Optional<Lease> got;
+            try {
+                got = r.lock.tryAcquire(acquireBound);
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                failed.incrementAndGet();
+                violation("acquire failed: c%d %s threw %s%s", client.index, step, describe(e), knownBugHint(describe(e)));
+                return;
+            } finally {
+                long late = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) - acquireBound.toMillis();
+                if (late > 3_000) {
+                    violation("slow give-up: c%d %s returned %d ms after its %s timeout", client.index, step, late, acquireBound);
+                }
+            }
+            if (got.isEmpty()) {
+                timedOut.incrementAndGet();
+                phase = Phase.DONE;
+                return;
+            }
+            granted.incrementAndGet();
+            Lease lease = got.get();
+            phase = Phase.HOLDING;
+            Held h = new Held(client, r, lease);
+            try {
+                hold(h);
+            } finally {
+                phase = Phase.DONE;
+            }
+        }
+
+        private void hold(Held h) {
+            synchronized (judge) {
+                open.add(h);
+            }
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(step.holdMs());
+            while (System.nanoTime() - end < 0) {
+                LeaseState s = h.lease.state();
+                if (s == LeaseState.LOST || s == LeaseState.RELEASED) {
+                    break;
+                }
+                write(h);
+                sleep(WRITE_EVERY_MS);
+            }
+            synchronized (judge) {
+                open.remove(h);
+            }
+            LeaseState before = h.lease.state();
+            Boolean present = nodesPresent(h);
+            if (before == LeaseState.RELEASED) {
+                violation("lease RELEASED before its owner closed it: c%d %s node present on the server: %s%s",
+                        client.index, h.nodes, present, knownBugHint("released"));
+            }
+            if (Boolean.FALSE.equals(present) && before != LeaseState.LOST && before != LeaseState.RELEASED) {
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3L * sessionMs);
+                while (!h.toldLost() && System.nanoTime() - deadline < 0) {
+                    sleep(10);
+                }
+                if (!h.toldLost()) {
+                    violation("not told LOST: c%d's lease %s (session 0x%x) says %s %d ms after its node was found gone on the server; told %s",
+                            client.index, h.nodes, h.session, h.lease.state(), 3L * sessionMs, h.told);
+                }
+            }
+            h.lease.close();
+            if (h.lease.state() == LeaseState.RELEASED && Boolean.TRUE.equals(nodesPresent(h))) {
+                violation("lease RELEASED while its node still exists: c%d %s%s", client.index, h.nodes, knownBugHint("released"));
+            }
+            if (h.toldLost()) {
+                checkLostNodeCleanedUp(h);
+            }
+        }
+
+        /**
+         * Once a session is LOST, the client deletes that session's nodes as soon as it
+         * reconnects (DESIGN §2), so waiters need not wait for the server to expire the old
+         * session (which a deafened client's pings kept alive).
+         */
+        private void checkLostNodeCleanedUp(Held h) {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(4L * sessionMs);
+            long now;
+            while (((now = client.session()) == 0 || now == h.session || !client.curator.getZookeeperClient().isConnected())
+                    && System.nanoTime() - deadline < 0) {
+                sleep(10);
+            }
+            if (now == 0 || now == h.session) {
+                return;                          // not reconnected yet: the probe and the orphan check cover it
+            }
+            sleep(CLEANUP_GRACE_MS);
+            lostNodeChecks.incrementAndGet();
+            if (Boolean.TRUE.equals(nodesPresent(h))) {
+                violation("LOST node kept: c%d's lease %s was told LOST, the client reconnected with session 0x%x, and %d ms later the old session's node is still on the server%s",
+                        client.index, h.nodes, now, CLEANUP_GRACE_MS, knownBugHint("lostnode"));
+            }
+        }
+    }
+
+    private void startWorker(Client c, Acquire step) {
+        Worker w = new Worker(c, step);
+        workers.add(w);
+        w.thread.start();
+    }
+
+    /** A granted lease and what the judge knows of it. */
+    private final class Held {
+        final int id = ids.incrementAndGet();
+        final Client client;
+        final Kind kind;
+        final Lease lease;
+        final List<String> resources;
+        final List<Long> tokens = new ArrayList<>();
+        final List<String> nodes = new ArrayList<>();
+        final List<LeaseState> told = new CopyOnWriteArrayList<>();
+        final long session;
+
+        Held(Client client, Request r, Lease lease) {
+            this.client = client;
+            this.kind = r.kind;
+            this.lease = lease;
+            this.resources = r.resources;
+            lease.addListener((l, s) -> told.add(s));
+            if (lease instanceof ZkMultiLock.MultiLease m) {
+                for (Lease part : m.components()) {
+                    tokens.add(part.fencingToken());
+                    nodes.add(part.nodePath());
+                }
+            } else {
+                tokens.add(lease.fencingToken());
+                nodes.add(lease.nodePath());
+            }
+            long owner = 0;
+            try {
+                Stat stat = direct.checkExists().forPath(nodes.get(0));
+                owner = stat == null ? 0 : stat.getEphemeralOwner();
+            } catch (Exception e) {
+                // the ensemble may be down: fall back on the client's view
+            }
+            this.session = owner != 0 ? owner : client.session();
+        }
+
+        public boolean toldLost() {
+            return told.contains(LeaseState.LOST) || lease.state() == LeaseState.LOST;
+        }
+
+        public boolean forcedExpiry() {
+            return expiredSessions.contains(session);
+        }
+
+        public boolean dead() {
+            return toldLost() || forcedExpiry();
+        }
+
+        @Override
+        public String toString() {
+            return "c" + client.index + ":" + kind + tokens + "(session 0x" + Long.toHexString(session) + ", told " + told
+                    + (forcedExpiry() ? ", expired by force" : "") + ")";
+        }
+    }
+
+    private record Candidate(String what, String resource, int allowed, List<Held> leases) {
+    }
+
+    /** One write by {@code h} to each resource it protects, judged against every other open lease. */
+    private void write(Held h) {
+        synchronized (judge) {
+            if (h.lease.state() != LeaseState.HELD) {
+                return;
+            }
+            writes.incrementAndGet();
+            for (int i = 0; i < h.resources.size(); i++) {
+                String r = h.resources.get(i);
+                long token = h.tokens.get(i);
+                if (h.kind == Kind.EXCLUSIVE) {
+                    FencedResource f = fenced.get(r);
+                    if (f.enter(token)) {
+                        f.exit(token);
+                    } else {
+                        candidates.add(new Candidate("write refused as stale while its lease said HELD", r, 0, List.of(h)));
+                    }
+                }
+                List<Held> conflicting = new ArrayList<>();
+                for (Held o : open) {
+                    if (o != h && o.resources.contains(r)
+                            && (h.kind == Kind.PERMIT || h.kind == Kind.EXCLUSIVE || o.kind == Kind.EXCLUSIVE)) {
+                        LeaseState os = o.lease.state();
+                        if (os == LeaseState.HELD) {
+                            conflicting.add(o);
+                        } else if (os == LeaseState.SUSPENDED && h.kind == Kind.EXCLUSIVE && o.tokens.get(o.resources.indexOf(r)) < token) {
+                            suspendedOnly.add(o);     // counted if it turns out LOST: told SUSPENDED, but LOST only after the successor wrote
+                        }
+                    }
+                }
+                int allowed = h.kind == Kind.PERMIT ? target.capacity() : 1;
+                if (conflicting.size() + 1 > allowed) {
+                    conflicting.add(h);
+                    candidates.add(new Candidate("conflicting leases all said HELD at a write", r, allowed, conflicting));
+                }
+            }
+        }
+    }
+
+    /** Judges the candidates now that every lease has settled (see the overview). */
+    private void resolve() {
+        suspendedOnly.removeIf(h -> !h.toldLost());
+        List<Candidate> all;
+        synchronized (judge) {
+            all = List.copyOf(candidates);
+        }
+        Set<String> said = ConcurrentHashMap.newKeySet();
+        for (Candidate c : all) {
+            List<Held> alive = c.leases.stream().filter(h -> !h.dead()).toList();
+            if (alive.size() > c.allowed) {
+                report(said, "exclusion: %s on %s: %s, none of them dead (two valid holders)", c.what, c.resource, c.leases);
+            }
+            for (Held h : c.leases) {
+                if (!h.dead()) {
+                    continue;
+                }
+                if (h.forcedExpiry()) {
+                    lateForced.incrementAndGet();
+                } else {
+                    report(said, "late notice: %s still said HELD while a conflicting lease wrote on %s (%s); its session ended without a forced expiry",
+                            h, c.resource, c.leases);
+                }
+            }
+        }
+    }
+
+    private void report(Set<String> said, String format, Object... args) {
+        String s = String.format(format, args);
+        if (said.add(s)) {
+            violation("%s", s);
+        }
+    }
+
+    // ---- faults -------------------------------------------------------------------------------
+
+    private void inject(Fault fault, int index) {
+        Client c = clients.get(index % clients.size());
+        if (fault.needsCluster() && cluster == null) {
+            skipped.get(fault).incrementAndGet();
+            return;
+        }
+        try {
+            switch (fault) {
+                case HOLDER_EXPIRY -> {
+                    Client holder = pick(index, Phase.HOLDING);
+                    if (holder == null) {
+                        skipped.get(fault).incrementAndGet();
+                        return;
+                    }
+                    if (!expire(holder)) {
+                        skipped.get(fault).incrementAndGet();
+                        return;
+                    }
+                }
+                case WAITER_EXPIRY -> {
+                    Client waiter = pick(index, Phase.WAITING);
+                    if (waiter == null) {
+                        skipped.get(fault).incrementAndGet();
+                        return;
+                    }
+                    if (!expire(waiter)) {
+                        skipped.get(fault).incrementAndGet();
+                        return;
+                    }
+                }
+                case SHORT_CUT -> {
+                    c.proxy.cut();
+                    sleep(sessionMs / 4);
+                    c.proxy.heal();
+                }
+                case LONG_CUT -> {
+                    c.proxy.cut();
+                    sleep(sessionMs * 3 / 2);
+                    c.proxy.heal();
+                }
+                case FREEZE_PAST_TIMEOUT -> {
+                    c.proxy.freeze();
+                    sleep(sessionMs * 3 / 2);
+                    c.proxy.heal();
+                }
+                case DEAFEN -> {
+                    c.proxy.deafen();
+                    sleep(sessionMs * 2L);       // past Curator's LOST (a session timeout after SUSPENDED)
+                    c.proxy.heal();
+                }
+                case LOST_CREATE_REPLY -> c.arm(fault, OpCode.create2);
+                case LOST_DELETE_REPLY -> c.arm(fault, OpCode.delete);
+                case LOST_MULTI_REPLY -> c.arm(fault, OpCode.multi);
+                case REAPED_DIRECTORY -> c.reap.set(REAPS_PER_FAULT);
+                case SERVER_RESTART -> {
+                    InstanceSpec victim = List.copyOf(cluster.getInstances()).get(index % 3);
+                    bounce(List.of(victim), 1_000);
+                }
+                case LEADER_KILL -> bounce(List.of(leader()), 1_000);
+                case QUORUM_LOSS -> {
+                    List<InstanceSpec> all = List.copyOf(cluster.getInstances());
+                    bounce(List.of(all.get(index % 3), all.get((index + 1) % 3)), sessionMs);
+                }
+            }
+        } catch (Exception e) {
+            violation("harness: injecting %s on c%d failed: %s", fault, c.index, e);
+            return;
+        }
+        if (fault.ordinal() <= Fault.DEAFEN.ordinal() || fault.needsCluster()) {
+            injected.get(fault).incrementAndGet();    // the armed kinds count when they fire
+            if (probeAfterEachFault) {
+                probeOnce(c, fault + " healed", faultRecovery);
+            }
+        }
+    }
+
+    /** The client, from {@code index} on, with a worker in {@code phase} (a waiter: holding nothing); waits up to 2 s for one. */
+    private Client pick(int index, Phase phase) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        do {
+            for (int k = 0; k < clients.size(); k++) {
+                Client c = clients.get((index + k) % clients.size());
+                boolean has = false;
+                boolean holds = false;
+                for (Worker w : workers) {
+                    if (w.client == c) {
+                        has |= w.phase == phase;
+                        holds |= w.phase == Phase.HOLDING;
+                    }
+                }
+                if (has && (phase == Phase.HOLDING || !holds)) {
+                    return c;
+                }
+            }
+            sleep(20);
+        } while (System.nanoTime() - deadline < 0);
+        return null;
+    }
+
+    /**
+     * Expires {@code c}'s session on the server, as {@link io.zklock.testing.Sessions#expire}
+     * does (a twin handle attaches to it and closes it), but gives up after a few seconds and
+     * tells whether it did: the session may already be dead, or mid-reconnection, when a
+     * schedule aims at it.
+     */
+    private boolean expire(Client c) throws Exception {
+        ZooKeeper zk = c.curator.getZookeeperClient().getZooKeeper();
+        long session = zk.getSessionId();
+        byte[] password = zk.getSessionPasswd();
+        if (session == 0) {
+            return false;
+        }
+        expiredSessions.add(session);            // before the server acts on it
+        java.util.concurrent.CompletableFuture<KeeperState> answer = new java.util.concurrent.CompletableFuture<>();
+        ZooKeeper twin = new ZooKeeper(serverConnect, sessionMs, event -> {
+            if (event.getState() == KeeperState.SyncConnected || event.getState() == KeeperState.Expired) {
+                answer.complete(event.getState());
+            }
+        }, session, password);
+        boolean attached = false;
+        try {
+            attached = answer.get(5, TimeUnit.SECONDS) == KeeperState.SyncConnected;
+        } catch (java.util.concurrent.TimeoutException e) {
+            // not attached: the session is not ours to expire now
+        } finally {
+            if (attached) {
+                twin.close();                    // closing the twin ends the session
+            } else {
+                expiredSessions.remove(session); // not expired by us: no excuse for late notices
+                twin.close();
+            }
+        }
+        return attached;
+    }
+
+    private void bounce(List<InstanceSpec> victims, long downMs) throws Exception {
+        for (InstanceSpec v : victims) {
+            cluster.killServer(v);
+        }
+        sleep(downMs);
+        for (InstanceSpec v : victims) {
+            cluster.restartServer(v);
+        }
+    }
+
+    private InstanceSpec leader() throws Exception {
+        return leaderOf(cluster);
+    }
+
+    /** The instance that leads {@code cluster} now, read from the servers' JMX beans; waits up to 10 s for an election. */
+    public static InstanceSpec leaderOf(TestingCluster cluster) throws Exception {
+        MBeanServer mbeans = ManagementFactory.getPlatformMBeanServer();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() - deadline < 0) {
+            for (ObjectName name : mbeans.queryNames(new ObjectName("org.apache.ZooKeeperService:name2=Leader,*"), null)) {
+                String replica = name.getKeyProperty("name1");           // "replica.<id>"
+                int id = Integer.parseInt(replica.substring(replica.indexOf('.') + 1));
+                for (InstanceSpec spec : cluster.getInstances()) {
+                    if (spec.getServerId() == id) {
+                        return spec;
+                    }
+                }
+            }
+            Thread.sleep(50);
+        }
+        throw new IllegalStateException("no leader elected within 10 s");
+    }
+
+    // ---- helpers ------------------------------------------------------------------------------
+
+    /** Whether every node of {@code h} is on the server; null if the server cannot be asked now. */
+    private Boolean nodesPresent(Held h) {
+        try {
+            boolean all = true;
+            boolean any = false;
+            for (String node : h.nodes) {
+                sync(node);
+                boolean there = direct.checkExists().forPath(node) != null;
+                all &= there;
+                any |= there;
+            }
+            return all ? Boolean.TRUE : any ? null : Boolean.FALSE;
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    /** Brings the direct client's server up to date with the leader, so a read after it sees every write before it. */
+    private void sync(String path) throws Exception {
+        if (cluster == null) {
+            return;
+        }
+        java.util.concurrent.CompletableFuture<Integer> done = new java.util.concurrent.CompletableFuture<>();
+        direct.getZookeeperClient().getZooKeeper().sync(path, (rc, p, ctx) -> done.complete(rc), null);
+        done.get(10, TimeUnit.SECONDS);
+    }
+
+    private void violation(String format, Object... args) {
+        String v = String.format(format, args);
+        LOG.debug("{}: {}", target, v);      // reported by the caller: the failing property names every violation
+        violations.add(v);
+    }
+
+    private static String describe(Throwable e) {
+        StringBuilder s = new StringBuilder(e.toString());
+        for (Throwable c = e.getCause(); c != null && c != e; c = c.getCause()) {
+            s.append(" <- ").append(c);
+        }
+        return s.toString();
+    }
+
+    /** Names the known engine bug a violation looks like, so a report can tell old from new. */
+    private static String knownBugHint(String what) {
+        if (what.contains("NoNode")) {
+            return " [looks like known bug: reaped directory under a create fails the acquire]";
+        }
+        if (what.equals("released")) {
+            return " [looks like known bug: HoldLease/MultiLease report RELEASED while the node exists]";
+        }
+        if (what.equals("lostnode")) {
+            return " [looks like known bug: a LOST session's node is not deleted after reconnect]";
+        }
+        if (what.equals("stranded") || what.equals("probe")) {
+            return " [maybe known bug: exceptions in callbacks swallowed, or a LOST session's node kept]";
+        }
+        return "";
+    }
+
+    public static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        for (Client c : clients) {
+            c.proxy.close();
+        }
+        direct.close();
+    }
+}

@@ -1,0 +1,157 @@
+package io.zklock.conformance.harness;
+
+import java.util.List;
+
+import io.zklock.core.DistributedLock;
+import io.zklock.core.Lease;
+import io.zklock.multilock.ZkMultiLock;
+import io.zklock.mutex.ZkMutex;
+import io.zklock.readwrite.ZkReadWriteLock;
+import io.zklock.semaphore.ZkSemaphore;
+import org.apache.curator.framework.CuratorFramework;
+
+/**
+ * A recipe as the conformance suite drives it, and what it promises. {@link #all()} is the one
+ * list of recipes: every property, fault test and other library's known bug that applies to
+ * every recipe takes its recipes from there.
+ *
+ * <p>Besides the lock under test ({@link #create}), a recipe names its <em>rival</em>: the
+ * lock whose holders and the recipe's holders exclude each other. For an exclusive or bounded
+ * recipe it is the recipe itself; for the read lock it is the write lock of the same path (a
+ * reader waits for a writer and a writer for readers, but readers share).
+ *
+ * @param name short name, used in lock paths and test names
+ * @param sharing how many holders of the recipe may hold at once
+ * @param permits the semaphore's maxLeases (1 for the other recipes)
+ * @param reentrant whether a holding thread's blocking acquisitions re-enter
+ * @param lock makes the lock under test on a path
+ * @param rival makes a lock on the same path whose holders exclude the recipe's holders
+ * @param nodesPerLease how many nodes one lease stands on (one per component for a multi-lock)
+ * @param inspected where status finds the recipe's nodes below the path, and how it names them
+ */
+public record Recipe(String name, Sharing sharing, int permits, boolean reentrant, LockFactory lock, LockFactory rival,
+        int nodesPerLease, Inspected inspected) {
+
+    /** How many holders of one recipe may hold at once. */
+    public enum Sharing {
+        /** One holder at a time (mutex, write lock, multi-lock). */
+        EXCLUSIVE,
+        /** Up to {@link Recipe#permits()} holders (semaphore). */
+        BOUNDED,
+        /** Any number of holders among themselves, none beside a rival's holder (read lock). */
+        SHARED
+    }
+
+    /** Makes a lock for a client on a path. */
+    @FunctionalInterface
+    public interface LockFactory {
+        /** A new lock object on {@code path} for {@code client}. */
+        DistributedLock make(CuratorFramework client, String path);
+    }
+
+    /**
+     * Where {@code LockAdmin.status} sees the recipe's nodes (the path itself, or for a
+     * multi-lock its first component's path) and how it names them there.
+     *
+     * @param subPath the lock path below the recipe's path ("" for the path itself)
+     * @param recipe the recipe status names at that path
+     * @param kind the kind status gives the recipe's nodes
+     * @param maxLeases the maxLeases status reports there
+     */
+    public record Inspected(String subPath, String recipe, String kind, int maxLeases) {
+    }
+
+    /** The semaphore's permits in the list of recipes. */
+    public static final int SEMAPHORE_PERMITS = 3;
+
+    public static final Recipe MUTEX = new Recipe("mutex", Sharing.EXCLUSIVE, 1, true, ZkMutex::new, ZkMutex::new, 1,
+            new Inspected("", "mutex", "mutex", 1));
+    public static final Recipe SEMAPHORE = semaphore(SEMAPHORE_PERMITS);
+    public static final Recipe READ_LOCK = new Recipe("read-lock", Sharing.SHARED, 1, true,
+            (c, p) -> new ZkReadWriteLock(c, p).readLock(), (c, p) -> new ZkReadWriteLock(c, p).writeLock(), 1,
+            new Inspected("", "readwrite", "read", 1));
+    public static final Recipe WRITE_LOCK = new Recipe("write-lock", Sharing.EXCLUSIVE, 1, true,
+            (c, p) -> new ZkReadWriteLock(c, p).writeLock(), (c, p) -> new ZkReadWriteLock(c, p).writeLock(), 1,
+            new Inspected("", "readwrite", "write", 1));
+    /** A multi-lock over a mutex, a read lock, a write lock and a semaphore permit, each the list's own recipe. */
+    public static final Recipe MULTI_LOCK = new Recipe("multi-lock", Sharing.EXCLUSIVE, 1, true, Recipe::multiLock,
+            Recipe::multiLock, 4, new Inspected("/mutex", "mutex", "multi", 1));
+
+    private static DistributedLock multiLock(CuratorFramework client, String path) {
+        return new ZkMultiLock(List.of(MUTEX.create(client, path + "/mutex"), READ_LOCK.create(client, path + "/read"),
+                WRITE_LOCK.create(client, path + "/write"), SEMAPHORE.create(client, path + "/semaphore")));
+    }
+
+    /** Every recipe: mutex, semaphore, read lock, write lock, multi-lock. */
+    public static List<Recipe> all() {
+        return List.of(MUTEX, SEMAPHORE, READ_LOCK, WRITE_LOCK, MULTI_LOCK);
+    }
+
+    /** A semaphore of {@code permits} (the list's has {@link #SEMAPHORE_PERMITS}). */
+    public static Recipe semaphore(int permits) {
+        return new Recipe("semaphore", Sharing.BOUNDED, permits, false, (c, p) -> new ZkSemaphore(c, p, permits),
+                (c, p) -> new ZkSemaphore(c, p, permits), 1, new Inspected("", "semaphore", "permit", permits));
+    }
+
+    /** A new lock of this recipe on {@code path} for {@code client}. */
+    public DistributedLock create(CuratorFramework client, String path) {
+        return lock.make(client, path);
+    }
+
+    /** A new lock on {@code path} for {@code client} whose holders exclude this recipe's holders. */
+    public DistributedLock rival(CuratorFramework client, String path) {
+        return rival.make(client, path);
+    }
+
+    /** How many holders of the recipe may hold at once ({@link Integer#MAX_VALUE} when shared). */
+    public int capacity() {
+        return switch (sharing) {
+            case EXCLUSIVE -> 1;
+            case BOUNDED -> permits;
+            case SHARED -> Integer.MAX_VALUE;
+        };
+    }
+
+    /** Whether one holder shuts every other holder of the recipe out. */
+    public boolean exclusive() {
+        return sharing == Sharing.EXCLUSIVE;
+    }
+
+    /** Whether holders of the recipe share without bound (they exclude only the rival). */
+    public boolean shared() {
+        return sharing == Sharing.SHARED;
+    }
+
+    /** How many leases of the recipe make a rival wait: every permit, or one holder of a shared lock. */
+    public int holds() {
+        return shared() ? 1 : capacity();
+    }
+
+    /** How many leases of the rival make the recipe wait. */
+    public int rivalHolds() {
+        return shared() ? 1 : capacity();
+    }
+
+    /** Every node a lease stands on (a multi-lease stands on one per component). */
+    public static List<String> nodesOf(Lease lease) {
+        if (lease instanceof ZkMultiLock.MultiLease multi) {
+            return multi.components().stream().map(Lease::nodePath).toList();
+        }
+        return List.of(lease.nodePath());
+    }
+
+    /** How many nodes {@code leases} stand on together. */
+    public static int nodeCount(List<Lease> leases) {
+        return leases.stream().mapToInt(l -> nodesOf(l).size()).sum();
+    }
+
+    /** The lease on the node status shows at {@link Inspected#subPath()}: the lease itself, or its first component. */
+    public static Lease inspectedLease(Lease lease) {
+        return lease instanceof ZkMultiLock.MultiLease multi ? multi.components().get(0) : lease;
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}

@@ -1,0 +1,34 @@
+/**
+ * What the conformance tests stand on; no test of a recipe lives here.
+ *
+ * <ul>
+ * <li>The one list of recipes: {@link io.zklock.conformance.harness.Recipe#all()} (mutex,
+ *     semaphore, read lock, write lock, and a multi-lock over the other four), each with what it
+ *     promises (exclusive, bounded or shared; re-entrant or not) and its rival.</li>
+ * <li>Servers and clients: {@link io.zklock.conformance.harness.SharedServer} (one embedded
+ *     server for the properties), {@link io.zklock.conformance.harness.ServerFaults} (a server
+ *     of their own for the named fault tests), {@link io.zklock.conformance.harness.FaultProxy}
+ *     (a loopback proxy per client: freeze, deafen, cut, drop one reply, act before a request).</li>
+ * <li>Judges: {@link io.zklock.conformance.harness.FencedReadWriteResource} (and the core test
+ *     jar's {@code FencedResource}), {@link io.zklock.conformance.harness.FaultScheduleRunner}
+ *     with the alphabet of {@link io.zklock.conformance.harness.FaultSchedule}.</li>
+ * <li>Support: {@link io.zklock.conformance.harness.ConformanceSupport}, the base of every
+ *     property class (fresh path per try, clients closed after it, the leak check).</li>
+ * </ul>
+ *
+ * <p>Where a test goes:
+ * <ul>
+ * <li>a property a recipe keeps: {@code io.zklock.conformance.properties};</li>
+ * <li>a fault (a new kind, or a named case of one): {@code io.zklock.conformance.faults};</li>
+ * <li>another library's known bug: {@code io.zklock.conformance.otherlibraries};</li>
+ * <li>a server version: {@code io.zklock.conformance.servers};</li>
+ * <li>a test of the harness itself (that a judge can fail, that the proxy does what it says):
+ *     here, next to what it tests.</li>
+ * </ul>
+ * A new recipe is one more entry in {@link io.zklock.conformance.harness.Recipe#all()} and one
+ * class per promise group in {@code properties}; a new fault kind is one more
+ * {@link io.zklock.conformance.harness.FaultSchedule.Fault} that the runner knows how to inject.
+ * Every test class runs in {@code mvn -B verify} whatever its name (the parent POM includes every
+ * class); only the soak is excluded, by name.
+ */
+package io.zklock.conformance.harness;

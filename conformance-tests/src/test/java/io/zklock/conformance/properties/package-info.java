@@ -1,0 +1,34 @@
+/**
+ * The properties the recipes keep, each stated once in a one-line javadoc and run on every
+ * recipe whose promises it assumes, against a real ZooKeeper.
+ *
+ * <p>Read first {@link io.zklock.conformance.properties.LockProperties}. The properties are
+ * grouped by the promise they assume, each group extending the one before:
+ * <ul>
+ * <li>{@link io.zklock.conformance.properties.LockProperties}: every recipe (exclusion judged
+ *     against the recipe's capacity and its rival, hygiene, a grant racing a timeout, re-queue
+ *     after session expiry, reaped and re-created directories, close while cut off, inspection
+ *     and revocation);</li>
+ * <li>{@link io.zklock.conformance.properties.ReentrantLockProperties}: recipes that re-enter
+ *     (all but the semaphore);</li>
+ * <li>{@link io.zklock.conformance.properties.ExclusiveLockProperties}: recipes with one holder
+ *     at a time (mutex, write lock, multi-lock): fencing order, exact queue order, a holder
+ *     fenced out after its session expired.</li>
+ * </ul>
+ * One concrete class per recipe of {@code Recipe.all()} extends the most specific group its
+ * promises allow ({@code MutexConformanceTest}, {@code SemaphoreConformanceTest},
+ * {@code ReadLockConformanceTest}, {@code WriteLockConformanceTest},
+ * {@code MultiLockConformanceTest}). What only one recipe promises stays in that recipe's class:
+ * {@code SemaphorePropertiesTest} (out-of-order releases, maxLeases disagreement),
+ * {@code ReadWriteLockPropertiesTest} (readers with writers, downgrade, upgrade, the herd),
+ * {@code MultiLockPropertiesTest} (deadlock-freedom, all or nothing, mixed kinds).
+ *
+ * <p>Where a new property goes: into the group whose promises it assumes (a property that
+ * needs a waiting request takes the recipe's rival, so that it holds for a shared recipe too);
+ * into a recipe's own class only when no other recipe could keep it. A property is not written
+ * twice and does not return early for a recipe it does not fit: it belongs to a narrower group.
+ * Faults beyond a session expiry go to {@code io.zklock.conformance.faults}, other libraries'
+ * bugs to {@code io.zklock.conformance.otherlibraries}, server versions to
+ * {@code io.zklock.conformance.servers}.
+ */
+package io.zklock.conformance.properties;
