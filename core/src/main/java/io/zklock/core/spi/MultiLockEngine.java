@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -40,7 +41,7 @@ public final class MultiLockEngine {
             throw new IllegalArgumentException("a multi-lock needs at least one lock");
         }
         Set<String> paths = new HashSet<>();
-        if (engines.contains(null)) {
+        if (engines.stream().anyMatch(Objects::isNull)) {
             throw new IllegalArgumentException("null lock in " + engines);
         }
         LockContext first = engines.get(0).context();
