@@ -70,13 +70,13 @@ final class GrantWait {
 
     /** Step 1 for the first time; call from a step of the request. */
     void start() {
-        if (node.vouched() != null) {
-            decideVouched(LockNode.sorted(node.vouched()));
-        } else if (node.firstListing() != null) {
+        if (node.known() instanceof QueuedNode.Known.Vouched vouched) {
+            decideVouched(LockNode.sorted(vouched.children()));
+        } else if (node.known() instanceof QueuedNode.Known.FirstListing first) {
             int s = ++step;
-            node.firstListing().whenComplete((reply, error) -> lock.run(() -> firstListed(reply, error, s)));
+            first.listing().whenComplete((reply, error) -> lock.run(() -> firstListed(reply, error, s)));
         } else {
-            list(false);
+            list(false);                       // Known.Nothing
         }
     }
 
