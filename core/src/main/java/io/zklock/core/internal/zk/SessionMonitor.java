@@ -34,7 +34,7 @@ public final class SessionMonitor {
 
     private final WeakReference<CuratorZookeeperClient> zookeeper;   // the map's key: not held strongly
     private final Set<SessionListener> listeners = ConcurrentHashMap.newKeySet();
-    private final Watches.Book watches = new Watches.Book();
+    private final Watches.Book watches = new Watches.Book(this::sessionId);
     private final Map<String, DirectoryView> views = new LinkedHashMap<>(16, 0.75f, true) {
         private static final long serialVersionUID = 1L;
 
@@ -170,6 +170,7 @@ public final class SessionMonitor {
             case SUSPENDED, READ_ONLY -> told.forEach(SessionListener::suspended);
             case CONNECTED, RECONNECTED -> {
                 long session = sessionId();
+                watches.seen(session);         // before anybody re-registers: a new session's counts start empty
                 told.forEach(listener -> listener.reconnected(session));
             }
             case LOST -> told.forEach(SessionListener::lost);

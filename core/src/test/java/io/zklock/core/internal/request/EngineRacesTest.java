@@ -52,6 +52,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class EngineRacesTest {
     private static final long SESSION = 0x5e55;
     private static final long OTHER_SESSION = 0x07e5;
+    /** The client's session after {@link #SESSION} expired. */
+    private static final long NEW_SESSION = 0x5e56;
     private static final long DIR_CZXID = 100;
     private static final String DIR = "/locks/a";
     /** A stranger's node, queued first (sequence 0). */
@@ -279,6 +281,30 @@ class EngineRacesTest {
         port.reply(port.last(CHILDREN), listing(DIR, dirStat(DIR_CZXID, 2, 1), create.nodeName(1)));
         assertEquals(create.nodePath(1), lease(transactionRequest).nodePath());
         assertEquals(1, port.count(MULTI));
+    }
+
+    /** The watch counts of a session that expired go with it: a request that re-queued on the new session and gives up removes its watch, although a registration of the old session had an unknown outcome. */
+    @Test
+    void watchCountsOfAnExpiredSessionGo() {
+        Acquisition a = queuedBehindStranger();
+        WatchKey stranger = WatchKey.data(DIR + "/" + STRANGER);
+        port.reply(port.last(WATCH_DATA), rc(Code.CONNECTIONLOSS));   // did the watch get set? unknown: counted
+        port.sessionId = NEW_SESSION;
+        monitor.stateChanged(ConnectionState.RECONNECTED);
+        String old = port.calls(CREATE).get(0).nodeName(1);
+        port.reply(port.last(CHILDREN), listing(DIR, dirStat(DIR_CZXID, 2, 2), STRANGER, old));   // ours is of the old session: re-queue
+        port.reply(port.last(DELETE), rc(Code.OK));
+        Call transaction = port.last(MULTI);           // the listing made the new session's view exact
+        port.reply(transaction, transacted(dirStat(DIR_CZXID, 2, 2), transaction.nodePath(2), nodeStat(12, NEW_SESSION)));
+        port.reply(port.last(CHILDREN), listing(DIR, dirStat(DIR_CZXID, 3, 2), STRANGER, transaction.nodeName(2)));
+        Call watch = port.last(WATCH_DATA);
+        port.reply(watch, ok(watch.path, nodeStat(1, OTHER_SESSION)));
+        assertEquals(1, monitor.watches().count(stranger), "the expired session's registration is still counted");
+
+        assertTrue(a.giveUp(GIVE_UP));
+        assertEquals(1, port.count(REMOVE_WATCHES), "the give-up left its watch on the server");
+        assertEquals(stranger, port.last(REMOVE_WATCHES).removed);
+        assertEquals(0, monitor.watches().count(stranger));
     }
 
     // ---- scenes -----------------------------------------------------------------------------
