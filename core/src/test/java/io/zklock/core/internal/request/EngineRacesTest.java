@@ -307,6 +307,49 @@ class EngineRacesTest {
         assertEquals(0, monitor.watches().count(stranger));
     }
 
+    /** After the last close while cut off, the session's next request does not queue behind its own released node, whose delete waits for the reconnection: it is granted on the listing, with no watch on that node. */
+    @Test
+    void nextRequestDoesNotWaitForItsOwnReleasedNode() {
+        Acquisition holder = Acquisition.start(engine, Deadline.unbounded());
+        Call first = port.last(CREATE);
+        port.reply(first, ok(first.nodePath(0), nodeStat(10, SESSION)));
+        port.reply(port.last(CHILDREN), listing(DIR, null, first.nodeName(0)));   // no Stat: no inference next
+        ZkLease released = lease(holder);
+        port.connected = false;
+        monitor.stateChanged(ConnectionState.SUSPENDED);
+        assertTrue(released.release());
+        port.reply(port.last(DELETE), rc(Code.CONNECTIONLOSS));   // retried on reconnection
+
+        Acquisition next = Acquisition.start(engine, Deadline.unbounded());
+        Call create = port.last(CREATE);
+        port.connected = true;                 // Curator sends the create and its listing before the delete's retry
+        port.reply(create, ok(create.nodePath(1), nodeStat(11, SESSION)));
+        port.reply(port.last(CHILDREN), listing(DIR, dirStat(DIR_CZXID, 2, 2), first.nodeName(0), create.nodeName(1)));
+
+        assertEquals(0, port.count(WATCH_DATA), "the request watches its own released node");
+        assertEquals(create.nodePath(1), lease(next).nodePath());
+        assertEquals(LeaseState.SUSPENDED, released.state(), "the released lease is final only once its node is gone");
+    }
+
+    /** A node of this session whose delete failed with an answer that is not the connection's is waited for: only a release the reconnection will finish is treated as gone. */
+    @Test
+    void nodeWhoseDeleteWasRefusedIsWaitedFor() {
+        Acquisition holder = Acquisition.start(engine, Deadline.unbounded());
+        Call first = port.last(CREATE);
+        port.reply(first, ok(first.nodePath(0), nodeStat(10, SESSION)));
+        port.reply(port.last(CHILDREN), listing(DIR, null, first.nodeName(0)));   // no Stat: no inference next
+        assertTrue(lease(holder).release());
+        port.reply(port.last(DELETE), rc(Code.NOAUTH));
+
+        Acquisition next = Acquisition.start(engine, Deadline.unbounded());
+        Call create = port.last(CREATE);
+        port.reply(create, ok(create.nodePath(1), nodeStat(11, SESSION)));
+        port.reply(port.last(CHILDREN), listing(DIR, dirStat(DIR_CZXID, 2, 2), first.nodeName(0), create.nodeName(1)));
+
+        assertFalse(next.result.isDone(), "granted while a node that may never go sits ahead");
+        assertEquals(first.nodePath(0), port.last(WATCH_DATA).path);
+    }
+
     // ---- scenes -----------------------------------------------------------------------------
 
     /**
