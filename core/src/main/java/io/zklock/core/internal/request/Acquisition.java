@@ -62,18 +62,11 @@ public final class Acquisition implements Request<Acquisition.Outcome>, SessionL
     private final AcquireTally tally;
     final CompletableFuture<Outcome> result = new CompletableFuture<>();
 
-    /** Where the request is: one value, so no two stages can be live at once. */
+    /** Where the request is (made, obtaining a node, waiting for its grant, over): one value, so no two stages are live at once. */
     private sealed interface Phase {
-        /** Made, its first step not run yet. */
         record Starting() implements Phase { }
-
-        /** Obtaining a node. */
         record Creating(NodeCreation creation) implements Phase { }
-
-        /** Waiting for the grant of {@code node}. */
         record Waiting(GrantWait grantWait, QueuedNode node) implements Phase { }
-
-        /** Granted or given up: nothing runs any more. */
         record Ended() implements Phase { }
     }
 
@@ -281,7 +274,6 @@ public final class Acquisition implements Request<Acquisition.Outcome>, SessionL
             timer = null;
         }
     }
-
 
     // ---- session news -----------------------------------------------------------------------
 

@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * every namespace facade of it: monitors are keyed by the {@link CuratorZookeeperClient} they
  * all share). It tells the {@link SessionListener}s registered with it (held leases, waiting
  * requests, lost leases whose node is still to be deleted) of every connection and session
- * change, and keeps what the client's locks share: the watch counts of the session and the
- * views of its lock directories.
+ * change, and keeps what the client's locks share: the watch counts of the session, the views
+ * of its lock directories, and the released nodes whose delete waits for a reconnection.
  */
 public final class SessionMonitor {
     private static final Logger LOG = LoggerFactory.getLogger(SessionMonitor.class);
