@@ -210,7 +210,7 @@ public final class ZkLease implements Lease, SessionListener {
             lose();
             return;
         }
-        context.port().delete(nodePath, false).whenComplete((reply, error) -> {
+        context.cleanup().release(nodePath, sessionId).whenComplete((reply, error) -> {
             if (error != null) {
                 LOG.warn("could not issue the delete of {}; retried on reconnection", nodePath, error);
                 firstDeleteAttempt.complete(null);

@@ -22,8 +22,10 @@ import org.slf4j.LoggerFactory;
  * Overview.
  *
  * One request for one lock. It obtains a node (NodeCreation), waits for the node's grant
- * (GrantWait) and ends exactly once, completing `result`. Its steps, and its stages' steps, run
- * under one RequestLock; they only do bookkeeping and issue background calls. Repeatedly:
+ * (GrantWait) and ends exactly once, completing `result`. Its phase is one value: Starting,
+ * Creating(the creation), Waiting(the wait, its node), Ended; a re-queue goes from Waiting back
+ * to Creating. Its steps, and its stages' steps, follow the package's serialisation rule (see
+ * package-info.java): one RequestLock, bookkeeping and background calls only. Repeatedly:
  *   1. NodeCreation gives a QueuedNode (a node a multi-lock's transaction made is given instead).
  *   2. GrantWait on it ends with
  *      - Granted: a ZkLease, bound to the node's session, completes the request;
@@ -61,11 +63,17 @@ public final class Acquisition implements Request<Acquisition.Outcome>, SessionL
     private final AcquireTally tally;
     final CompletableFuture<Outcome> result = new CompletableFuture<>();
 
-    // guarded by lock; at most one of creation and wait is set
-    private NodeCreation creation;
-    private GrantWait wait;
-    private QueuedNode node;
-    private boolean ended;
+    /** Where the request is (made, obtaining a node, waiting for its grant, over): one value, so no two stages are live at once. */
+    private sealed interface Phase {
+        record Starting() implements Phase { }
+        record Creating(NodeCreation creation) implements Phase { }
+        record Waiting(GrantWait grantWait, QueuedNode node) implements Phase { }
+        record Ended() implements Phase { }
+    }
+
+    // guarded by lock
+    private Phase phase = new Phase.Starting();
+    /** The deadline's timer: set by the first step when the deadline needs one, cancelled at the end (not a phase). */
     private ScheduledFuture<?> timer;
 
     @Override
@@ -107,7 +115,7 @@ public final class Acquisition implements Request<Acquisition.Outcome>, SessionL
     private void begin(Runnable first) {
         context.monitor().addListener(this);
         lock.run(() -> {
-            if (ended) {
+            if (phase instanceof Phase.Ended) {
                 return;                        // the client closed before the request began
             }
             if (deadline.needsTimer()) {
@@ -122,47 +130,44 @@ public final class Acquisition implements Request<Acquisition.Outcome>, SessionL
 
     private void create() {
         NodeCreation c = new NodeCreation(context, deadline, lock, ownerData, tally);
-        creation = c;
+        phase = new Phase.Creating(c);
         c.result.whenComplete((created, error) -> lock.run(() -> created(c, created, error)));
         c.start();
     }
 
     private void created(NodeCreation c, QueuedNode created, Throwable error) {
-        if (ended || c != creation) {
+        if (!(phase instanceof Phase.Creating now && now.creation() == c)) {
             return;                            // a give-up stopped it, and it deleted the node
         }
         if (error != null) {
             giveUpInStep(error);
-            return;
+        } else {
+            waitFor(created);
         }
-        creation = null;
-        waitFor(created);
     }
 
     private void waitFor(QueuedNode queued) {
-        node = queued;
         GrantWait w = new GrantWait(context, queued, deadline, lock, tally);
-        wait = w;
-        w.result.whenComplete((end, error) -> lock.run(() -> waited(w, end, error)));
+        Phase.Waiting waiting = new Phase.Waiting(w, queued);
+        phase = waiting;
+        w.result.whenComplete((end, error) -> lock.run(() -> waited(waiting, end, error)));
         w.start();
     }
 
-    private void waited(GrantWait w, WaitEnd end, Throwable error) {
-        if (ended || w != wait) {
+    private void waited(Phase.Waiting waiting, WaitEnd end, Throwable error) {
+        if (phase != waiting) {
             return;
         }
         if (error != null) {
             giveUpInStep(error);
         } else if (end instanceof WaitEnd.Granted granted) {
-            grant(granted.sorted());
+            grant(waiting.node(), granted.sorted());
         } else if (adopted) {
             endWith(new Outcome.Lost(((WaitEnd.NodeLost) end).why()), null);
         } else {
             LOG.info("re-queueing on {}: {}", context.path(), ((WaitEnd.NodeLost) end).why());
-            context.cleanup().delete(node.path());
-            w.stop();
-            wait = null;
-            node = null;
+            context.cleanup().delete(waiting.node().path());
+            waiting.grantWait().stop();
             create();
         }
     }
@@ -172,12 +177,12 @@ public final class Acquisition implements Request<Acquisition.Outcome>, SessionL
      * is not removed, which would cost a request on the hot path: it fires at the latest when
      * its node goes, and the event is ignored then.
      */
-    private void grant(List<LockNode> sorted) {
+    private void grant(QueuedNode node, List<LockNode> sorted) {
         if (context.port().isClosed()) {
             giveUpInStep(context.clientClosed());
             return;
         }
-        ended = true;
+        phase = new Phase.Ended();
         stopTimer();
         context.monitor().removeListener(this);
         ZkLease lease = new ZkLease(context, node.path(), node.token(), node.session());
@@ -216,21 +221,19 @@ public final class Acquisition implements Request<Acquisition.Outcome>, SessionL
 
     /** Ends the request after cleaning up: with {@code outcome}, or failed with {@code reason}. */
     private boolean endWith(Outcome outcome, Throwable reason) {
-        if (ended) {
+        Phase was = phase;
+        if (was instanceof Phase.Ended) {
             return false;
         }
-        ended = true;
+        phase = new Phase.Ended();
         stopTimer();
         context.monitor().removeListener(this);
         List<CompletableFuture<Void>> cleanups = new ArrayList<>();
-        if (creation != null) {
-            cleanups.add(creation.stop());
-        }
-        if (wait != null) {
-            cleanups.add(wait.stop());
-        }
-        if (node != null) {
-            cleanups.add(context.cleanup().delete(node.path()));
+        if (was instanceof Phase.Creating creating) {
+            cleanups.add(creating.creation().stop());
+        } else if (was instanceof Phase.Waiting waiting) {
+            cleanups.add(waiting.grantWait().stop());
+            cleanups.add(context.cleanup().delete(waiting.node().path()));
         }
         Runnable complete = () -> {
             if (outcome != null) {
@@ -273,7 +276,6 @@ public final class Acquisition implements Request<Acquisition.Outcome>, SessionL
         }
     }
 
-
     // ---- session news -----------------------------------------------------------------------
 
     @Override
@@ -293,10 +295,10 @@ public final class Acquisition implements Request<Acquisition.Outcome>, SessionL
 
     private void kick() {
         lock.run(() -> {
-            if (creation != null) {
-                creation.kick();
-            } else if (wait != null) {
-                wait.kick();
+            if (phase instanceof Phase.Creating creating) {
+                creating.creation().kick();
+            } else if (phase instanceof Phase.Waiting waiting) {
+                waiting.grantWait().kick();
             }
         });
     }

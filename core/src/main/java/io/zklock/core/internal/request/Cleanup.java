@@ -3,6 +3,7 @@ package io.zklock.core.internal.request;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.Backoff;
 import io.zklock.core.internal.zk.Threads;
+import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.LockNode;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -41,6 +42,25 @@ public final class Cleanup {
                 context.view().deleted(ZKPaths.getNodeFromPath(path));
             }
             return null;
+        });
+    }
+
+    /**
+     * Deletes the node of a released lease of {@code session}, once (the lease retries). Once an
+     * attempt met connection trouble, and until one gets another reply, the session's own
+     * requests do not queue behind the node (see
+     * {@link io.zklock.core.internal.zk.SessionMonitor#isReleasing}).
+     *
+     * @return the delete's reply
+     */
+    public CompletableFuture<ZkPort.Reply> release(String path, long session) {
+        String serverPath = context.port().serverPath(path);
+        return context.port().delete(path, false).whenComplete((reply, error) -> {
+            if (error == null && reply.connectionTrouble()) {
+                context.monitor().releasing(serverPath, session);
+            } else {
+                context.monitor().released(serverPath);
+            }
         });
     }
 

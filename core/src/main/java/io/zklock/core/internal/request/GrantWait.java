@@ -11,6 +11,7 @@ import io.zklock.core.spi.LockNode;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
@@ -28,7 +29,9 @@ import org.slf4j.LoggerFactory;
  *               itself (a listing that does not show our node then only means "list again"), or
  *               the children sequence-gap inference vouched for (a grant on them is final;
  *               anything else lists).
- *   2. DECIDE   our node missing, or owned by a session that is no longer the client's: NodeLost.
+ *   2. DECIDE   on the children less this session's released nodes whose delete waits for the
+ *               reconnection (nobody holds them). Our node missing, or owned by a session that
+ *               is no longer the client's: NodeLost.
  *               The driver grants: Granted. It refuses: IllegalStateException. The deadline has
  *               passed, or this was a zero timeout's one attempt: TimeoutException. Otherwise 3.
  *   3. WATCH    getData(the node the driver names) with a watcher. NoNode, or data already
@@ -70,13 +73,13 @@ final class GrantWait {
 
     /** Step 1 for the first time; call from a step of the request. */
     void start() {
-        if (node.vouched() != null) {
-            decideVouched(LockNode.sorted(node.vouched()));
-        } else if (node.firstListing() != null) {
+        if (node.known() instanceof QueuedNode.Known.Vouched vouched) {
+            decideVouched(withoutReleased(LockNode.sorted(vouched.children())));
+        } else if (node.known() instanceof QueuedNode.Known.FirstListing first) {
             int s = ++step;
-            node.firstListing().whenComplete((reply, error) -> lock.run(() -> firstListed(reply, error, s)));
+            first.listing().whenComplete((reply, error) -> lock.run(() -> firstListed(reply, error, s)));
         } else {
-            list(false);
+            list(false);                       // Known.Nothing
         }
     }
 
@@ -142,7 +145,7 @@ final class GrantWait {
             failedCall(reply.rc(), "list of " + context.path(), () -> list(watchDirectory));
         } else {
             retry.succeeded();
-            decide(LockNode.sorted(reply.children()), key != null);
+            decide(withoutReleased(LockNode.sorted(reply.children())), key != null);
         }
     }
 
@@ -181,6 +184,21 @@ final class GrantWait {
                 }
             }
         }
+    }
+
+    /**
+     * The children less this session's nodes whose lease was released and whose delete is
+     * pending (a close while cut off): nobody holds them, and waiting for them would only wait
+     * for the reconnection's delete. Other clients still see them, which only makes them wait.
+     */
+    private List<LockNode> withoutReleased(List<LockNode> sorted) {
+        if (!context.monitor().anyReleasing()) {
+            return sorted;
+        }
+        return sorted.stream()
+                .filter(n -> n.equals(node.node())
+                        || !context.monitor().isReleasing(context.port().serverPath(ZKPaths.makePath(context.path(), n.name())), node.session()))
+                .toList();
     }
 
     /** Children the view vouched for after an inferring create: a grant is final; anything else lists. */

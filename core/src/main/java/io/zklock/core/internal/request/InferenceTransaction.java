@@ -62,9 +62,10 @@ final class InferenceTransaction {
         return reply;
     }
 
-    /** The children as of the create, our node included, if the view could vouch for them; else null. */
-    List<String> vouched() {
-        return vouched.get();
+    /** The children as of the create, our node included, if the view could vouch for them; else nothing. */
+    QueuedNode.Known known() {
+        List<String> children = vouched.get();
+        return children == null ? QueuedNode.Known.NOTHING : new QueuedNode.Known.Vouched(children);
     }
 
     /** The created node's path (the client's), from an OK reply. */

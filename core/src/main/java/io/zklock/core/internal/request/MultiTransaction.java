@@ -68,7 +68,7 @@ final class MultiTransaction {
                 nodes.add(CompletableFuture.failedFuture(new LockException("created node " + path + " has an unexpected name")));
             } else if (created.getStat() != null) {
                 nodes.add(CompletableFuture.completedFuture(
-                        new QueuedNode(path, node, created.getStat().getCzxid(), created.getStat().getEphemeralOwner(), null, null)));
+                        new QueuedNode(path, node, created.getStat().getCzxid(), created.getStat().getEphemeralOwner(), QueuedNode.Known.NOTHING)));
             } else {
                 contexts.get(i).monitor().multiCreateWithoutStat();
                 nodes.add(readStat(path, node, mayRetry));
@@ -82,7 +82,7 @@ final class MultiTransaction {
         return port.exists(path, null).thenCompose(reply -> {
             if (reply.ok() && reply.stat() != null) {
                 return CompletableFuture.completedFuture(
-                        new QueuedNode(path, node, reply.stat().getCzxid(), reply.stat().getEphemeralOwner(), null, null));
+                        new QueuedNode(path, node, reply.stat().getCzxid(), reply.stat().getEphemeralOwner(), QueuedNode.Known.NOTHING));
             }
             if (reply.ok() || reply.noNode()) {
                 return CompletableFuture.completedFuture(null);

@@ -6,7 +6,6 @@ import io.zklock.core.internal.zk.DirectoryView;
 import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.Deadline;
 import io.zklock.core.spi.LockNode;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -142,7 +141,8 @@ final class NodeCreation {
         } else if (reply.ok()) {
             reapedInARow = 0;
             // used only if answered after the create: one answered before it may not show our node
-            obtained(reply.path(), reply.stat(), null, firstListing.isDone() ? null : firstListing);
+            obtained(reply.path(), reply.stat(),
+                    firstListing.isDone() ? QueuedNode.Known.NOTHING : new QueuedNode.Known.FirstListing(firstListing));
         } else if (reply.noNode()) {
             directoryReaped();
         } else {
@@ -197,7 +197,7 @@ final class NodeCreation {
             if (stat == null) {
                 context.monitor().multiCreateWithoutStat();   // read the token instead
             }
-            obtained(InferenceTransaction.createdPath(context, reply), stat, t.vouched(), null);
+            obtained(InferenceTransaction.createdPath(context, reply), stat, t.known());
         } else if (error == null && reply.connectionTrouble()) {
             resolve(t.uuid());                 // it may have been applied: find out before anything else
         } else {
@@ -227,7 +227,7 @@ final class NodeCreation {
             leftover = new Leftover.Nothing();
             Optional<String> found = reply.children().stream().filter(child -> LockNode.createdBy(child, uuid)).findFirst();
             if (found.isPresent()) {
-                obtained(ZKPaths.makePath(context.path(), found.get()), null, null, null);
+                obtained(ZKPaths.makePath(context.path(), found.get()), null, QueuedNode.Known.NOTHING);
             } else {
                 create();
             }
@@ -239,7 +239,7 @@ final class NodeCreation {
     // ---- the node ---------------------------------------------------------------------------
 
     /** Our node exists; with no Stat, one exists() reads its token and session first. */
-    private void obtained(String path, Stat stat, List<String> vouched, CompletableFuture<ZkPort.Reply> firstListing) {
+    private void obtained(String path, Stat stat, QueuedNode.Known known) {
         Optional<LockNode> node = LockNode.parse(ZKPaths.getNodeFromPath(path));
         if (node.isEmpty()) {
             leftover = new Leftover.Node(path);
@@ -249,7 +249,7 @@ final class NodeCreation {
         } else {
             state = State.DONE;
             leftover = new Leftover.Node(path);  // until the owner has taken it, stop() deletes it
-            QueuedNode queued = new QueuedNode(path, node.get(), stat.getCzxid(), stat.getEphemeralOwner(), vouched, firstListing);
+            QueuedNode queued = new QueuedNode(path, node.get(), stat.getCzxid(), stat.getEphemeralOwner(), known);
             lock.later(() -> result.complete(queued));
         }
     }
@@ -265,7 +265,7 @@ final class NodeCreation {
             if (error != null) {
                 fail(context.refused("read of " + path, error));
             } else if (reply.ok() && reply.stat() != null) {
-                obtained(path, reply.stat(), null, null);
+                obtained(path, reply.stat(), QueuedNode.Known.NOTHING);
             } else if (reply.ok() || reply.noNode()) {
                 LOG.info("re-queueing on {}: node {} vanished before it was read", context.path(), path);
                 leftover = new Leftover.Nothing();

@@ -14,15 +14,37 @@ import java.util.concurrent.CompletableFuture;
  * @param node its parsed name
  * @param token its czxid: the fencing token
  * @param session the session that owns it (its ephemeralOwner)
- * @param vouched the directory's children as of the create, when sequence-gap inference could
- *        vouch for them (see {@link DirectoryView}); else null
- * @param firstListing a listing sent right behind the create and answered after it, so it
- *        shows the node; else null
+ * @param known what the creation already knows of the directory's children
  */
-record QueuedNode(String path, LockNode node, long token, long session, List<String> vouched,
-        CompletableFuture<ZkPort.Reply> firstListing) {
+record QueuedNode(String path, LockNode node, long token, long session, Known known) {
 
-    QueuedNode {
-        vouched = vouched == null ? null : List.copyOf(vouched);
+    /** What the creation learned of the children beside the node itself: at most one thing. */
+    sealed interface Known {
+        /** Nothing: the wait lists first. */
+        Known NOTHING = new Nothing();
+
+        /** Nothing is known: the wait lists first. */
+        record Nothing() implements Known { }
+
+        /**
+         * The directory's children as of the create, which sequence-gap inference vouched for
+         * (see {@link DirectoryView}): a grant on them is final.
+         *
+         * @param children the children's names, our node included
+         */
+        record Vouched(List<String> children) implements Known {
+            /** @param children the children's names, our node included */
+            public Vouched {
+                children = List.copyOf(children);
+            }
+        }
+
+        /**
+         * A listing sent right behind the create and answered after it, so it shows the node
+         * unless the node is already gone.
+         *
+         * @param listing the listing's reply
+         */
+        record FirstListing(CompletableFuture<ZkPort.Reply> listing) implements Known { }
     }
 }

@@ -6,8 +6,20 @@
  * the directory's {@link io.zklock.core.internal.LockContext} and hand each other immutable
  * values ({@code QueuedNode}, {@code WaitEnd}); nothing reaches back. Around them:
  * {@code RequestLock} (the request's serialiser), {@code PendingRetry} (retry or fail),
- * {@code Cleanup} (guaranteed deletes, sweeps by uuid), {@code Blocking} (the blocking and
- * asynchronous wrappers every entry point uses) and {@code AcquireTally} (what a request tells
- * the observers).
+ * {@code Cleanup} (guaranteed deletes, sweeps by uuid, and the session's releases still
+ * pending), {@code Blocking} (the blocking and asynchronous wrappers every entry point uses)
+ * and {@code AcquireTally} (what a request tells the observers).
+ *
+ * <h2>Serialisation</h2>
+ * Every step of a request (a reply, a watch event, the deadline's timer, a retry, a kick from
+ * the session monitor, a give-up) runs under the request's one {@code RequestLock}, whichever
+ * stage it belongs to; so each stage's state (one value per class: {@code Acquisition}'s
+ * phase, {@code NodeCreation}'s and {@code GrantWait}'s state) is read and changed by one step
+ * at a time, and needs no lock of its own. A step only does bookkeeping and issues background
+ * calls, which never answer inside the call; completing a future somebody else waits on runs
+ * their code, so it is deferred with {@code RequestLock.later} until the outermost step has
+ * released the lock. What a request shares with other requests of the session (the watch
+ * counts, the directory views, the releases pending) is guarded by its own monitor, taken
+ * for bookkeeping only and never while calling out.
  */
 package io.zklock.core.internal.request;

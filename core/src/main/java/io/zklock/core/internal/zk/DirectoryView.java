@@ -47,17 +47,39 @@ public final class DirectoryView {
     /** Past this count, cversion arithmetic could overflow an int: no inference. */
     private static final int MAX_SEQUENCE = 1 << 30;
 
+    /**
+     * What the view knows, and so whether an acquire tries the inferring transaction (only in
+     * EXACT). A listing makes the view exact; a reply it cannot follow makes it inexact; a
+     * failed inference marks the directory contended (others are active here) until a plain
+     * create on an exact view gets the number expected next; a refused transaction is final.
+     */
+    private enum State {
+        /** No listing since the last reply the view could not follow. */
+        UNKNOWN,
+        /** The fields are exact: the inferring transaction is worth trying. */
+        EXACT,
+        /** An inference failed, and no listing came since. */
+        CONTENDED,
+        /** An inference failed; the fields are exact again, but the plain path is kept until a plain create proves a quiet turn. */
+        CONTENDED_EXACT,
+        /** The server refused the transaction itself (e.g. ACL): never tried here again. */
+        REFUSED
+    }
+
+    // guarded by this; the fields below the state mean something in EXACT and CONTENDED_EXACT only
+    private State state = State.UNKNOWN;
     private long session;
     private long czxid;
     private int next;
-    private boolean valid;
-    private boolean refused;              // the transaction was refused (ACL): stop trying here
-    private boolean missed;               // the last inference failed: others are active here
     private final Set<String> children = new HashSet<>();
 
     /** Whether an acquire on {@code session} should try the inferring transaction. */
     public synchronized boolean usable(long session) {
-        return valid && !refused && !missed && session != 0 && this.session == session;
+        return state == State.EXACT && session != 0 && this.session == session;
+    }
+
+    private boolean exact() {
+        return state == State.EXACT || state == State.CONTENDED_EXACT;
     }
 
     /**
@@ -69,8 +91,8 @@ public final class DirectoryView {
      * followed by a listing.
      */
     synchronized void plainCreate(long session, int sequence) {
-        if (valid && session != 0 && this.session == session && sequence == next) {
-            missed = false;
+        if (state == State.CONTENDED_EXACT && session != 0 && this.session == session && sequence == next) {
+            state = State.EXACT;
         }
     }
 
@@ -112,8 +134,11 @@ public final class DirectoryView {
 
     /** A listing made by {@code session}, with the directory's Stat from the same reply. */
     public synchronized void listed(long session, Stat stat, List<String> names) {
+        if (state == State.REFUSED) {
+            return;
+        }
         if (stat == null || session == 0 || stat.getCversion() < 0 || stat.getCversion() >= MAX_SEQUENCE) {
-            valid = false;
+            invalidate();
             return;
         }
         this.session = session;
@@ -121,7 +146,7 @@ public final class DirectoryView {
         this.next = (stat.getCversion() + stat.getNumChildren()) / 2;
         children.clear();
         children.addAll(names);
-        valid = true;
+        state = state == State.CONTENDED || state == State.CONTENDED_EXACT ? State.CONTENDED_EXACT : State.EXACT;
     }
 
     /**
@@ -132,13 +157,14 @@ public final class DirectoryView {
      *         view cannot vouch for them
      */
     synchronized List<String> created(long session, Stat directory, String name, int sequence) {
-        boolean proven = valid && session != 0 && this.session == session
+        boolean proven = exact() && session != 0 && this.session == session
                 && directory.getCzxid() == czxid && sequence == next
                 && (directory.getCversion() + directory.getNumChildren()) / 2 == sequence
                 && directory.getNumChildren() == children.size();
         if (!proven || sequence + 1 >= MAX_SEQUENCE) {
-            valid = false;                    // the next listing makes it exact again
-            missed = true;
+            if (state != State.REFUSED) {
+                state = State.CONTENDED;      // the next listing makes it exact again
+            }
             return null;
         }
         children.add(name);
@@ -153,12 +179,15 @@ public final class DirectoryView {
 
     /** A transaction failed in a way that says nothing of the children. */
     public synchronized void invalidate() {
-        valid = false;
+        if (state == State.EXACT) {
+            state = State.UNKNOWN;
+        } else if (state == State.CONTENDED_EXACT) {
+            state = State.CONTENDED;
+        }
     }
 
     /** The server refused the inferring transaction itself (e.g. no write permission on the directory). */
     synchronized void refuse() {
-        refused = true;
-        valid = false;
+        state = State.REFUSED;
     }
 }

@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * every namespace facade of it: monitors are keyed by the {@link CuratorZookeeperClient} they
  * all share). It tells the {@link SessionListener}s registered with it (held leases, waiting
  * requests, lost leases whose node is still to be deleted) of every connection and session
- * change, and keeps what the client's locks share: the watch counts of the session and the
- * views of its lock directories.
+ * change, and keeps what the client's locks share: the watch counts of the session, the views
+ * of its lock directories, and the released nodes whose delete waits for a reconnection.
  */
 public final class SessionMonitor {
     private static final Logger LOG = LoggerFactory.getLogger(SessionMonitor.class);
@@ -34,7 +34,7 @@ public final class SessionMonitor {
 
     private final WeakReference<CuratorZookeeperClient> zookeeper;   // the map's key: not held strongly
     private final Set<SessionListener> listeners = ConcurrentHashMap.newKeySet();
-    private final Watches.Book watches = new Watches.Book();
+    private final Watches.Book watches = new Watches.Book(this::sessionId);
     private final Map<String, DirectoryView> views = new LinkedHashMap<>(16, 0.75f, true) {
         private static final long serialVersionUID = 1L;
 
@@ -43,6 +43,8 @@ public final class SessionMonitor {
             return size() > MAX_VIEWS;
         }
     };                                                                  // guarded by itself
+    /** The nodes of released leases whose delete has not landed yet, by server path: the session that owns each. */
+    private final Map<String, Long> releasing = new ConcurrentHashMap<>();
     private volatile Thread eventThread;
     private LongSupplier detachedSession;  // set once, before the monitor is shared
     private volatile boolean closed;
@@ -134,6 +136,36 @@ public final class SessionMonitor {
         return watches;
     }
 
+    /*
+     * Releases pending. A lease closed while the client is cut off keeps its node until the
+     * delete lands on reconnection; nobody holds that node any more, so this session's own new
+     * request must not queue behind it (other clients still see it, which only makes them wait).
+     * A node is counted from a delete that met connection trouble until a reply that is not the
+     * connection's (it landed, or will never be retried); one of an ended session is dropped at
+     * the change. A connected client never counts one, so its hot path pays nothing.
+     */
+
+    /** The delete of {@code serverPath}, a released node of {@code session}, met connection trouble: it is retried. */
+    public void releasing(String serverPath, long session) {
+        releasing.put(serverPath, session);
+    }
+
+    /** The delete of {@code serverPath} was answered with something other than connection trouble. */
+    public void released(String serverPath) {
+        releasing.remove(serverPath);
+    }
+
+    /** Whether any release is pending. */
+    public boolean anyReleasing() {
+        return !releasing.isEmpty();
+    }
+
+    /** Whether {@code serverPath} is a node of {@code session} whose lease was released and whose delete is pending. */
+    public boolean isReleasing(String serverPath, long session) {
+        Long owner = releasing.get(serverPath);
+        return owner != null && owner == session;
+    }
+
     /** Registers {@code listener} for the session's news until it is removed. */
     public void addListener(SessionListener listener) {
         listeners.add(listener);
@@ -170,6 +202,10 @@ public final class SessionMonitor {
             case SUSPENDED, READ_ONLY -> told.forEach(SessionListener::suspended);
             case CONNECTED, RECONNECTED -> {
                 long session = sessionId();
+                watches.seen(session);         // before anybody re-registers: a new session's counts start empty
+                if (session != 0) {
+                    releasing.values().removeIf(owner -> owner != session);   // those went with their session
+                }
                 told.forEach(listener -> listener.reconnected(session));
             }
             case LOST -> told.forEach(SessionListener::lost);

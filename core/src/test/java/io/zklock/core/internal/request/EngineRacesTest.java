@@ -52,6 +52,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class EngineRacesTest {
     private static final long SESSION = 0x5e55;
     private static final long OTHER_SESSION = 0x07e5;
+    /** The client's session after {@link #SESSION} expired. */
+    private static final long NEW_SESSION = 0x5e56;
     private static final long DIR_CZXID = 100;
     private static final String DIR = "/locks/a";
     /** A stranger's node, queued first (sequence 0). */
@@ -279,6 +281,73 @@ class EngineRacesTest {
         port.reply(port.last(CHILDREN), listing(DIR, dirStat(DIR_CZXID, 2, 1), create.nodeName(1)));
         assertEquals(create.nodePath(1), lease(transactionRequest).nodePath());
         assertEquals(1, port.count(MULTI));
+    }
+
+    /** The watch counts of a session that expired go with it: a request that re-queued on the new session and gives up removes its watch, although a registration of the old session had an unknown outcome. */
+    @Test
+    void watchCountsOfAnExpiredSessionGo() {
+        Acquisition a = queuedBehindStranger();
+        WatchKey stranger = WatchKey.data(DIR + "/" + STRANGER);
+        port.reply(port.last(WATCH_DATA), rc(Code.CONNECTIONLOSS));   // did the watch get set? unknown: counted
+        port.sessionId = NEW_SESSION;
+        monitor.stateChanged(ConnectionState.RECONNECTED);
+        String old = port.calls(CREATE).get(0).nodeName(1);
+        port.reply(port.last(CHILDREN), listing(DIR, dirStat(DIR_CZXID, 2, 2), STRANGER, old));   // ours is of the old session: re-queue
+        port.reply(port.last(DELETE), rc(Code.OK));
+        Call transaction = port.last(MULTI);           // the listing made the new session's view exact
+        port.reply(transaction, transacted(dirStat(DIR_CZXID, 2, 2), transaction.nodePath(2), nodeStat(12, NEW_SESSION)));
+        port.reply(port.last(CHILDREN), listing(DIR, dirStat(DIR_CZXID, 3, 2), STRANGER, transaction.nodeName(2)));
+        Call watch = port.last(WATCH_DATA);
+        port.reply(watch, ok(watch.path, nodeStat(1, OTHER_SESSION)));
+        assertEquals(1, monitor.watches().count(stranger), "the expired session's registration is still counted");
+
+        assertTrue(a.giveUp(GIVE_UP));
+        assertEquals(1, port.count(REMOVE_WATCHES), "the give-up left its watch on the server");
+        assertEquals(stranger, port.last(REMOVE_WATCHES).removed);
+        assertEquals(0, monitor.watches().count(stranger));
+    }
+
+    /** After the last close while cut off, the session's next request does not queue behind its own released node, whose delete waits for the reconnection: it is granted on the listing, with no watch on that node. */
+    @Test
+    void nextRequestDoesNotWaitForItsOwnReleasedNode() {
+        Acquisition holder = Acquisition.start(engine, Deadline.unbounded());
+        Call first = port.last(CREATE);
+        port.reply(first, ok(first.nodePath(0), nodeStat(10, SESSION)));
+        port.reply(port.last(CHILDREN), listing(DIR, null, first.nodeName(0)));   // no Stat: no inference next
+        ZkLease released = lease(holder);
+        port.connected = false;
+        monitor.stateChanged(ConnectionState.SUSPENDED);
+        assertTrue(released.release());
+        port.reply(port.last(DELETE), rc(Code.CONNECTIONLOSS));   // retried on reconnection
+
+        Acquisition next = Acquisition.start(engine, Deadline.unbounded());
+        Call create = port.last(CREATE);
+        port.connected = true;                 // Curator sends the create and its listing before the delete's retry
+        port.reply(create, ok(create.nodePath(1), nodeStat(11, SESSION)));
+        port.reply(port.last(CHILDREN), listing(DIR, dirStat(DIR_CZXID, 2, 2), first.nodeName(0), create.nodeName(1)));
+
+        assertEquals(0, port.count(WATCH_DATA), "the request watches its own released node");
+        assertEquals(create.nodePath(1), lease(next).nodePath());
+        assertEquals(LeaseState.SUSPENDED, released.state(), "the released lease is final only once its node is gone");
+    }
+
+    /** A node of this session whose delete failed with an answer that is not the connection's is waited for: only a release the reconnection will finish is treated as gone. */
+    @Test
+    void nodeWhoseDeleteWasRefusedIsWaitedFor() {
+        Acquisition holder = Acquisition.start(engine, Deadline.unbounded());
+        Call first = port.last(CREATE);
+        port.reply(first, ok(first.nodePath(0), nodeStat(10, SESSION)));
+        port.reply(port.last(CHILDREN), listing(DIR, null, first.nodeName(0)));   // no Stat: no inference next
+        assertTrue(lease(holder).release());
+        port.reply(port.last(DELETE), rc(Code.NOAUTH));
+
+        Acquisition next = Acquisition.start(engine, Deadline.unbounded());
+        Call create = port.last(CREATE);
+        port.reply(create, ok(create.nodePath(1), nodeStat(11, SESSION)));
+        port.reply(port.last(CHILDREN), listing(DIR, dirStat(DIR_CZXID, 2, 2), first.nodeName(0), create.nodeName(1)));
+
+        assertFalse(next.result.isDone(), "granted while a node that may never go sits ahead");
+        assertEquals(first.nodePath(0), port.last(WATCH_DATA).path);
     }
 
     // ---- scenes -----------------------------------------------------------------------------
