@@ -1,0 +1,182 @@
+package io.zklock.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.zklock.core.LockAdmin;
+import io.zklock.micrometer.ZkLockMetrics;
+import io.zklock.spring.integration.ZkLockRegistry;
+import io.zklock.spring.integration.ZkRegistryLock;
+import io.zklock.testing.Await;
+import io.zklock.testing.ZkTesting;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.integration.support.locks.ExpirableLockRegistry;
+
+/** The auto-configuration through Spring Boot's ApplicationContextRunner, against a real server. */
+class ZkLockAutoConfigurationTest {
+    private static TestingServer server;
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class,
+                    ZkLockMetricsAutoConfiguration.class, ZkLockHealthAutoConfiguration.class))
+            .withPropertyValues("zklock.connect-string=" + server.getConnectString(), "zklock.root=/boot");
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        server = new TestingServer(true);
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        server.close();
+    }
+
+    /** With only a connect string: a connected client, LockAdmin and a working registry under <root>/registry. */
+    @Test
+    void makesAClientLockAdminAndARegistryUnderTheRoot() {
+        runner.withPropertyValues("zklock.connection-timeout=7s").run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(CuratorFramework.class)
+                    .hasSingleBean(LockAdmin.class).hasSingleBean(ZkLockRegistry.class);
+            CuratorFramework client = context.getBean(CuratorFramework.class);
+            assertThat(client.getZookeeperClient().isConnected()).isTrue();
+            assertThat(client.getZookeeperClient().getConnectionTimeoutMs()).isEqualTo(7_000);
+            ZkLockRegistry registry = context.getBean(ZkLockRegistry.class);
+            assertThat(registry.root()).isEqualTo("/boot/registry");
+            ZkRegistryLock lock = registry.obtain("job");
+            assertThat(lock.tryLock()).isTrue();
+            assertThat(context.getBean(LockAdmin.class).status("/boot/registry/job").holders()).hasSize(1);
+            lock.unlock();
+        });
+    }
+
+    /** A CuratorFramework the application defines is the one used; the starter makes none. */
+    @Test
+    void usesTheApplicationsOwnClient() throws Exception {
+        try (CuratorFramework own = ZkTesting.client(server.getConnectString(), 30_000)) {
+            runner.withPropertyValues("zklock.connect-string=127.0.0.1:1")   // never tried
+                    // no destroy method: the test closes it, after checking the starter did not
+                    .withBean(CuratorFramework.class, () -> own,
+                            bd -> ((org.springframework.beans.factory.support.AbstractBeanDefinition) bd).setDestroyMethodName(""))
+                    .run(context -> {
+                        assertThat(context).hasNotFailed().hasSingleBean(CuratorFramework.class);
+                        assertThat(context.getBean(CuratorFramework.class)).isSameAs(own);
+                        ZkRegistryLock lock = context.getBean(ZkLockRegistry.class).obtain("mine");
+                        lock.lock();
+                        assertThat(ZkTesting.lockNodesBelow(own, "/boot/registry")).hasSize(1);
+                        lock.unlock();
+                    });
+            assertThat(own.getZookeeperClient().isConnected()).as("the application's client is not closed").isTrue();
+        }
+    }
+
+    /** Without Spring Integration on the class path there is no registry, and the rest still works. */
+    @Test
+    void noRegistryWithoutSpringIntegration() {
+        runner.withClassLoader(new FilteredClassLoader(ExpirableLockRegistry.class)).run(context -> {
+            assertThat(context).hasNotFailed().doesNotHaveBean(ZkLockRegistry.class).hasSingleBean(LockAdmin.class);
+        });
+    }
+
+    /** A MeterRegistry bean gets zklock's meters bound; without one, or without zklock-micrometer, no binding. */
+    @Test
+    void metricsAreBoundOnlyWhenAMeterRegistryExists() {
+        runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(ZkLockMetrics.class);
+            ZkRegistryLock lock = context.getBean(ZkLockRegistry.class).obtain("metered");
+            lock.lock();
+            lock.unlock();
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            assertThat(meters.find(ZkLockMetrics.ACQUIRE).timers()).isNotEmpty();
+            assertThat(meters.find(ZkLockMetrics.ACQUIRE).timers().stream().mapToLong(t -> t.count()).sum()).isEqualTo(1);
+        });
+        runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(ZkLockMetrics.class));
+        runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withClassLoader(new FilteredClassLoader(ZkLockMetrics.class))
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(ZkLockMetrics.class));
+    }
+
+    /** The properties bind with their documented defaults. */
+    @Test
+    void propertiesHaveTheDocumentedDefaults() {
+        ZkLockProperties defaults = new ZkLockProperties();
+        assertThat(defaults.getConnectString()).isEqualTo("localhost:2181");
+        assertThat(defaults.getRoot()).isEqualTo("/zklock");
+        assertThat(defaults.getSessionTimeout()).hasSeconds(60);
+        assertThat(defaults.getConnectionTimeout()).hasSeconds(15);
+        runner.withPropertyValues("zklock.session-timeout=5s", "zklock.root=/other").run(context -> {
+            ZkLockProperties bound = context.getBean(ZkLockProperties.class);
+            assertThat(bound.getSessionTimeout()).hasSeconds(5);
+            assertThat(context.getBean(ZkLockRegistry.class).root()).isEqualTo("/other/registry");
+        });
+        runner.withPropertyValues("zklock.root=relative").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .hasStackTraceContaining("IllegalArgumentException: invalid lock registry root 'relative/registry'");
+        });
+    }
+
+    /** The health indicator is UP while connected and DOWN while the server is away; it can be switched off. */
+    @Test
+    void healthFollowsTheConnection() throws Exception {
+        runner.withPropertyValues("zklock.session-timeout=60s").run(context -> {
+            HealthIndicator health = context.getBean("zklockHealthIndicator", HealthIndicator.class);
+            assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+            server.stop();
+            try {
+                Await.until("health DOWN", java.time.Duration.ofSeconds(20),
+                        () -> Status.DOWN.equals(health.health().getStatus()));
+            } finally {
+                server.restart();
+            }
+            Await.until("health UP again", java.time.Duration.ofSeconds(30),
+                    () -> Status.UP.equals(health.health().getStatus()));
+        });
+        runner.withPropertyValues("management.health.zklock.enabled=false")
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(ZkLockHealthIndicator.class));
+        runner.withClassLoader(new FilteredClassLoader(HealthIndicator.class))
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(ZkLockHealthIndicator.class));
+    }
+
+    /**
+     * An unreachable ensemble fails the start with EnsembleUnreachableException, whose message is
+     * one line naming the connect string; the failure analyzer, found through spring.factories,
+     * reports that line.
+     */
+    @Test
+    void anUnreachableEnsembleFailsTheStartWithOneLineNamingIt() {
+        runner.withPropertyValues("zklock.connect-string=127.0.0.1:1", "zklock.connection-timeout=300ms").run(context -> {
+            assertThat(context).hasFailed();
+            Throwable failure = context.getStartupFailure();
+            Throwable root = failure;
+            while (root.getCause() != null) {
+                root = root.getCause();
+            }
+            assertThat(root).isInstanceOf(EnsembleUnreachableException.class)
+                    .hasMessage("cannot reach ZooKeeper at 127.0.0.1:1 within 300 ms");
+            List<FailureAnalyzer> analyzers = SpringFactoriesLoader.forDefaultResourceLocation()
+                    .load(FailureAnalyzer.class, null, SpringFactoriesLoader.FailureHandler.handleMessage((message, e) -> { }));
+            FailureAnalyzer ours = analyzers.stream().filter(a -> a instanceof EnsembleUnreachableFailureAnalyzer)
+                    .findFirst().orElseThrow();
+            FailureAnalysis analysis = ours.analyze(failure);
+            assertThat(analysis).isNotNull();
+            assertThat(analysis.getDescription()).isEqualTo("cannot reach ZooKeeper at 127.0.0.1:1 within 300 ms")
+                    .doesNotContain("\n");
+            assertThat(analysis.getAction()).contains("zklock.connect-string");
+        });
+    }
+}
