@@ -1,6 +1,9 @@
 package io.zklock.core;
 
+import java.util.List;
 import java.util.function.Consumer;
+
+import org.apache.curator.framework.api.transaction.CuratorOp;
 
 /**
  * One grant of a {@link DistributedLock}, carried by one ZooKeeper node.
@@ -18,7 +21,8 @@ import java.util.function.Consumer;
  *
  * <p>Protect a shared resource with the {@linkplain #fencingToken() fencing token}, not with
  * {@link #isValid()} alone: a process that pauses for longer than its session timeout still
- * believes it holds the lease until it hears otherwise.
+ * believes it holds the lease until it hears otherwise. To write into ZooKeeper itself only
+ * while the lease holds, put its {@linkplain #guard() guard} first in the transaction.
  */
 public interface Lease extends AutoCloseable {
 
@@ -74,6 +78,45 @@ public interface Lease extends AutoCloseable {
      * @throws IllegalArgumentException if the handler is null
      */
     void onRevocationRequested(Consumer<? super Lease> handler);
+
+    /**
+     * A check that this lease's node still exists, to put first in a ZooKeeper transaction
+     * ({@code client.transaction().forOperations(lease.guard(), write...)}): the transaction
+     * commits only while the node exists, and fails as a whole, writing nothing, once it is
+     * gone, whether the lease was closed, its session expired, or an operator deleted the node
+     * ({@code zklock revoke --force}). While the node exists no other client can be granted
+     * against it, so a guarded write is a write by the holder. This covers writes into
+     * ZooKeeper; a resource outside ZooKeeper is guarded with the
+     * {@linkplain #fencingToken() fencing token}.
+     *
+     * <p>The check is on the node's path, built with the lock's client (its namespace), and
+     * tests existence only (any version): the lease's own data changes (revocation requests,
+     * grant notices) do not fail it. Node names carry a uuid, so a path never names another
+     * lease's node. A lease in any state returns its check: on a {@code RELEASED} lease, or a
+     * {@code LOST} one whose node is gone, the transaction fails on it with
+     * {@code NoNode}; a {@code LOST} lease whose old session the server has not yet expired
+     * still commits until the node is deleted, since nobody can be granted before that. The
+     * transaction itself decides, at the moment it commits: a state read just before it
+     * could already be stale. A re-entered view shares its node with the other views of its
+     * hold, so its guard passes while any of them keeps the node.
+     *
+     * @return a check operation on this lease's node, for one transaction of a client on the
+     *         same ensemble
+     * @throws UnsupportedOperationException if the lease is carried by several nodes (a
+     *         multi-lock's lease): use {@link #guards()}
+     */
+    CuratorOp guard();
+
+    /**
+     * One {@linkplain #guard() guard} per node that carries this lease, in a stable order: put
+     * all of them first in the transaction, which then commits only while every node exists.
+     * A lease on one node returns {@code List.of(guard())}.
+     *
+     * @return the checks, never empty
+     */
+    default List<CuratorOp> guards() {
+        return List.of(guard());
+    }
 
     /**
      * Releases the lease: its node is deleted (the last close of a re-entered lease deletes

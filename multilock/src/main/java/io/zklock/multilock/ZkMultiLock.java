@@ -28,6 +28,7 @@ import io.zklock.core.engine.LockEngine;
 import io.zklock.core.engine.MultiLockEngine;
 import io.zklock.core.engine.MultiLockHolds;
 import io.zklock.core.engine.Owners;
+import org.apache.curator.framework.api.transaction.CuratorOp;
 
 /**
  * Several locks taken together, all or nothing, without deadlock.
@@ -422,6 +423,24 @@ public final class ZkMultiLock implements DistributedLock {
         @Override
         public boolean isValid() {
             return state() == LeaseState.HELD;
+        }
+
+        /**
+         * Refused: a multi-lease is carried by one node per lock, and one check covers one
+         * node. Use {@link #guards()}.
+         *
+         * @throws UnsupportedOperationException always
+         */
+        @Override
+        public CuratorOp guard() {
+            throw new UnsupportedOperationException("a multi-lock lease has " + grant.components.size()
+                    + " nodes and no single guard; put guards(), one check per node, first in the transaction");
+        }
+
+        /** The components' guards, in the order of the locks: the transaction commits only while every node exists. */
+        @Override
+        public List<CuratorOp> guards() {
+            return grant.components.stream().flatMap(c -> c.guards().stream()).toList();
         }
 
         @Override

@@ -21,6 +21,7 @@ import io.zklock.core.engine.LockComponents;
 import io.zklock.core.engine.LockEngine;
 import io.zklock.core.engine.Owners;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
 
 /**
  * A distributed counting semaphore: at most {@code maxLeases} clients hold a lease on the path
@@ -176,6 +177,11 @@ public final class ZkSemaphore implements DistributedLock {
         @Override
         public boolean isValid() {
             return lease.isValid();
+        }
+
+        @Override
+        public CuratorOp guard() {
+            return lease.guard();
         }
 
         @Override

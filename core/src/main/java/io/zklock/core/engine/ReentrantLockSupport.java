@@ -14,6 +14,7 @@ import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
+import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -241,6 +242,12 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
         @Override
         public LeaseState state() {
             return detached ? LeaseState.RELEASED : hold.base.state();
+        }
+
+        /** The node's guard: it passes while any view of the hold keeps the node. */
+        @Override
+        public CuratorOp guard() {
+            return hold.base.guard();
         }
 
         @Override

@@ -11,6 +11,7 @@ import java.util.function.Consumer;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
+import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
@@ -80,6 +81,16 @@ final class ZkLease implements Lease, SessionListener {
     @Override
     public void addListener(LeaseListener listener) {
         listeners.add(listener);
+    }
+
+    /** Built by the lock's client, so the path carries its namespace; no request is sent. */
+    @Override
+    public CuratorOp guard() {
+        try {
+            return engine.client().transactionOp().check().forPath(nodePath);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot build the guard of " + nodePath + ": " + e, e);
+        }
     }
 
     @Override

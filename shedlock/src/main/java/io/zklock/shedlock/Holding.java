@@ -1,0 +1,145 @@
+package io.zklock.shedlock;
+
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.zklock.core.Lease;
+import io.zklock.core.LeaseState;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One run's hold of a job: the lease, the lockAtMostFor timer, and whether the hold has ended
+ * (unlocked, expired, or its lease gone). The successive {@link ZkJobLock}s of one run (each
+ * extension makes a new one) share it. A {@link ReentrantLock}, not a monitor, orders the
+ * timer against an extension, since an extension writes to ZooKeeper while holding it.
+ */
+final class Holding {
+    private static final Logger LOG = LoggerFactory.getLogger(Holding.class);
+
+    private final ZkLockProvider provider;
+    final String name;
+    final Lease lease;
+    private final String markPath;
+    private final ReentrantLock lock = new ReentrantLock();
+    private boolean ended;                     // guarded by lock
+    private long expiresAt;                    // guarded by lock; System.nanoTime() when lockAtMostFor passes
+    private ScheduledFuture<?> timer;          // guarded by lock
+
+    Holding(ZkLockProvider provider, String name, Lease lease, String markPath) {
+        this.provider = provider;
+        this.name = name;
+        this.lease = lease;
+        this.markPath = markPath;
+    }
+
+    /**
+     * Steps 2 to 5 of the provider's Overview.
+     *
+     * @return false if the previous run's lockAtLeastFor has not passed or the lease is gone
+     */
+    boolean start(Duration atMost, Duration atLeast) {
+        Stat stat = new Stat();
+        byte[] data = provider.read(name, markPath, stat);
+        if (data == null) {
+            provider.createMarker(name, markPath);
+            data = provider.read(name, markPath, stat);
+            if (data == null) {
+                LOG.warn("job '{}': its marker {} was deleted as it was made; not locked", name, markPath);
+                return false;
+            }
+        }
+        JobMarker previous = JobMarker.parse(data);
+        if (previous == null) {
+            LOG.warn("job '{}': the marker {} holds data zklock did not write; it bounds nothing and is overwritten", name, markPath);
+        }
+        long notBefore = previous == null ? stat.getMtime() : previous.notBefore(stat.getMtime());
+        JobMarker ours = new JobMarker(atLeast.toMillis(), notBefore);
+        Stat written = provider.guardedWrite(name, lease, markPath, ours, stat.getVersion());
+        if (written == null) {
+            return false;
+        }
+        if (!ours.granted(written.getMtime())) {
+            LOG.debug("job '{}': its previous run's lockAtLeastFor lasts {} ms more", name, notBefore - written.getMtime());
+            return false;
+        }
+        lock.lock();
+        try {
+            arm(atMost);
+        } finally {
+            lock.unlock();
+        }
+        return true;
+    }
+
+    /** Ends the hold and releases the lease (a no-op on a lease already gone). */
+    void unlock() {
+        lock.lock();
+        try {
+            end();
+        } finally {
+            lock.unlock();
+        }
+        lease.close();
+    }
+
+    /**
+     * Extends the hold if it is still alive: the marker's bound becomes now + {@code atLeast},
+     * and lockAtMostFor restarts as {@code atMost}.
+     *
+     * @return false, with the lease released, if lockAtMostFor had passed or the lease is gone
+     */
+    boolean extend(Duration atMost, Duration atLeast) {
+        lock.lock();
+        try {
+            if (ended || System.nanoTime() - expiresAt >= 0 || isFinal(lease.state())) {
+                end();
+            } else if (provider.guardedWrite(name, lease, markPath, new JobMarker(atLeast.toMillis(), 0), -1) != null) {
+                timer.cancel(false);
+                arm(atMost);
+                return true;
+            } else {
+                end();
+            }
+        } finally {
+            lock.unlock();
+        }
+        lease.close();
+        return false;
+    }
+
+    /** The timer: lockAtMostFor passed while the job still runs. */
+    private void expire() {
+        lock.lock();
+        try {
+            if (ended) {
+                return;
+            }
+            end();
+        } finally {
+            lock.unlock();
+        }
+        LOG.info("job '{}' held longer than its lockAtMostFor: released", name);
+        lease.close();
+    }
+
+    private void arm(Duration atMost) {
+        long nanos = atMost.toNanos();
+        expiresAt = System.nanoTime() + nanos;
+        timer = ZkLockProvider.TIMERS.schedule(this::expire, nanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void end() {
+        ended = true;
+        if (timer != null) {
+            timer.cancel(false);
+        }
+    }
+
+    private static boolean isFinal(LeaseState state) {
+        return state == LeaseState.LOST || state == LeaseState.RELEASED;
+    }
+}

@@ -1,0 +1,85 @@
+package io.zklock.shedlock;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import net.javacrumbs.shedlock.core.SimpleLock;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+
+/**
+ * The lock {@link ZkLockProvider} returns for one run of a job. It is used once: unlocked, or
+ * extended into a new lock. Besides ShedLock's contract it offers the lease's
+ * {@linkplain #fencingToken() fencing token} and {@linkplain #guard() guard}, for a job that
+ * writes to a resource that checks tokens, or into ZooKeeper.
+ */
+public final class ZkJobLock implements SimpleLock {
+    private final Holding holding;
+    private final AtomicBoolean used = new AtomicBoolean();
+
+    ZkJobLock(Holding holding) {
+        this.holding = holding;
+    }
+
+    /** {@return the job's name, as ShedLock gave it} */
+    public String jobName() {
+        return holding.name;
+    }
+
+    /**
+     * {@return the fencing token of this run's lease: larger than every earlier run's}
+     * See {@link io.zklock.core.Lease#fencingToken()}.
+     */
+    public long fencingToken() {
+        return holding.lease.fencingToken();
+    }
+
+    /**
+     * {@return a check to put first in a ZooKeeper transaction, which then commits only while
+     * this run holds the job} See {@link io.zklock.core.Lease#guard()}.
+     */
+    public CuratorOp guard() {
+        return holding.lease.guard();
+    }
+
+    /**
+     * Releases the job: the next {@code lock()} succeeds once the lockAtLeastFor in force has
+     * passed. A no-op towards ZooKeeper if lockAtMostFor already released it, or its session
+     * ended; never frees another run's lock.
+     *
+     * @throws IllegalStateException if this lock was already unlocked or extended
+     */
+    @Override
+    public void unlock() {
+        use();
+        holding.unlock();
+    }
+
+    /**
+     * Extends the run: it may hold the job for {@code lockAtMostFor} from now, and the job may
+     * not run again before {@code lockAtLeastFor} from now (the servers' clock), which replaces
+     * the earlier bound.
+     *
+     * @return the new lock, or empty if this one has expired (lockAtMostFor passed, or its
+     *         session ended): the job is then released
+     * @throws IllegalArgumentException naming the bad duration; this lock stays usable
+     * @throws IllegalStateException if this lock was already unlocked or extended
+     */
+    @Override
+    public Optional<SimpleLock> extend(Duration lockAtMostFor, Duration lockAtLeastFor) {
+        ZkLockProvider.checkDurations(holding.name, lockAtMostFor, lockAtLeastFor);
+        use();
+        return holding.extend(lockAtMostFor, lockAtLeastFor) ? Optional.of(new ZkJobLock(holding)) : Optional.empty();
+    }
+
+    private void use() {
+        if (!used.compareAndSet(false, true)) {
+            throw new IllegalStateException("the lock of job '" + holding.name + "' was already unlocked or extended");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ZkJobLock[" + holding.name + ", " + holding.lease + "]";
+    }
+}
