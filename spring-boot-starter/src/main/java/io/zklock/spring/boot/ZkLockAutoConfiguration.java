@@ -3,6 +3,7 @@ package io.zklock.spring.boot;
 import java.util.concurrent.TimeUnit;
 
 import io.zklock.core.LockAdmin;
+import io.zklock.shedlock.ZkLockProvider;
 import io.zklock.spring.integration.ZkLockRegistry;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -18,7 +19,8 @@ import org.springframework.context.annotation.Configuration;
  * zklock for a Spring Boot application: a started {@link CuratorFramework} on
  * {@code zklock.connect-string} (unless the application defines its own, which is then used),
  * a {@link LockAdmin}, and a {@link ZkLockRegistry} under {@code <zklock.root>/registry} when
- * Spring Integration is on the class path. Each bean steps aside for one of the same type
+ * Spring Integration is on the class path, and a ShedLock {@link ZkLockProvider} under
+ * {@code <zklock.root>/shedlock} when ShedLock and {@code zklock-shedlock} are. Each bean steps aside for one of the same type
  * that the application defines. Metrics and health are in
  * {@link ZkLockMetricsAutoConfiguration} and {@link ZkLockHealthAutoConfiguration}.
  */
@@ -97,9 +99,30 @@ public class ZkLockAutoConfiguration {
         }
     }
 
+    /** The ShedLock provider, when ShedLock and {@code zklock-shedlock} are on the class path. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"net.javacrumbs.shedlock.core.LockProvider", "io.zklock.shedlock.ZkLockProvider"})
+    public static class ShedLockConfiguration {
+        /** Made by Spring Boot. */
+        public ShedLockConfiguration() {
+        }
+
+        /**
+         * @param client the client
+         * @param properties the {@code zklock.} settings
+         * @return the provider, its nodes under {@code <zklock.root>/shedlock}; none if the
+         *         application defines its own {@code LockProvider}
+         */
+        @Bean
+        @ConditionalOnMissingBean(type = "net.javacrumbs.shedlock.core.LockProvider")
+        public ZkLockProvider zkLockProvider(CuratorFramework client, ZkLockProperties properties) {
+            return new ZkLockProvider(client, ZkLockAutoConfiguration.under(properties.getRoot(), "shedlock"));
+        }
+    }
+
     static String under(String root, String child) {
-        if (root == null) {
-            throw new IllegalArgumentException("zklock.root is null");
+        if (root == null || !root.startsWith("/")) {
+            throw new IllegalArgumentException("zklock.root must be an absolute ZooKeeper path, was '" + root + "'");
         }
         return root.equals("/") ? "/" + child : root + "/" + child;
     }

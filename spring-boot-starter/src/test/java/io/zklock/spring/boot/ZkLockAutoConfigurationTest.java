@@ -2,13 +2,20 @@ package io.zklock.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zklock.core.LockAdmin;
 import io.zklock.micrometer.ZkLockMetrics;
+import io.zklock.shedlock.ZkLockProvider;
 import io.zklock.spring.integration.ZkLockRegistry;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.LockProvider;
+import net.javacrumbs.shedlock.core.SimpleLock;
 import io.zklock.spring.integration.ZkRegistryLock;
 import io.zklock.testing.Await;
 import io.zklock.testing.ZkTesting;
@@ -92,6 +99,30 @@ class ZkLockAutoConfigurationTest {
         });
     }
 
+    /** With ShedLock on the class path, a ZkLockProvider under <root>/shedlock that locks; an application's own LockProvider wins; none without ShedLock. */
+    @Test
+    void makesAShedLockProviderWhenShedLockIsPresent() {
+        runner.run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(ZkLockProvider.class);
+            LockProvider provider = context.getBean(LockProvider.class);
+            LockConfiguration job = new LockConfiguration(Instant.now(), "nightly", Duration.ofSeconds(30), Duration.ZERO);
+            Optional<SimpleLock> first = provider.lock(job);
+            assertThat(first).isPresent();
+            assertThat(provider.lock(new LockConfiguration(Instant.now(), "nightly", Duration.ofSeconds(30), Duration.ZERO)))
+                    .as("a second lock while the first is held").isEmpty();
+            CuratorFramework client = context.getBean(CuratorFramework.class);
+            assertThat(client.checkExists().forPath("/boot/shedlock")).isNotNull();
+            first.get().unlock();
+        });
+        LockProvider own = configuration -> Optional.empty();
+        runner.withBean(LockProvider.class, () -> own).run(context -> {
+            assertThat(context).hasNotFailed().doesNotHaveBean(ZkLockProvider.class);
+            assertThat(context.getBean(LockProvider.class)).isSameAs(own);
+        });
+        runner.withClassLoader(new FilteredClassLoader(LockProvider.class))
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(ZkLockProvider.class));
+    }
+
     /** A MeterRegistry bean gets zklock's meters bound; without one, or without zklock-micrometer, no binding. */
     @Test
     void metricsAreBoundOnlyWhenAMeterRegistryExists() {
@@ -126,7 +157,7 @@ class ZkLockAutoConfigurationTest {
         runner.withPropertyValues("zklock.root=relative").run(context -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure())
-                    .hasStackTraceContaining("IllegalArgumentException: invalid lock registry root 'relative/registry'");
+                    .hasStackTraceContaining("IllegalArgumentException: zklock.root must be an absolute ZooKeeper path, was 'relative'");
         });
     }
 
