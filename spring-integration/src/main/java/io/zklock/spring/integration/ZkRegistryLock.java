@@ -164,11 +164,16 @@ public final class ZkRegistryLock implements DistributedLock {
      */
     @Override
     public boolean tryLock() {
+        boolean interrupted = Thread.interrupted();     // as in java.util.concurrent: one attempt, interrupted or not
         try {
             return acquire(Duration.ZERO, null);
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            interrupted = true;
             return false;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

@@ -169,6 +169,27 @@ class ZkLockRegistryTest {
         assertEquals(0, granted.getCount());
     }
 
+    /** tryLock() makes its one attempt even when the thread is interrupted, and keeps the interrupt status. */
+    @Test
+    void tryLockIgnoresAnInterruptAndKeepsIt() throws Exception {
+        ZkRegistryLock lock = registry.obtain("int");
+        Thread.currentThread().interrupt();
+        boolean got;
+        try {
+            got = lock.tryLock();
+        } finally {
+            assertTrue(Thread.interrupted(), "interrupt status kept (and cleared here)");
+        }
+        assertTrue(got);
+        assertThrows(InterruptedException.class, () -> {
+            Thread.currentThread().interrupt();
+            lock.lockInterruptibly();
+        });
+        assertTrue(lock.isHeldByCurrentThread());
+        lock.unlock();
+        assertFalse(lock.isHeldByCurrentThread());
+    }
+
     /** An interrupted lockInterruptibly throws InterruptedException and withdraws its node. */
     @Test
     void interruptedWaiterThrowsAndLeavesNoNode() throws Exception {
