@@ -15,7 +15,7 @@ import org.apache.zookeeper.common.PathUtils;
  * the root.
  */
 final class LockKeys {
-    /** The longest key, in chars: its node name is then at most 6 times as long. */
+    /** The longest key, in chars: its node name is at most 9 times as long (a 3-byte char becomes 9). */
     static final int MAX_KEY_LENGTH = 512;
 
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
