@@ -13,6 +13,7 @@ import org.springframework.context.annotation.Bean;
  * when {@code zklock-micrometer} is on the class path and a registry bean exists.
  */
 @AutoConfiguration(afterName = {
+        "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
         "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
         "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"})
 @ConditionalOnClass({ZkLockMetrics.class, MeterRegistry.class})

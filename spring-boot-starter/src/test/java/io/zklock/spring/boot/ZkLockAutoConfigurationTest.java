@@ -1,6 +1,7 @@
 package io.zklock.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -24,7 +25,17 @@ import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -159,6 +170,48 @@ class ZkLockAutoConfigurationTest {
             assertThat(context.getStartupFailure())
                     .hasStackTraceContaining("IllegalArgumentException: zklock.root must be an absolute ZooKeeper path, was 'relative'");
         });
+    }
+
+    /** With Spring Boot's own metrics auto-configuration making the MeterRegistry, ours runs after it and binds to it. */
+    @Test
+    void metricsBindToTheRegistrySpringBootMakes() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(ZkLockMetricsAutoConfiguration.class, ZkLockAutoConfiguration.class,
+                        MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
+                        SimpleMetricsExportAutoConfiguration.class))
+                .withPropertyValues("zklock.connect-string=" + server.getConnectString())
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(ZkLockMetrics.class).hasSingleBean(MeterRegistry.class);
+                    ZkRegistryLock lock = context.getBean(ZkLockRegistry.class).obtain("boot-metered");
+                    lock.lock();
+                    lock.unlock();
+                    assertThat(context.getBean(MeterRegistry.class).find(ZkLockMetrics.ACQUIRE).timers()
+                            .stream().mapToLong(t -> t.count()).sum()).isEqualTo(1);
+                });
+    }
+
+    /**
+     * A real SpringApplication whose ensemble is unreachable prints Spring Boot's failure report
+     * with our one line and action, and no stack of bean creation exceptions.
+     */
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void aSpringApplicationReportsAnUnreachableEnsembleInOneLine(CapturedOutput output) {
+        SpringApplication application = new SpringApplication(Application.class);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        assertThatThrownBy(() -> application.run("--zklock.connect-string=127.0.0.1:1",
+                "--zklock.connection-timeout=300ms", "--spring.main.banner-mode=off"))
+                .hasRootCauseInstanceOf(EnsembleUnreachableException.class);
+        assertThat(output.getAll())
+                .contains("Description:", "cannot reach ZooKeeper at 127.0.0.1:1 within 300 ms",
+                        "Action:", "Start ZooKeeper at 127.0.0.1:1, or set zklock.connect-string")
+                .doesNotContain("UnsatisfiedDependencyException", "BeanCreationException");
+    }
+
+    /** The application of the start-up failure test: the starter alone. */
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration(ZkLockAutoConfiguration.class)
+    static class Application {
     }
 
     /** The health indicator is UP while connected and DOWN while the server is away; it can be switched off. */
