@@ -243,7 +243,10 @@ class ZkLockRegistryFaultsTest {
         }
     }
 
-    /** Suspended then lost: a re-entrant tryLock waiting on a suspended lease returns false once the session is lost. */
+    /**
+     * Suspended then lost: a re-entrant tryLock(30 s) waiting on a suspended lease returns false
+     * when the session is lost (a 2 s session), well before its 30 s, and drops the hold.
+     */
     @Test
     void aReentryWaitingOnASuspendedLeaseFailsWhenTheSessionIsLost() throws Exception {
         CuratorFramework holderClient = client(2_000);
@@ -258,8 +261,12 @@ class ZkLockRegistryFaultsTest {
         server.stop();
         Await.until("the holder's lease is suspended", LONG, () -> !held.isHeldByCurrentThread());
         assertEquals(0, lostEvents.get(), "lost before the re-entry began to wait");
+        long start = System.nanoTime();
         assertFalse(held.tryLock(30, TimeUnit.SECONDS), "re-entered a lease whose session was lost");
-        assertTrue(lostEvents.get() > 0, "returned before the session was lost");
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        // false before the 30 s were up: the lease was lost, not merely still suspended
+        assertTrue(tookMs < 25_000, "the re-entry gave up only at its deadline, after " + tookMs + " ms");
+        Await.until("Curator reports the session lost", LONG, () -> lostEvents.get() > 0);
         assertThrows(IllegalMonitorStateException.class, held::unlock);
         server.restart();
         Await.until("reconnected", LONG, () -> holderClient.getZookeeperClient().isConnected());
