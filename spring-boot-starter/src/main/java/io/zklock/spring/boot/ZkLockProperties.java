@@ -11,9 +11,13 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  */
 @ConfigurationProperties("zklock")
 public class ZkLockProperties {
+    /** The ZooKeeper ensemble, host:port[,host:port...][/chroot]. */
     private String connectString = "localhost:2181";
+    /** The ZooKeeper path under which the starter's beans keep their locks (the lock registry's under <root>/registry, ShedLock's under <root>/shedlock). */
     private String root = "/zklock";
+    /** The session timeout the client asks for; the server may bound it. */
     private Duration sessionTimeout = Duration.ofSeconds(60);
+    /** How long the start-up waits for the first connection to the ensemble, and Curator for each connection attempt. */
     private Duration connectionTimeout = Duration.ofSeconds(15);
 
     /** {@return the ensemble, {@code host:port[,host:port...][/chroot]}; default {@code localhost:2181}} */
