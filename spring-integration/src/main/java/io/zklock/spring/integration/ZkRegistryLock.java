@@ -31,11 +31,12 @@ import org.springframework.integration.support.locks.DistributedLock;
  * re-entry is decided here, where a lost lease can be refused (the mutex would quietly queue a
  * fresh node instead).
  *
- * An acquisition, repeatedly:
+ * An acquisition:
  *   1. a Hold that has ended (its TTL ran out) is forgotten;
  *   2. with a Hold: wait, within the caller's time, while its lease is SUSPENDED; HELD: count
- *      one more; otherwise the lease is lost: tryLock drops the Hold and returns false,
- *      lock() throws and keeps it (the thread must unlock what it took);
+ *      one more; otherwise (lost, or still suspended when the time is up) tryLock drops the
+ *      Hold, closing its lease, and returns false; lock() waits as long as it takes, and on a
+ *      lost lease throws and keeps the Hold (the thread must unlock what it took);
  *   3. without one: the mutex's blocking acquire (waits on its watch) or tryAcquire(wait);
  *      the lease becomes the thread's Hold and, with a TTL, its expiry is scheduled.
  *
