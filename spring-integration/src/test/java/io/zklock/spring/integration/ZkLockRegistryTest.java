@@ -289,17 +289,18 @@ class ZkLockRegistryTest {
     }
 
     /**
-     * renewLock restarts the TTL: renewed every 150 ms, a 400 ms lock is still held after
-     * 1.2 s and refused to another client; once renewals stop it is freed.
+     * renewLock restarts the TTL: renewed every 200 ms, a 1 s lock is still held after 2.5 s
+     * and refused to another client; once renewals stop it is freed.
      */
     @Test
     void renewalKeepsTheLockPastItsTtl() throws Exception {
+        Duration ttl = Await.scaled(Duration.ofSeconds(1));
         ZkRegistryLock lock = registry.obtain("renew");
-        lock.lock(Duration.ofMillis(400));
+        lock.lock(ttl);
         long start = System.nanoTime();
-        while (System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(1200)) {
+        while (System.nanoTime() - start < ttl.multipliedBy(5).dividedBy(2).toNanos()) {
             registry.renewLock("renew");
-            Thread.sleep(150);
+            Thread.sleep(ttl.dividedBy(5).toMillis());
         }
         assertTrue(lock.isHeldByCurrentThread());
         try (ZkLockRegistry other = new ZkLockRegistry(newClient(), root)) {
@@ -344,23 +345,21 @@ class ZkLockRegistryTest {
     /** expireUnusedOlderThan forgets unlocked locks only; a held one keeps its instance. */
     @Test
     void expiryOfUnusedLocksDropsUnlockedOnes() throws Exception {
+        long gap = Await.scaled(Duration.ofMillis(600)).toMillis();
         ZkRegistryLock held = registry.obtain("held");
         ZkRegistryLock idle = registry.obtain("idle");
         ZkRegistryLock recent = registry.obtain("recent");
         held.lock();
         try {
-            Thread.sleep(50);
-            recent.tryLock();
-            recent.unlock();
             registry.expireUnusedOlderThan(30_000);
             assertSame(idle, registry.obtain("idle"), "used less than 30 s ago");
-            Thread.sleep(50);
-            registry.obtain("recent");
-            registry.expireUnusedOlderThan(40);
-            assertSame(held, registry.obtain("held"));
-            assertSame(recent, registry.obtain("recent"));
-            ZkRegistryLock idleAgain = registry.obtain("idle");
-            assertNotSame(idle, idleAgain);
+            Thread.sleep(gap);
+            assertTrue(recent.tryLock());
+            recent.unlock();
+            registry.expireUnusedOlderThan(gap / 2);
+            assertSame(held, registry.obtain("held"), "held");
+            assertSame(recent, registry.obtain("recent"), "used just now");
+            assertNotSame(idle, registry.obtain("idle"), "unused for longer than the age");
             registry.expireUnusedOlderThan(0);
             assertSame(held, registry.obtain("held"));
         } finally {
