@@ -1,0 +1,466 @@
+package io.zklock.spring.integration;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.function.Supplier;
+
+import io.zklock.core.Lease;
+import io.zklock.core.LeaseState;
+import io.zklock.core.LockException;
+import io.zklock.mutex.ZkMutex;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.integration.support.locks.DistributedLock;
+
+/*
+ * Overview.
+ *
+ * One ZkMutex per key; this class keeps, per thread (keyed by thread id, no Thread retained),
+ * a Hold {lease, count, ttl, expiry}. The mutex is only asked when the thread has no Hold, so
+ * re-entry is decided here, where a lost lease can be refused (the mutex would quietly queue a
+ * fresh node instead).
+ *
+ * An acquisition:
+ *   1. a Hold that has ended (its TTL ran out) is forgotten;
+ *   2. with a Hold: wait, within the caller's time, while its lease is SUSPENDED; HELD: count
+ *      one more; otherwise (lost, or still suspended when the time is up) tryLock drops the
+ *      Hold, closing its lease, and returns false; lock() waits as long as it takes, and on a
+ *      lost lease throws and keeps the Hold (the thread must unlock what it took);
+ *   3. without one: the mutex's blocking acquire (waits on its watch) or tryAcquire(wait);
+ *      the lease becomes the thread's Hold and, with a TTL, its expiry is scheduled.
+ *
+ * A Hold ends once, by whichever comes first of its last unlock, its TTL timer and a dropped
+ * lost lease (a CAS on `ended`); the one that ends it closes the lease. The timer and a
+ * renewal agree through a generation number read and written under the Hold's monitor, which
+ * is never held while waiting for ZooKeeper.
+ */
+/**
+ * A Spring Integration {@link DistributedLock} for one key of a {@link ZkLockRegistry}, on a
+ * zklock {@link ZkMutex}: re-entrant per thread, fair across clients, waits on a ZooKeeper
+ * watch.
+ *
+ * <p><b>Time to live.</b> {@link #lock(Duration)} and {@link #tryLock(Duration, Duration)}
+ * take the lock for at most {@code ttl}: when it runs out the node is deleted, even if the
+ * thread never unlocks, and the thread's later {@link #unlock()} throws
+ * {@link IllegalMonitorStateException}. The TTL is measured on this JVM's monotonic clock; a
+ * re-entrant acquisition keeps the TTL of the first one; {@link ZkLockRegistry#renewLock}
+ * starts it again. The plain {@link java.util.concurrent.locks.Lock} methods take no TTL: the
+ * lock is held until unlocked or until the ZooKeeper session is lost.
+ *
+ * <p><b>Session loss.</b> Once the lease is lost with its session, another client may hold the
+ * lock. A re-entrant {@code tryLock} by the thread then returns {@code false} and forgets the
+ * lost hold (so {@code LockRegistryLeaderInitiator} revokes its leadership and can lead again
+ * later); a re-entrant {@code lock} throws {@link IllegalStateException}; {@code unlock}
+ * throws {@link IllegalStateException} after releasing the thread's hold. While the
+ * connection is down (the lease {@code SUSPENDED}), a re-entrant acquisition waits, within its
+ * time, for the session to come back or to be lost.
+ *
+ * <p>Guard the resource itself with {@link #fencingToken()}: a holder paused past its session
+ * timeout believes it holds the lock until it hears otherwise.
+ */
+public final class ZkRegistryLock implements DistributedLock {
+    private static final Logger LOG = LoggerFactory.getLogger(ZkRegistryLock.class);
+
+    private final String key;
+    private final ZkMutex mutex;
+    private final Supplier<ScheduledExecutorService> timer;
+    private final Map<Long, Hold> holds = new ConcurrentHashMap<>();
+    private final AtomicInteger acquiring = new AtomicInteger();
+    private volatile long lastUsedNanos = System.nanoTime();
+
+    ZkRegistryLock(String key, ZkMutex mutex, Supplier<ScheduledExecutorService> timer) {
+        this.key = key;
+        this.mutex = mutex;
+        this.timer = timer;
+    }
+
+    /** {@return the key this lock was obtained for} */
+    public String key() {
+        return key;
+    }
+
+    /** {@return the lock's ZooKeeper path: the registry's root and the key's node name} */
+    public String path() {
+        return mutex.path();
+    }
+
+    /** {@return whether the current thread holds this lock with a lease that is still valid} */
+    public boolean isHeldByCurrentThread() {
+        Hold hold = holds.get(owner());
+        return hold != null && !hold.ended.get() && hold.lease.isValid();
+    }
+
+    /**
+     * The fencing token of the current thread's hold: the czxid of its ZooKeeper node, larger
+     * for every later holder of the lock, so a resource that refuses a token lower than the
+     * last one it accepted refuses a holder whose lease was lost.
+     *
+     * @return the token
+     * @throws IllegalMonitorStateException if the current thread does not hold this lock
+     */
+    public long fencingToken() {
+        Hold hold = holds.get(owner());
+        if (hold == null || hold.ended.get()) {
+            throw notHeld();
+        }
+        return hold.lease.fencingToken();
+    }
+
+    /**
+     * Acquires the lock, waiting as long as it takes. An interrupt while waiting withdraws the
+     * request and queues it again (at the back of the queue); the interrupt status is set again
+     * on return.
+     *
+     * @throws IllegalStateException if the thread holds this lock with a lease that was lost
+     * @throws LockException if ZooKeeper refuses the request or the client is closed
+     */
+    @Override
+    public void lock() {
+        lockUninterruptibly(null);
+    }
+
+    /**
+     * Acquires the lock for at most {@code ttl}, waiting as long as it takes (see
+     * {@link #lock()}); after {@code ttl} the lock is released even if the thread never unlocks.
+     *
+     * @param ttl how long the lock is held at most, positive
+     * @throws IllegalArgumentException if {@code ttl} is null, zero or negative
+     */
+    @Override
+    public void lock(Duration ttl) {
+        lockUninterruptibly(ZkLockRegistry.checkTtl(ttl));
+    }
+
+    /**
+     * Acquires the lock, waiting on a ZooKeeper watch (no polling) as long as it takes. On an
+     * interrupt the request's node is deleted and {@link InterruptedException} is thrown.
+     *
+     * @throws InterruptedException if the thread is interrupted on entry or while waiting
+     * @throws IllegalStateException if the thread holds this lock with a lease that was lost
+     * @throws LockException if ZooKeeper refuses the request or the client is closed
+     */
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        acquire(null, null);
+    }
+
+    /**
+     * One attempt: the lock is taken if it is free now (one round trip to ZooKeeper), or
+     * re-entered if the thread holds it with a valid lease.
+     *
+     * @return whether the lock was taken; {@code false} also when the thread's own lease was
+     *         lost or is suspended (the thread's hold is then dropped)
+     * @throws LockException if ZooKeeper refuses the request or the client is closed
+     */
+    @Override
+    public boolean tryLock() {
+        boolean interrupted = Thread.interrupted();     // as in java.util.concurrent: one attempt, interrupted or not
+        try {
+            return acquire(Duration.ZERO, null);
+        } catch (InterruptedException e) {
+            interrupted = true;
+            return false;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Acquires the lock if it is granted within the given time, riding out connection loss
+     * within that time. A time of zero or less is one attempt.
+     *
+     * @return whether the lock was taken; {@code false} when the time ran out, or when the
+     *         thread's own lease was lost or stayed suspended (its hold is then dropped)
+     * @throws InterruptedException if the thread is interrupted on entry or while waiting
+     * @throws LockException if ZooKeeper refuses the request or the client is closed
+     */
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        if (unit == null) {
+            throw new IllegalArgumentException("time unit is null");
+        }
+        return acquire(Duration.ofNanos(Math.max(0, unit.toNanos(time))), null);
+    }
+
+    /**
+     * As {@link #tryLock(long, TimeUnit)}, taking the lock for at most {@code ttl}.
+     *
+     * @param waitTime how long to wait; zero or less is one attempt
+     * @param ttl how long the lock is held at most, positive
+     * @return whether the lock was taken
+     * @throws InterruptedException if the thread is interrupted on entry or while waiting
+     * @throws IllegalArgumentException if {@code waitTime} is null, or {@code ttl} null, zero
+     *         or negative
+     */
+    @Override
+    public boolean tryLock(Duration waitTime, Duration ttl) throws InterruptedException {
+        if (waitTime == null) {
+            throw new IllegalArgumentException("wait time is null");
+        }
+        Duration checked = ZkLockRegistry.checkTtl(ttl);
+        return acquire(waitTime.isNegative() ? Duration.ZERO : waitTime, checked);
+    }
+
+    /**
+     * Releases one acquisition by the current thread; the last one deletes the node.
+     *
+     * @throws IllegalMonitorStateException if the current thread does not hold this lock (its
+     *         TTL may have run out)
+     * @throws IllegalStateException if the thread's lease was lost with its session: the
+     *         release is done, but another client may have held the lock meanwhile
+     */
+    @Override
+    public void unlock() {
+        long owner = owner();
+        Hold hold = holds.get(owner);
+        if (hold == null || hold.ended.get()) {
+            throw notHeld();
+        }
+        boolean lost = hold.lease.state() == LeaseState.LOST;
+        if (--hold.count == 0) {
+            holds.remove(owner, hold);
+            if (!hold.end()) {
+                throw notHeld();
+            }
+        }
+        lastUsedNanos = System.nanoTime();
+        if (lost) {
+            throw lostError();
+        }
+    }
+
+    /** Not supported: a condition would need a distributed wait set. */
+    @Override
+    public Condition newCondition() {
+        throw new UnsupportedOperationException("a ZooKeeper lock has no conditions");
+    }
+
+    /** Starts the TTL of the current thread's hold again: {@code ttl}, or the hold's own if null. */
+    void renew(Duration ttl) {
+        Hold hold = holds.get(owner());
+        if (hold == null || hold.ended.get()) {
+            throw new IllegalStateException("cannot renew lock '" + key + "': the current thread does not hold it");
+        }
+        if (hold.lease.state() == LeaseState.LOST) {
+            throw new IllegalStateException("cannot renew lock '" + key
+                    + "': its lease was lost with its ZooKeeper session");
+        }
+        Duration next = ttl != null ? ttl : hold.ttl;
+        if (next != null) {
+            hold.schedule(next);
+        }
+    }
+
+    /** Whether no thread of this process holds or is acquiring this lock, and nobody used it since {@code nanos}. */
+    boolean unusedSince(long nanos) {
+        return holds.isEmpty() && acquiring.get() == 0 && lastUsedNanos - nanos <= 0;
+    }
+
+    void touch() {
+        lastUsedNanos = System.nanoTime();
+    }
+
+    private void lockUninterruptibly(Duration ttl) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    acquire(null, ttl);
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Re-enters or acquires; {@code wait} null means as long as it takes (and a lost hold is an
+     * error rather than a false).
+     */
+    private boolean acquire(Duration wait, Duration ttl) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        touch();
+        long owner = owner();
+        Hold hold = holds.get(owner);
+        if (hold != null && hold.ended.get()) {
+            holds.remove(owner, hold);
+            hold = null;
+        }
+        if (hold != null) {
+            return reenter(owner, hold, wait);
+        }
+        acquiring.incrementAndGet();
+        try {
+            Lease lease;
+            if (wait == null) {
+                lease = mutex.acquire();
+            } else {
+                Optional<Lease> granted = mutex.tryAcquire(wait);
+                if (granted.isEmpty()) {
+                    return false;
+                }
+                lease = granted.get();
+            }
+            Hold fresh = new Hold(owner, lease);
+            holds.put(owner, fresh);
+            if (ttl != null) {
+                try {
+                    fresh.schedule(ttl);
+                } catch (RuntimeException e) {
+                    holds.remove(owner, fresh);
+                    fresh.end();
+                    throw e;
+                }
+            }
+            return true;
+        } finally {
+            acquiring.decrementAndGet();
+            touch();
+        }
+    }
+
+    private boolean reenter(long owner, Hold hold, Duration wait) throws InterruptedException {
+        LeaseState state = hold.settled(wait);
+        if (state == LeaseState.HELD && !hold.ended.get()) {
+            hold.count++;
+            return true;
+        }
+        if (wait == null) {
+            throw lostError();
+        }
+        LOG.info("lock '{}': this thread's lease is {}; the re-entrant tryLock fails and the hold is dropped", key, state);
+        holds.remove(owner, hold);
+        hold.end();
+        return false;
+    }
+
+    private IllegalMonitorStateException notHeld() {
+        return new IllegalMonitorStateException("the current thread does not hold lock '" + key
+                + "' (never locked, already unlocked, or its time to live ran out)");
+    }
+
+    private IllegalStateException lostError() {
+        return new IllegalStateException("lock '" + key + "' was lost with its ZooKeeper session while this"
+                + " thread held it: another client may have held it since");
+    }
+
+    @SuppressWarnings("deprecation") // Thread.threadId() is Java 19+; ids are never reused by HotSpot
+    private static long owner() {
+        return Thread.currentThread().getId();
+    }
+
+    @Override
+    public String toString() {
+        return "ZkRegistryLock[" + key + " at " + path() + "]";
+    }
+
+    /** One thread's hold on the lock. {@code count} is only touched by the owner thread. */
+    private final class Hold {
+        final long owner;
+        final Lease lease;
+        final AtomicBoolean ended = new AtomicBoolean();
+        int count = 1;
+        private volatile CompletableFuture<Void> changed = new CompletableFuture<>();
+        // guarded by this
+        private Duration ttl;
+        private ScheduledFuture<?> expiry;
+        private long generation;
+
+        Hold(long owner, Lease lease) {
+            this.owner = owner;
+            this.lease = lease;
+            lease.addListener((l, state) -> {
+                CompletableFuture<Void> told = changed;
+                changed = new CompletableFuture<>();
+                told.complete(null);
+            });
+        }
+
+        /** The lease's state once it is not SUSPENDED, or still SUSPENDED when {@code wait} ran out. */
+        LeaseState settled(Duration wait) throws InterruptedException {
+            long deadline = wait == null ? 0 : System.nanoTime() + wait.toNanos();
+            while (true) {
+                CompletableFuture<Void> next = changed;
+                LeaseState state = lease.state();
+                if (state != LeaseState.SUSPENDED) {
+                    return state;
+                }
+                try {
+                    if (wait == null) {
+                        next.get();
+                    } else {
+                        long left = deadline - System.nanoTime();
+                        if (left <= 0) {
+                            return state;
+                        }
+                        next.get(left, TimeUnit.NANOSECONDS);
+                    }
+                } catch (TimeoutException e) {
+                    return lease.state();
+                } catch (ExecutionException e) {
+                    throw new IllegalStateException(e);   // never completed exceptionally
+                }
+            }
+        }
+
+        /** (Re)starts the TTL: the lease is closed {@code ttl} from now unless renewed or ended first. */
+        synchronized void schedule(Duration ttl) {
+            if (ended.get()) {
+                throw new IllegalStateException("lock '" + key + "' is no longer held: nothing to renew");
+            }
+            if (expiry != null) {
+                expiry.cancel(false);
+            }
+            long mine = ++generation;
+            this.ttl = ttl;
+            expiry = timer.get().schedule(() -> expire(mine), ttl.toNanos(), TimeUnit.NANOSECONDS);
+        }
+
+        private void expire(long scheduled) {
+            Duration ran;
+            synchronized (this) {
+                if (scheduled != generation || !ended.compareAndSet(false, true)) {
+                    return;
+                }
+                ran = ttl;
+            }
+            holds.remove(owner, this);
+            LOG.info("lock '{}': its time to live of {} ran out before it was unlocked; released", key, ran);
+            lease.close();
+        }
+
+        /** Ends the hold if nothing else did: stops its timer and closes the lease. */
+        boolean end() {
+            if (!ended.compareAndSet(false, true)) {
+                return false;
+            }
+            synchronized (this) {
+                if (expiry != null) {
+                    expiry.cancel(false);
+                }
+            }
+            lease.close();
+            return true;
+        }
+    }
+}
