@@ -1,4 +1,4 @@
-package io.zklock.conformance;
+package io.zklock.conformance.faults;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -14,6 +14,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.zklock.conformance.harness.FaultProxy;
+import io.zklock.conformance.harness.ServerFaults;
 import io.zklock.spring.integration.ZkLockRegistry;
 import io.zklock.spring.integration.ZkRegistryLock;
 import io.zklock.testing.Await;
