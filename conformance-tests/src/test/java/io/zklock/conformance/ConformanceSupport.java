@@ -32,6 +32,7 @@ import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
 import io.zklock.core.LockAdmin;
 import io.zklock.core.LockStatus;
+import io.zklock.core.MultiLease;
 import io.zklock.core.Participant;
 import io.zklock.core.spi.LockNode;
 import io.zklock.multilock.ZkMultiLock;
@@ -327,7 +328,7 @@ abstract class ConformanceSupport {
 
     /** The nodes that carry {@code lease}: its own, or each component's for a multi-lease. */
     static List<String> nodesOf(Lease lease) {
-        if (lease instanceof ZkMultiLock.MultiLease multi) {
+        if (lease instanceof MultiLease multi) {
             return multi.components().stream().map(Lease::nodePath).toList();
         }
         return List.of(lease.nodePath());

@@ -5,6 +5,7 @@ import java.util.function.BiFunction;
 
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
+import io.zklock.core.MultiLease;
 import io.zklock.multilock.ZkMultiLock;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
@@ -41,7 +42,7 @@ record FaultCase(String name, int holds, BiFunction<CuratorFramework, String, Di
 
     /** Every node a lease stands on (a multi-lease stands on one per component). */
     static List<String> nodesOf(Lease lease) {
-        if (lease instanceof ZkMultiLock.MultiLease multi) {
+        if (lease instanceof MultiLease multi) {
             return multi.components().stream().map(Lease::nodePath).toList();
         }
         return List.of(lease.nodePath());

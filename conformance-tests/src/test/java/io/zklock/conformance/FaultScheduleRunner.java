@@ -25,6 +25,7 @@ import io.zklock.conformance.FaultSchedule.Step;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
+import io.zklock.core.MultiLease;
 import io.zklock.multilock.ZkMultiLock;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
@@ -551,7 +552,7 @@ final class FaultScheduleRunner implements AutoCloseable {
             this.lease = lease;
             this.resources = r.resources;
             lease.addListener((l, s) -> told.add(s));
-            if (lease instanceof ZkMultiLock.MultiLease m) {
+            if (lease instanceof MultiLease m) {
                 for (Lease part : m.components()) {
                     tokens.add(part.fencingToken());
                     nodes.add(part.nodePath());

@@ -29,6 +29,7 @@ import java.util.stream.Stream;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
+import io.zklock.core.MultiLease;
 import io.zklock.multilock.ZkMultiLock;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
@@ -301,7 +302,7 @@ class ServerMatrixTest {
 
     /** Every token of {@code lease} (one per component) is above zero and its node's czxid. */
     private static List<Long> assertTokensAreCzxids(Run run, Lease lease) throws Exception {
-        List<Lease> parts = lease instanceof ZkMultiLock.MultiLease multi ? multi.components() : List.of(lease);
+        List<Lease> parts = lease instanceof MultiLease multi ? multi.components() : List.of(lease);
         List<Long> tokens = new ArrayList<>();
         for (Lease part : parts) {
             Stat stat = run.observer.checkExists().forPath(part.nodePath());
@@ -389,7 +390,7 @@ class ServerMatrixTest {
             return new Judge() {
                 @Override
                 public boolean enter(int who, Lease lease) {
-                    List<Lease> parts = ((ZkMultiLock.MultiLease) lease).components();
+                    List<Lease> parts = ((MultiLease) lease).components();
                     boolean all = true;
                     for (int i = 0; i < count; i++) {
                         all &= resources.get(i).enter(parts.get(i).fencingToken());
@@ -399,7 +400,7 @@ class ServerMatrixTest {
 
                 @Override
                 public void exit(int who, Lease lease) {
-                    List<Lease> parts = ((ZkMultiLock.MultiLease) lease).components();
+                    List<Lease> parts = ((MultiLease) lease).components();
                     for (int i = 0; i < count; i++) {
                         resources.get(i).exit(parts.get(i).fencingToken());
                     }

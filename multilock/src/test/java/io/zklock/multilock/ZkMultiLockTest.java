@@ -20,6 +20,7 @@ import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
 import io.zklock.core.LockException;
+import io.zklock.core.MultiLease;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
 import io.zklock.semaphore.ZkSemaphore;
@@ -77,7 +78,7 @@ class ZkMultiLockTest extends EmbeddedServerTest {
         ZkReadWriteLock rw = new ZkReadWriteLock(client, "/m/rw");
         ZkMultiLock multi = new ZkMultiLock(List.of(new ZkMutex(client, "/m/x"), rw.readLock(),
                 new ZkSemaphore(client, "/m/sem", 2)));
-        ZkMultiLock.MultiLease lease = multi.acquire();
+        MultiLease lease = multi.acquire();
         assertEquals(3, lease.components().size());
         assertTrue(lease.isValid());
         assertTrue(multi.isHeldByCurrentThread());
@@ -118,7 +119,7 @@ class ZkMultiLockTest extends EmbeddedServerTest {
         ZkMutex a = new ZkMutex(client, "/m/ra");
         ZkMutex b = new ZkMutex(client, "/m/rb");
         Lease single = a.acquire();
-        ZkMultiLock.MultiLease both = new ZkMultiLock(List.of(a, b)).acquire();
+        MultiLease both = new ZkMultiLock(List.of(a, b)).acquire();
         assertEquals(single.nodePath(), both.components().get(0).nodePath());
         assertEquals(2, a.holdCount());
         assertEquals(2, lockNodes("/m/ra", "/m/rb"));
@@ -141,10 +142,10 @@ class ZkMultiLockTest extends EmbeddedServerTest {
         ZkMultiLock multi = new ZkMultiLock(List.of(new ZkMutex(client, "/m/ea"), new ZkReadWriteLock(client, "/m/eb").writeLock(),
                 new ZkSemaphore(client, "/m/ec", 1)));
         assertTimeoutPreemptively(AT_ONCE, () -> {
-            ZkMultiLock.MultiLease first = multi.acquire();
-            ZkMultiLock.MultiLease second = multi.acquire();
-            ZkMultiLock.MultiLease third = (ZkMultiLock.MultiLease) multi.tryAcquire(Duration.ZERO).orElseThrow();
-            for (ZkMultiLock.MultiLease again : List.of(second, third)) {
+            MultiLease first = multi.acquire();
+            MultiLease second = multi.acquire();
+            MultiLease third = (MultiLease) multi.tryAcquire(Duration.ZERO).orElseThrow();
+            for (MultiLease again : List.of(second, third)) {
                 for (int k = 0; k < 3; k++) {
                     assertEquals(first.components().get(k).nodePath(), again.components().get(k).nodePath(), "node " + k);
                     assertEquals(first.components().get(k).fencingToken(), again.components().get(k).fencingToken(), "token " + k);
@@ -248,13 +249,13 @@ class ZkMultiLockTest extends EmbeddedServerTest {
         ZkMutex a = new ZkMutex(client, "/m/la");
         ZkMultiLock multi = new ZkMultiLock(List.of(a, new ZkMutex(client, "/m/lb")));
         assertTimeoutPreemptively(Await.scaled(LONG), () -> {
-            ZkMultiLock.MultiLease lost = multi.acquire();
+            MultiLease lost = multi.acquire();
             Sessions.expire(client, server.getConnectString());
             Await.equal("multi-lease state", LeaseState.LOST, LONG, lost::state);
             try (Lease single = a.acquire()) {
                 assertTrue(single.isValid());
             }
-            try (ZkMultiLock.MultiLease fresh = multi.acquire()) {
+            try (MultiLease fresh = multi.acquire()) {
                 assertTrue(fresh.isValid());
                 assertFalse(fresh.components().get(0).nodePath().equals(lost.components().get(0).nodePath()));
             }

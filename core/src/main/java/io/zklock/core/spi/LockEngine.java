@@ -123,6 +123,22 @@ public final class LockEngine {
     }
 
     /**
+     * The node right ahead of {@code lease}'s node, in queue order, in the listing on which the
+     * driver granted it: what a recipe checks a grant against without a driver that records
+     * state (a read lock's downgrade asks whether its anchor was still there).
+     *
+     * @param lease a lease this engine's {@code acquire} returned
+     * @return that node; empty if none was ahead, or the grant was known without a listing
+     * @throws IllegalArgumentException if the lease is not one the engine granted
+     */
+    public Optional<LockNode> predecessorAtGrant(Lease lease) {
+        if (lease instanceof ZkLease granted && granted.nodePath().startsWith(path() + "/")) {
+            return granted.predecessorAtGrant();
+        }
+        throw new IllegalArgumentException("lease " + lease + " was not granted by " + this);
+    }
+
+    /**
      * Who holds and who waits on this lock now, in queue order, each judged by its own
      * recipe's driver (see {@link Inspection}). Foreign children are left out.
      *
