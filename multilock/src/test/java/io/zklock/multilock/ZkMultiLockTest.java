@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -194,6 +195,35 @@ class ZkMultiLockTest extends EmbeddedServerTest {
             }
             assertEquals(0, lockNodes("/m/na", "/m/nb", "/m/nc"));
         });
+    }
+
+    /**
+     * A multi-lease dropped without being closed does not outlive itself in the thread's
+     * bookkeeping: once it is unreachable, the thread's blocking acquisition of a component is
+     * no longer refused (it queues behind the dropped lease's node, which stays until the
+     * session ends, so a zero timeout ends empty), and the multi-lock no longer counts as held.
+     */
+    @Test
+    void aMultiLeaseDroppedUnclosedLeavesNoRefusalOnceUnreachable() {
+        ZkMutex a = new ZkMutex(client, "/m/ga");
+        ZkMultiLock multi = new ZkMultiLock(List.of(a, new ZkMutex(client, "/m/gb")));
+        assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+            WeakReference<Lease> dropped = acquireAndDrop(multi, a);
+            Await.until("the dropped multi-lease is collected", Duration.ofSeconds(20), () -> {
+                System.gc();
+                return dropped.get() == null;
+            });
+            assertEquals(Optional.empty(), a.tryAcquire(Duration.ZERO));
+            assertFalse(multi.isHeldByCurrentThread());
+            assertEquals(2, lockNodes("/m/ga", "/m/gb"), "the dropped lease's nodes stay until its session ends");
+        });
+    }
+
+    private static WeakReference<Lease> acquireAndDrop(ZkMultiLock multi, ZkMutex component) throws InterruptedException {
+        Lease lease = multi.acquire();
+        assertThrows(IllegalStateException.class, () -> component.tryAcquire(Duration.ZERO));
+        assertTrue(multi.isHeldByCurrentThread());
+        return new WeakReference<>(lease);
     }
 
     /** Once the multi-lease is closed, the single acquisition that was refused works again. */

@@ -9,9 +9,7 @@ import io.zklock.core.spi.LockNode;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
@@ -26,33 +24,25 @@ import org.slf4j.LoggerFactory;
 /*
  * Overview.
  *
- * One granted node of one session. Its state is ONE value, a LeasePhase (HELD, SUSPENDED,
- * RELEASING from HELD or SUSPENDED, LOST with its node maybe still on the server, LOST,
- * RELEASED), changed only under `monitor` (move()), from which state() derives the public
- * LeaseState; listeners are told of a change of the public state after the monitor is released
- * (the serialisation rule of this package is written once, in LeaseView's comment; the
- * revocation watch has its own monitor, never taken under this one). The moves:
- *   session news   HELD <-> SUSPENDED (a release under way keeps its RELEASING mark);
- *   close          HELD/SUSPENDED -> RELEASING, delete issued; its reply -> RELEASED; an
- *                  unanswered delete is made again on reconnection;
- *   session gone   any non-final -> LOST_UNDELETED, told LOST; the node is deleted as soon as
- *                  the client is connected (-> LOST); a closing client -> LOST at once.
+ * One granted node of one session. Its state is ONE value, a LeasePhase, changed only under
+ * `monitor` (move()); state() derives the public LeaseState from it, and listeners are told of
+ * a change of that after the monitor is released (the serialisation rule of this package is
+ * written once, in LeaseView's comment). The moves:
+ *   session news  HELD <-> SUSPENDED (a release under way keeps its RELEASING mark);
+ *   close         HELD/SUSPENDED -> RELEASING; the delete is issued in the background, made
+ *                 again on every reconnection and, after a refusal, on a timer; its success
+ *                 -> RELEASED. close() waits for the first attempt only while connected and
+ *                 not on a ZooKeeper event thread or in a lease listener (either would wait for
+ *                 a callback that needs that very thread); a connection lost meanwhile ends
+ *                 the wait;
+ *   session gone  any non-final -> LOST_UNDELETED, told LOST; the node is deleted as soon as
+ *                 the client is connected (-> LOST); a closing client: LOST at once.
  * Listeners hear HELD and SUSPENDED on Curator's connection-state thread; RELEASED on the
- * ZooKeeper event thread that delivers the delete's reply; LOST on the connection-state
- * thread, on the event thread (a delete answered SESSIONEXPIRED, the node deleted by another
- * client), or on the thread that closes the client.
+ * ZooKeeper event thread that delivers the delete's reply; LOST on the connection-state thread,
+ * on the event thread (a delete answered SESSIONEXPIRED, the node deleted by another client),
+ * or on the thread that closes the client.
  */
-/**
- * The engine's lease: one granted node of one session.
- *
- * <p>Release deletes the node in the background and keeps the lease's state until the delete
- * has succeeded, or the session that owns the node is gone; a delete that fails is retried on
- * every reconnection and on a timer. {@link #close()} waits for the first attempt only while
- * the client is connected and the caller is neither a ZooKeeper event thread nor a lease
- * listener (either would wait for a callback that needs that very thread); otherwise it
- * returns at once. A connection lost during that wait ends it: the delete is retried on
- * reconnection while the lease keeps its state.
- */
+/** The engine's lease: one granted node of one session; see the comment above. */
 public final class ZkLease implements Lease, SessionListener {
     private static final Logger LOG = LoggerFactory.getLogger(ZkLease.class);
     private static final long CLOSE_WAIT_MS = 10_000;
@@ -67,7 +57,7 @@ public final class ZkLease implements Lease, SessionListener {
     private final CompletableFuture<Void> firstDeleteAttempt = new CompletableFuture<>();
     private final Object monitor = new Object();
     private volatile LeasePhase phase = LeasePhase.HELD;   // changed under monitor only
-    private RevocationWatch revocation;        // guarded by monitor; made by the first opt-in
+    private final RevocationOptIn revocation;
 
     /** A lease granted with no listing to hand on (its grant is known some other way). */
     public ZkLease(LockContext context, String nodePath, long fencingToken, long sessionId) {
@@ -85,6 +75,7 @@ public final class ZkLease implements Lease, SessionListener {
         this.sessionId = sessionId;
         this.predecessor = predecessor(granting, ZKPaths.getNodeFromPath(nodePath));
         this.notice = new GrantNotice(context.port(), nodePath, () -> phase != LeasePhase.HELD && phase != LeasePhase.SUSPENDED);
+        this.revocation = new RevocationOptIn(context, this, this::deletedUnderUs);
         context.monitor().addListener(this);
     }
 
@@ -106,11 +97,6 @@ public final class ZkLease implements Lease, SessionListener {
      */
     public Optional<LockNode> predecessorAtGrant() {
         return Optional.ofNullable(predecessor);
-    }
-
-    /** The session that created the lease's node. */
-    long sessionId() {
-        return sessionId;
     }
 
     @Override
@@ -140,20 +126,7 @@ public final class ZkLease implements Lease, SessionListener {
 
     @Override
     public void onRevocationRequested(Consumer<? super Lease> handler) {
-        if (handler == null) {
-            throw new IllegalArgumentException("handler is null");
-        }
-        RevocationWatch watch;
-        synchronized (monitor) {
-            if (phase.isFinal()) {
-                return;
-            }
-            if (revocation == null) {
-                revocation = new RevocationWatch(context, this, this::deletedUnderUs);
-            }
-            watch = revocation;
-        }
-        watch.add(handler);
+        revocation.add(handler);
     }
 
     /**
@@ -164,17 +137,6 @@ public final class ZkLease implements Lease, SessionListener {
         if (phase == LeasePhase.HELD || phase == LeasePhase.SUSPENDED) {
             LOG.warn("the node {} of a held lease was deleted by another client", nodePath);
             lose();
-        }
-    }
-
-    /** The lease is final: its revocation watch, if any, ends. */
-    private void endRevocation() {
-        RevocationWatch watch;
-        synchronized (monitor) {
-            watch = revocation;
-        }
-        if (watch != null) {
-            watch.end();
         }
     }
 
@@ -224,7 +186,7 @@ public final class ZkLease implements Lease, SessionListener {
         context.view().deleted(ZKPaths.getNodeFromPath(nodePath));
         context.monitor().removeListener(this);
         LeaseState released = move(LeasePhase::deleted);
-        endRevocation();
+        revocation.end();
         firstDeleteAttempt.complete(null);
         tell(released);
     }
@@ -305,13 +267,7 @@ public final class ZkLease implements Lease, SessionListener {
             tell(move(LeasePhase::reconnected));
             retryDelete();                     // if a close is unfinished
             notice.reconnected();              // if a grant notice went unanswered
-            RevocationWatch watch;
-            synchronized (monitor) {
-                watch = revocation;
-            }
-            if (watch != null) {
-                watch.reconnected();
-            }
+            revocation.reconnected();
         } else if (currentSession != 0) {
             lose();
         }
@@ -346,7 +302,7 @@ public final class ZkLease implements Lease, SessionListener {
         firstDeleteAttempt.complete(null);
         boolean closed = context.port().isClosed();
         LeaseState lost = move(now -> now.lost(!closed));
-        endRevocation();
+        revocation.end();
         tell(lost);                            // the holder hears first; only then can a waiter be let in
         if (closed) {
             context.monitor().removeListener(this);
