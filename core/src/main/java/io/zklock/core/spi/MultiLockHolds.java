@@ -33,7 +33,7 @@ public final class MultiLockHolds {
 
     /** Whatever holds the directories: a multi-lock's grant. */
     public interface Holder {
-        /** False once the grant's last lease is closed or the grant is LOST. */
+        /** False once the grant's last lease is closed, the grant is LOST, or none of its open leases is reachable. */
         boolean isLive();
 
         /** Names the holder in an error message, e.g. the multi-lock and its paths. */
