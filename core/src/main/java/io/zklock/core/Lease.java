@@ -45,9 +45,17 @@ public interface Lease extends AutoCloseable {
     boolean isValid();
 
     /**
-     * Registers a listener told of every state change after the grant. Listeners run on a
-     * ZooKeeper event thread and must not block; an exception a listener throws is logged
-     * and ignored. A listener added to a lease in a final state is never called.
+     * Registers a listener told of every state change after the grant: once per change, in
+     * order, outside any lock of the library (so a listener may close the lease). A listener
+     * runs on the thread that made the change: Curator's connection-state thread for
+     * {@code SUSPENDED}, {@code HELD} and a {@code LOST} noticed with the session; ZooKeeper's
+     * event thread for {@code RELEASED} when the delete's reply arrives, and for a {@code LOST}
+     * learnt from a reply or a watch (a forced revocation); the thread that closes the Curator
+     * client for the {@code LOST} that closing causes; the thread that calls {@link #close()}
+     * for a lease that ends at once (a re-entered lease closed before the last is
+     * {@code RELEASED} there). A listener must not block; an exception it throws is logged and
+     * the other listeners are still told. A listener added to a lease in a final state is never
+     * called.
      *
      * @param listener the listener to tell
      */

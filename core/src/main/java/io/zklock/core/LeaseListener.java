@@ -4,7 +4,9 @@ package io.zklock.core;
 @FunctionalInterface
 public interface LeaseListener {
     /**
-     * Called once per state change, on a ZooKeeper event thread; must not block.
+     * Called once per state change, on the thread that made it (see
+     * {@link Lease#addListener(LeaseListener)}); must not block. An exception it throws is
+     * logged and ignored.
      *
      * @param lease the lease whose state changed
      * @param newState its new state

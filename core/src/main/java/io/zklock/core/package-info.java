@@ -5,7 +5,8 @@
  *   <li><b>Locks and leases.</b> {@link io.zklock.core.DistributedLock} is what every recipe
  *       offers (blocking, timed and asynchronous acquisition); a grant is a
  *       {@link io.zklock.core.Lease} with a fencing token, a {@link io.zklock.core.LeaseState}
- *       and {@link io.zklock.core.LeaseListener}s. Start with the javadoc of
+ *       and {@link io.zklock.core.LeaseListener}s; a multi-lock's grant is a
+ *       {@link io.zklock.core.MultiLease} with one lease per component. Start with the javadoc of
  *       {@code DistributedLock} and {@code Lease}: they state what a caller can rely on
  *       (timeouts, interrupts, session loss).</li>
  *   <li><b>Errors.</b> {@link io.zklock.core.LockException}: ZooKeeper failures, with the cause.

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +21,7 @@ import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
 import io.zklock.core.LockException;
+import io.zklock.core.MultiLease;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
 import io.zklock.semaphore.ZkSemaphore;
@@ -77,7 +79,7 @@ class ZkMultiLockTest extends EmbeddedServerTest {
         ZkReadWriteLock rw = new ZkReadWriteLock(client, "/m/rw");
         ZkMultiLock multi = new ZkMultiLock(List.of(new ZkMutex(client, "/m/x"), rw.readLock(),
                 new ZkSemaphore(client, "/m/sem", 2)));
-        ZkMultiLock.MultiLease lease = multi.acquire();
+        MultiLease lease = multi.acquire();
         assertEquals(3, lease.components().size());
         assertTrue(lease.isValid());
         assertTrue(multi.isHeldByCurrentThread());
@@ -118,7 +120,7 @@ class ZkMultiLockTest extends EmbeddedServerTest {
         ZkMutex a = new ZkMutex(client, "/m/ra");
         ZkMutex b = new ZkMutex(client, "/m/rb");
         Lease single = a.acquire();
-        ZkMultiLock.MultiLease both = new ZkMultiLock(List.of(a, b)).acquire();
+        MultiLease both = new ZkMultiLock(List.of(a, b)).acquire();
         assertEquals(single.nodePath(), both.components().get(0).nodePath());
         assertEquals(2, a.holdCount());
         assertEquals(2, lockNodes("/m/ra", "/m/rb"));
@@ -141,10 +143,10 @@ class ZkMultiLockTest extends EmbeddedServerTest {
         ZkMultiLock multi = new ZkMultiLock(List.of(new ZkMutex(client, "/m/ea"), new ZkReadWriteLock(client, "/m/eb").writeLock(),
                 new ZkSemaphore(client, "/m/ec", 1)));
         assertTimeoutPreemptively(AT_ONCE, () -> {
-            ZkMultiLock.MultiLease first = multi.acquire();
-            ZkMultiLock.MultiLease second = multi.acquire();
-            ZkMultiLock.MultiLease third = (ZkMultiLock.MultiLease) multi.tryAcquire(Duration.ZERO).orElseThrow();
-            for (ZkMultiLock.MultiLease again : List.of(second, third)) {
+            MultiLease first = multi.acquire();
+            MultiLease second = multi.acquire();
+            MultiLease third = (MultiLease) multi.tryAcquire(Duration.ZERO).orElseThrow();
+            for (MultiLease again : List.of(second, third)) {
                 for (int k = 0; k < 3; k++) {
                     assertEquals(first.components().get(k).nodePath(), again.components().get(k).nodePath(), "node " + k);
                     assertEquals(first.components().get(k).fencingToken(), again.components().get(k).fencingToken(), "token " + k);
@@ -193,6 +195,35 @@ class ZkMultiLockTest extends EmbeddedServerTest {
             }
             assertEquals(0, lockNodes("/m/na", "/m/nb", "/m/nc"));
         });
+    }
+
+    /**
+     * A multi-lease dropped without being closed does not outlive itself in the thread's
+     * bookkeeping: once it is unreachable, the thread's blocking acquisition of a component is
+     * no longer refused (it queues behind the dropped lease's node, which stays until the
+     * session ends, so a zero timeout ends empty), and the multi-lock no longer counts as held.
+     */
+    @Test
+    void aMultiLeaseDroppedUnclosedLeavesNoRefusalOnceUnreachable() {
+        ZkMutex a = new ZkMutex(client, "/m/ga");
+        ZkMultiLock multi = new ZkMultiLock(List.of(a, new ZkMutex(client, "/m/gb")));
+        assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+            WeakReference<Lease> dropped = acquireAndDrop(multi, a);
+            Await.until("the dropped multi-lease is collected", Duration.ofSeconds(20), () -> {
+                System.gc();
+                return dropped.get() == null;
+            });
+            assertEquals(Optional.empty(), a.tryAcquire(Duration.ZERO));
+            assertFalse(multi.isHeldByCurrentThread());
+            assertEquals(2, lockNodes("/m/ga", "/m/gb"), "the dropped lease's nodes stay until its session ends");
+        });
+    }
+
+    private static WeakReference<Lease> acquireAndDrop(ZkMultiLock multi, ZkMutex component) throws InterruptedException {
+        Lease lease = multi.acquire();
+        assertThrows(IllegalStateException.class, () -> component.tryAcquire(Duration.ZERO));
+        assertTrue(multi.isHeldByCurrentThread());
+        return new WeakReference<>(lease);
     }
 
     /** Once the multi-lease is closed, the single acquisition that was refused works again. */
@@ -248,13 +279,13 @@ class ZkMultiLockTest extends EmbeddedServerTest {
         ZkMutex a = new ZkMutex(client, "/m/la");
         ZkMultiLock multi = new ZkMultiLock(List.of(a, new ZkMutex(client, "/m/lb")));
         assertTimeoutPreemptively(Await.scaled(LONG), () -> {
-            ZkMultiLock.MultiLease lost = multi.acquire();
+            MultiLease lost = multi.acquire();
             Sessions.expire(client, server.getConnectString());
             Await.equal("multi-lease state", LeaseState.LOST, LONG, lost::state);
             try (Lease single = a.acquire()) {
                 assertTrue(single.isValid());
             }
-            try (ZkMultiLock.MultiLease fresh = multi.acquire()) {
+            try (MultiLease fresh = multi.acquire()) {
                 assertTrue(fresh.isValid());
                 assertFalse(fresh.components().get(0).nodePath().equals(lost.components().get(0).nodePath()));
             }

@@ -11,11 +11,9 @@ import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
 import io.zklock.core.Participant;
 import io.zklock.core.spi.Deadline;
-import io.zklock.core.spi.Decision;
 import io.zklock.core.spi.JucLockView;
 import io.zklock.core.spi.LockComponent;
 import io.zklock.core.spi.LockComponents;
-import io.zklock.core.spi.LockDriver;
 import io.zklock.core.spi.LockEngine;
 import io.zklock.core.spi.LockNode;
 import io.zklock.core.spi.ReentrantLockSupport;
@@ -40,9 +38,10 @@ import org.slf4j.LoggerFactory;
  * granted on its first listing, and when W is closed R keeps W's place: a writer queued after
  * W now finds R ahead of it and waits for it. In order:
  *   1. re-enter the write lock (a pin, so W is not deleted under us by a close on another thread);
- *   2. acquire R through an engine anchored at W's sequence number, with a driver that also
- *      records whether the listing that granted R still showed W;
- *   3. if it did, R and W existed together, so no writer can have been granted between W and
+ *   2. acquire R through an engine anchored at W's sequence number;
+ *   3. ask the engine which node was right ahead of R in the listing that granted it (only a
+ *      read node anchored at W can sort between W and R, and only this thread makes those): if
+ *      it was W, by its full name, R and W existed together, so no writer can have been granted between W and
  *      R: R becomes the thread's read hold. If it did not (W's session expired, or W was
  *      deleted by someone else), a writer may already hold the lock without knowing of R: R is
  *      released, unused, and the thread queues as any reader, with the time left;
@@ -318,10 +317,9 @@ public final class ZkReadWriteLock {
         }
         if (pin.isPresent()) {
             try (Lease write = pin.get()) {
-                AnchorWitness witness = new AnchorWitness(write.nodePath().substring(write.nodePath().lastIndexOf('/') + 1));
-                LockEngine anchored = readSync.engine().anchoredAt(sequenceOf(write), witness);
+                LockEngine anchored = readSync.engine().anchoredAt(sequenceOf(write), ReadWriteDriver.INSTANCE);
                 Optional<Lease> read = anchored.acquire(deadline);
-                if (read.isEmpty() || witness.sawAnchor) {
+                if (read.isEmpty() || grantedBesideAnchor(anchored, read.get(), write)) {
                     return read.map(this::adoptRead);
                 }
                 read.get().close();
@@ -359,6 +357,24 @@ public final class ZkReadWriteLock {
         return writeSync.acquire(deadline);
     }
 
+    /**
+     * Step 3 of the overview: whether the listing that granted the anchored read node still
+     * showed the write node. The full name, not only the sequence: a reaped and re-created
+     * directory restarts its counter, and a stranger's write node may carry our number.
+     */
+    private static boolean grantedBesideAnchor(LockEngine anchored, Lease read, Lease write) {
+        String anchorName = nameOf(write);
+        LockNode ours = LockNode.parse(nameOf(read))
+                .orElseThrow(() -> new IllegalStateException("lease node " + read.nodePath() + " has an unexpected name"));
+        return anchored.predecessorAtGrant(read)
+                .filter(node -> node.name().equals(anchorName) && ReadWriteDriver.isAnchorOf(node, ours))
+                .isPresent();
+    }
+
+    private static String nameOf(Lease lease) {
+        return lease.nodePath().substring(lease.nodePath().lastIndexOf('/') + 1);
+    }
+
     private static long sequenceOf(Lease lease) {
         String node = lease.nodePath().substring(lease.nodePath().lastIndexOf('/') + 1);
         return LockNode.parse(node)
@@ -384,32 +400,6 @@ public final class ZkReadWriteLock {
                 throw new IllegalStateException(refusal);
             }
             return again;
-        }
-    }
-
-    /**
-     * The read rule for a downgrade's anchored node, which also records whether the listing
-     * that granted the node still showed the anchor write node (step 3 of the overview).
-     */
-    private static final class AnchorWitness implements LockDriver {
-        private final String anchorName;
-        volatile boolean sawAnchor;
-
-        /** @param anchorName the full name of our write node: its uuid, not only its sequence */
-        AnchorWitness(String anchorName) {
-            this.anchorName = anchorName;
-        }
-
-        @Override
-        public Decision decide(List<LockNode> sorted, LockNode ours, int maxLeases) {
-            Decision decision = ReadWriteDriver.INSTANCE.decide(sorted, ours, maxLeases);
-            if (decision.getsTheLock()) {
-                // the sequence alone is not enough: a reaped and re-created directory restarts
-                // its counter, and a stranger's write node may carry our write node's number
-                sawAnchor = sorted.stream().anyMatch(node -> node.name().equals(anchorName)
-                        && ReadWriteDriver.isAnchorOf(node, ours));
-            }
-            return decision;
         }
     }
 }

@@ -2,26 +2,18 @@ package io.zklock.semaphore;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Lock;
-import java.util.function.Consumer;
 
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
-import io.zklock.core.LeaseListener;
-import io.zklock.core.LeaseState;
 import io.zklock.core.Participant;
 import io.zklock.core.spi.JucLockView;
 import io.zklock.core.spi.LockComponents;
 import io.zklock.core.spi.LockEngine;
-import io.zklock.core.spi.Owners;
+import io.zklock.core.spi.ThreadPermits;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.transaction.CuratorOp;
 
 /**
  * A distributed counting semaphore: at most {@code maxLeases} clients hold a lease on the path
@@ -52,7 +44,7 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
  */
 public final class ZkSemaphore implements DistributedLock {
     private final LockEngine engine;
-    private final Map<Long, Set<Lease>> blockingLeases = new ConcurrentHashMap<>();
+    private final ThreadPermits permits = new ThreadPermits();
     private final Lock view = new JucLockView(this);
 
     /**
@@ -87,7 +79,7 @@ public final class ZkSemaphore implements DistributedLock {
      */
     @Override
     public Lease acquire() throws InterruptedException {
-        return track(engine.acquire());
+        return permits.track(engine.acquire());
     }
 
     /**
@@ -98,7 +90,7 @@ public final class ZkSemaphore implements DistributedLock {
      */
     @Override
     public Optional<Lease> tryAcquire(Duration timeout) throws InterruptedException {
-        return engine.tryAcquire(timeout).map(this::track);
+        return engine.tryAcquire(timeout).map(permits::track);
     }
 
     /**
@@ -113,8 +105,7 @@ public final class ZkSemaphore implements DistributedLock {
     /** Whether the current thread holds at least one valid permit taken by a blocking call. */
     @Override
     public boolean isHeldByCurrentThread() {
-        Set<Lease> mine = blockingLeases.get(Owners.current());
-        return mine != null && mine.stream().anyMatch(Lease::isValid);
+        return permits.heldByCurrentThread();
     }
 
     @Override
@@ -127,90 +118,8 @@ public final class ZkSemaphore implements DistributedLock {
         return engine.participants();
     }
 
-    private Lease track(Lease lease) {
-        Long owner = Owners.current();
-        Set<Lease> mine = blockingLeases.computeIfAbsent(owner, k -> ConcurrentHashMap.newKeySet());
-        Lease tracked = new TrackedLease(lease, owner);
-        mine.add(tracked);
-        return tracked;
-    }
-
-    private void untrack(Lease lease, Long owner) {
-        blockingLeases.computeIfPresent(owner, (k, set) -> {
-            set.remove(lease);
-            return set.isEmpty() ? null : set;
-        });
-    }
-
-
     @Override
     public String toString() {
         return "ZkSemaphore[" + path() + ", maxLeases " + maxLeases() + "]";
-    }
-
-    /** A permit taken by a blocking call, remembered for its thread until it is closed. */
-    private final class TrackedLease implements Lease {
-        private final Lease lease;
-        private final Long owner;
-        private final AtomicBoolean closed = new AtomicBoolean();
-
-        TrackedLease(Lease lease, Long owner) {
-            this.lease = lease;
-            this.owner = owner;
-        }
-
-        @Override
-        public String nodePath() {
-            return lease.nodePath();
-        }
-
-        @Override
-        public long fencingToken() {
-            return lease.fencingToken();
-        }
-
-        @Override
-        public LeaseState state() {
-            return lease.state();
-        }
-
-        @Override
-        public boolean isValid() {
-            return lease.isValid();
-        }
-
-        @Override
-        public CuratorOp guard() {
-            return lease.guard();
-        }
-
-        @Override
-        public void addListener(LeaseListener listener) {
-            if (listener == null) {
-                throw new IllegalArgumentException("listener is null");
-            }
-            lease.addListener((l, s) -> listener.stateChanged(this, s));
-        }
-
-        @Override
-        public void onRevocationRequested(Consumer<? super Lease> handler) {
-            if (handler == null) {
-                throw new IllegalArgumentException("handler is null");
-            }
-            lease.onRevocationRequested(l -> handler.accept(this));
-        }
-
-        @Override
-        public void close() {
-            if (closed.compareAndSet(false, true)) {
-                untrack(this, owner);
-            }
-            lease.close();
-        }
-
-        @Override
-        public String toString() {
-            return lease.toString();
-        }
     }
 }

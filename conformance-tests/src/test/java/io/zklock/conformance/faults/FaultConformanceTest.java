@@ -3,7 +3,6 @@ package io.zklock.conformance.faults;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.zklock.conformance.harness.FaultScheduleRunner;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 import java.util.stream.Stream;
 
+import io.zklock.conformance.harness.FaultScheduleRunner;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.mutex.ZkMutex;

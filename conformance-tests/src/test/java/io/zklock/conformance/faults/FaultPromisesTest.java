@@ -7,9 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.zklock.conformance.harness.FaultProxy;
-import io.zklock.conformance.harness.Recipe;
-import io.zklock.conformance.harness.ServerFaults;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +18,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.zklock.conformance.harness.FaultProxy;
+import io.zklock.conformance.harness.Recipe;
+import io.zklock.conformance.harness.ServerFaults;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;

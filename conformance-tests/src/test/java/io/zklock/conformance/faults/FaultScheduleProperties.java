@@ -1,8 +1,5 @@
 package io.zklock.conformance.faults;
 
-import io.zklock.conformance.harness.FaultProxy;
-import io.zklock.conformance.harness.FaultSchedule;
-import io.zklock.conformance.harness.FaultScheduleRunner;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -10,13 +7,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.zklock.conformance.harness.FaultProxy;
 import io.zklock.conformance.harness.FaultSchedule.Acquire;
 import io.zklock.conformance.harness.FaultSchedule.Fault;
 import io.zklock.conformance.harness.FaultSchedule.Inject;
 import io.zklock.conformance.harness.FaultSchedule.Pause;
 import io.zklock.conformance.harness.FaultSchedule.Step;
+import io.zklock.conformance.harness.FaultSchedule;
 import io.zklock.conformance.harness.FaultScheduleRunner.Outcome;
 import io.zklock.conformance.harness.FaultScheduleRunner.Target;
+import io.zklock.conformance.harness.FaultScheduleRunner;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -29,10 +29,10 @@ import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.AroundPropertyHook;
 import net.jqwik.api.lifecycle.BeforeContainer;
+import net.jqwik.api.lifecycle.PropagationMode;
 import net.jqwik.api.lifecycle.PropertyExecutionResult;
 import net.jqwik.api.lifecycle.PropertyExecutor;
 import net.jqwik.api.lifecycle.PropertyLifecycleContext;
-import net.jqwik.api.lifecycle.PropagationMode;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;

@@ -2,8 +2,6 @@ package io.zklock.conformance.faults;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.zklock.conformance.harness.FaultSchedule;
-import io.zklock.conformance.harness.FaultScheduleRunner;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,8 +13,10 @@ import io.zklock.conformance.harness.FaultSchedule.Fault;
 import io.zklock.conformance.harness.FaultSchedule.Inject;
 import io.zklock.conformance.harness.FaultSchedule.Pause;
 import io.zklock.conformance.harness.FaultSchedule.Step;
+import io.zklock.conformance.harness.FaultSchedule;
 import io.zklock.conformance.harness.FaultScheduleRunner.Outcome;
 import io.zklock.conformance.harness.FaultScheduleRunner.Target;
+import io.zklock.conformance.harness.FaultScheduleRunner;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;

@@ -4,10 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.zklock.conformance.harness.ConformanceSupport;
-import io.zklock.conformance.harness.FaultProxy;
-import io.zklock.conformance.harness.Recipe;
-import io.zklock.conformance.harness.ServerFaults;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +14,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.zklock.conformance.harness.ConformanceSupport;
+import io.zklock.conformance.harness.FaultProxy;
+import io.zklock.conformance.harness.Recipe;
+import io.zklock.conformance.harness.ServerFaults;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;

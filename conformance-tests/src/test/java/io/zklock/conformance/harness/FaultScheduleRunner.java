@@ -13,7 +13,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
@@ -25,6 +24,7 @@ import io.zklock.conformance.harness.FaultSchedule.Step;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
+import io.zklock.core.MultiLease;
 import io.zklock.multilock.ZkMultiLock;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
@@ -37,8 +37,8 @@ import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher.Event.KeeperState;
-import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.ZooDefs.OpCode;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -551,7 +551,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
             this.lease = lease;
             this.resources = r.resources;
             lease.addListener((l, s) -> told.add(s));
-            if (lease instanceof ZkMultiLock.MultiLease m) {
+            if (lease instanceof MultiLease m) {
                 for (Lease part : m.components()) {
                     tokens.add(part.fencingToken());
                     nodes.add(part.nodePath());

@@ -6,8 +6,8 @@ import java.io.File;
 import java.util.List;
 
 import io.zklock.conformance.harness.FaultSchedule.Acquire;
-import io.zklock.conformance.harness.FaultSchedule.Inject;
 import io.zklock.conformance.harness.FaultSchedule.Fault;
+import io.zklock.conformance.harness.FaultSchedule.Inject;
 import io.zklock.conformance.harness.FaultScheduleRunner.Outcome;
 import io.zklock.conformance.harness.FaultScheduleRunner.Target;
 import org.apache.curator.test.InstanceSpec;

@@ -4,6 +4,7 @@ import java.util.List;
 
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
+import io.zklock.core.MultiLease;
 import io.zklock.multilock.ZkMultiLock;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
@@ -134,7 +135,7 @@ public record Recipe(String name, Sharing sharing, int permits, boolean reentran
 
     /** Every node a lease stands on (a multi-lease stands on one per component). */
     public static List<String> nodesOf(Lease lease) {
-        if (lease instanceof ZkMultiLock.MultiLease multi) {
+        if (lease instanceof MultiLease multi) {
             return multi.components().stream().map(Lease::nodePath).toList();
         }
         return List.of(lease.nodePath());
@@ -147,7 +148,7 @@ public record Recipe(String name, Sharing sharing, int permits, boolean reentran
 
     /** The lease on the node status shows at {@link Inspected#subPath()}: the lease itself, or its first component. */
     public static Lease inspectedLease(Lease lease) {
-        return lease instanceof ZkMultiLock.MultiLease multi ? multi.components().get(0) : lease;
+        return lease instanceof MultiLease multi ? multi.components().get(0) : lease;
     }
 
     @Override

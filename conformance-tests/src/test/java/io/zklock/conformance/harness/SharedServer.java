@@ -1,8 +1,7 @@
 package io.zklock.conformance.harness;
 
-import org.apache.curator.test.TestingServer;
-
 import io.zklock.testing.ZkProbe;
+import org.apache.curator.test.TestingServer;
 
 /**
  * One embedded ZooKeeper for the whole conformance run. Every try works under a fresh path,

@@ -5,9 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.zklock.conformance.harness.FaultProxy;
-import io.zklock.conformance.harness.Recipe;
-import io.zklock.conformance.harness.ServerFaults;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +12,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import io.zklock.conformance.harness.FaultProxy;
+import io.zklock.conformance.harness.Recipe;
+import io.zklock.conformance.harness.ServerFaults;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;

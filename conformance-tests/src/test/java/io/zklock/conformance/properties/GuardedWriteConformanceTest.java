@@ -14,6 +14,7 @@ import io.zklock.conformance.harness.ServerFaults;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
+import io.zklock.core.MultiLease;
 import io.zklock.multilock.ZkMultiLock;
 import io.zklock.testing.Await;
 import io.zklock.testing.Sessions;
@@ -122,7 +123,7 @@ class GuardedWriteConformanceTest extends ServerFaults {
     void guardAndGuardsAgree(Recipe recipe) throws Exception {
         CuratorFramework holder = client(SESSION_MS);
         try (Lease lease = holding(recipe, holder)) {
-            if (lease instanceof ZkMultiLock.MultiLease) {
+            if (lease instanceof MultiLease) {
                 UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, lease::guard);
                 assertTrue(e.getMessage().contains("guards()"), e.getMessage());
                 assertEquals(3, lease.guards().size());

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.zklock.conformance.harness.ConformanceSupport;
-import io.zklock.conformance.harness.Recipe;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -20,11 +18,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import io.zklock.conformance.harness.ConformanceSupport;
+import io.zklock.conformance.harness.Recipe;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
 import io.zklock.core.LockAdmin;
 import io.zklock.core.LockStatus;
+import io.zklock.core.MultiLease;
 import io.zklock.core.Participant;
 import io.zklock.core.RevocationResult;
 import io.zklock.multilock.ZkMultiLock;
@@ -100,7 +101,7 @@ class MultiLockPropertiesTest extends ConformanceSupport {
             ZkMultiLock multi = new ZkMultiLock(locks);
             for (int round = 0; round < 2; round++) {
                 Optional<Lease> got = multi.tryAcquire(LONG);
-                try (ZkMultiLock.MultiLease lease = (ZkMultiLock.MultiLease) got.orElseThrow(
+                try (MultiLease lease = (MultiLease) got.orElseThrow(
                         () -> new AssertionError("multi-lock " + order + " not granted: deadlock?"))) {
                     Map<Integer, Long> tokens = new HashMap<>();
                     for (int k = 0; k < order.size(); k++) {
@@ -196,12 +197,12 @@ class MultiLockPropertiesTest extends ConformanceSupport {
                     : new ZkReadWriteLock(client, lockPath(i)).readLock());
         }
         ZkMultiLock multi = new ZkMultiLock(locks);
-        List<ZkMultiLock.MultiLease> leases = new ArrayList<>();
+        List<MultiLease> leases = new ArrayList<>();
         assertTimeoutPreemptively(Await.scaled(Duration.ofSeconds(20)), () -> {   // one thread owns the leases
             for (int n = 0; n < closeOrder.size(); n++) {
-                leases.add(n % 2 == 0 ? multi.acquire() : (ZkMultiLock.MultiLease) multi.tryAcquire(Duration.ZERO).orElseThrow());
+                leases.add(n % 2 == 0 ? multi.acquire() : (MultiLease) multi.tryAcquire(Duration.ZERO).orElseThrow());
             }
-            for (ZkMultiLock.MultiLease lease : leases) {
+            for (MultiLease lease : leases) {
                 for (int k = 0; k < size; k++) {
                     Lease first = leases.get(0).components().get(k);
                     assertEquals(first.nodePath(), lease.components().get(k).nodePath(), "re-entered node of lock " + k);
@@ -288,7 +289,7 @@ class MultiLockPropertiesTest extends ConformanceSupport {
         CuratorFramework mine = clients.get(0);
         CuratorFramework theirs = clients.get(1);
         LockAdmin admin = new LockAdmin(clients.get(2));
-        ZkMultiLock.MultiLease lease = (ZkMultiLock.MultiLease) new ZkMultiLock(List.of(new ZkMutex(mine, lockPath(0)),
+        MultiLease lease = (MultiLease) new ZkMultiLock(List.of(new ZkMutex(mine, lockPath(0)),
                 new ZkReadWriteLock(mine, lockPath(1)).readLock(), new ZkSemaphore(mine, lockPath(2), 1))).acquire();
         List<CompletableFuture<Lease>> waiters = List.of(new ZkMutex(theirs, lockPath(0)).acquireAsync(LONG),
                 new ZkReadWriteLock(theirs, lockPath(1)).writeLock().acquireAsync(LONG),

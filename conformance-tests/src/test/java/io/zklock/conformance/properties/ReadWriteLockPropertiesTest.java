@@ -7,9 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.zklock.conformance.harness.ConformanceSupport;
-import io.zklock.conformance.harness.FencedReadWriteResource;
-import io.zklock.conformance.harness.Recipe;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -26,6 +23,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
+import io.zklock.conformance.harness.ConformanceSupport;
+import io.zklock.conformance.harness.FencedReadWriteResource;
+import io.zklock.conformance.harness.Recipe;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;

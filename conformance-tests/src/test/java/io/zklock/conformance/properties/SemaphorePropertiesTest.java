@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.zklock.conformance.harness.ConformanceSupport;
-import io.zklock.conformance.harness.Recipe;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -17,6 +15,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import io.zklock.conformance.harness.ConformanceSupport;
+import io.zklock.conformance.harness.Recipe;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.DynamicContainer.dynamicContainer;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
-import io.zklock.conformance.harness.FencedReadWriteResource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,9 +26,11 @@ import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
+import io.zklock.conformance.harness.FencedReadWriteResource;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
+import io.zklock.core.MultiLease;
 import io.zklock.multilock.ZkMultiLock;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
@@ -39,14 +40,14 @@ import io.zklock.testing.FencedResource;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.data.Stat;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DynamicNode;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.function.Executable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Server compatibility: a slice of the conformance suite run with today's client against a
@@ -302,7 +303,7 @@ class ServerMatrixTest {
 
     /** Every token of {@code lease} (one per component) is above zero and its node's czxid. */
     private static List<Long> assertTokensAreCzxids(Run run, Lease lease) throws Exception {
-        List<Lease> parts = lease instanceof ZkMultiLock.MultiLease multi ? multi.components() : List.of(lease);
+        List<Lease> parts = lease instanceof MultiLease multi ? multi.components() : List.of(lease);
         List<Long> tokens = new ArrayList<>();
         for (Lease part : parts) {
             Stat stat = run.observer.checkExists().forPath(part.nodePath());
@@ -390,7 +391,7 @@ class ServerMatrixTest {
             return new Judge() {
                 @Override
                 public boolean enter(int who, Lease lease) {
-                    List<Lease> parts = ((ZkMultiLock.MultiLease) lease).components();
+                    List<Lease> parts = ((MultiLease) lease).components();
                     boolean all = true;
                     for (int i = 0; i < count; i++) {
                         all &= resources.get(i).enter(parts.get(i).fencingToken());
@@ -400,7 +401,7 @@ class ServerMatrixTest {
 
                 @Override
                 public void exit(int who, Lease lease) {
-                    List<Lease> parts = ((ZkMultiLock.MultiLease) lease).components();
+                    List<Lease> parts = ((MultiLease) lease).components();
                     for (int i = 0; i < count; i++) {
                         resources.get(i).exit(parts.get(i).fencingToken());
                     }

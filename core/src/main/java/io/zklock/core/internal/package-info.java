@@ -41,8 +41,9 @@
  *
  * <h2>Serialisation</h2>
  * A request's steps run under its {@code RequestLock} and only do bookkeeping and issue
- * background calls; what must run outside it is deferred with {@code later}. A lease's state,
- * and a revocation watch's, each change under one monitor of their own; listeners and handlers
- * are told outside every lock.
+ * background calls; what must run outside it is deferred with {@code later}. A lease's state
+ * (a {@code ZkLease} or a lease view), and a revocation watch's, is one value that changes under
+ * one monitor of its own; listeners and handlers are told outside every lock (the rule is
+ * written once, in {@code LeaseView}'s Overview).
  */
 package io.zklock.core.internal;

@@ -1,11 +1,5 @@
 package io.zklock.core.spi;
 
-import io.zklock.core.internal.LockContext;
-import io.zklock.core.internal.inspect.Inspection;
-import io.zklock.core.internal.lease.ZkLease;
-import io.zklock.core.internal.request.AcquireTally;
-import io.zklock.core.internal.request.Acquisition;
-import io.zklock.core.internal.request.Blocking;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -14,6 +8,12 @@ import java.util.concurrent.CompletableFuture;
 import io.zklock.core.Lease;
 import io.zklock.core.LockException;
 import io.zklock.core.Participant;
+import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.inspect.Inspection;
+import io.zklock.core.internal.lease.ZkLease;
+import io.zklock.core.internal.request.AcquireTally;
+import io.zklock.core.internal.request.Acquisition;
+import io.zklock.core.internal.request.Blocking;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
@@ -120,6 +120,22 @@ public final class LockEngine {
         if (outcome instanceof Acquisition.Outcome.Leased leased) {
             leased.lease().release();
         }
+    }
+
+    /**
+     * The node right ahead of {@code lease}'s node, in queue order, in the listing on which the
+     * driver granted it: what a recipe checks a grant against without a driver that records
+     * state (a read lock's downgrade asks whether its anchor was still there).
+     *
+     * @param lease a lease this engine's {@code acquire} returned
+     * @return that node; empty if none was ahead, or the grant was known without a listing
+     * @throws IllegalArgumentException if the lease is not one the engine granted
+     */
+    public Optional<LockNode> predecessorAtGrant(Lease lease) {
+        if (lease instanceof ZkLease granted && granted.nodePath().startsWith(path() + "/")) {
+            return granted.predecessorAtGrant();
+        }
+        throw new IllegalArgumentException("lease " + lease + " was not granted by " + this);
     }
 
     /**

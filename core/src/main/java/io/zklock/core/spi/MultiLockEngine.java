@@ -1,11 +1,5 @@
 package io.zklock.core.spi;
 
-import io.zklock.core.internal.LockContext;
-import io.zklock.core.internal.lease.ZkLease;
-import io.zklock.core.internal.request.AcquireTally;
-import io.zklock.core.internal.request.Blocking;
-import io.zklock.core.internal.request.MultiAcquisition;
-import io.zklock.core.internal.zk.ZkPort;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -16,8 +10,15 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
+import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LockException;
+import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.lease.ZkLease;
+import io.zklock.core.internal.request.AcquireTally;
+import io.zklock.core.internal.request.Blocking;
+import io.zklock.core.internal.request.MultiAcquisition;
+import io.zklock.core.internal.zk.ZkPort;
 import org.apache.zookeeper.Op;
 
 /**
@@ -64,6 +65,30 @@ public final class MultiLockEngine {
         this.contexts = this.engines.stream().map(LockEngine::context).toList();
         this.port = first.port();
         this.what = "multi-lock " + String.join(",", engines.stream().map(LockEngine::path).toList());
+    }
+
+    /**
+     * The components of a multi-lock's locks, checked: this and the constructor are where a
+     * multi-lock's arguments are validated.
+     *
+     * @param locks the component locks, in the caller's order
+     * @return their components, in the same order
+     * @throws IllegalArgumentException if the list is null or empty, or holds a null lock or a
+     *         lock that is not built on the zklock engine
+     */
+    public static List<LockComponent> components(List<? extends DistributedLock> locks) {
+        if (locks == null || locks.isEmpty()) {
+            throw new IllegalArgumentException("a multi-lock needs at least one lock");
+        }
+        List<LockComponent> components = new ArrayList<>();
+        for (DistributedLock lock : locks) {
+            if (lock == null) {
+                throw new IllegalArgumentException("null lock in the multi-lock");
+            }
+            components.add(LockComponents.of(lock).orElseThrow(() -> new IllegalArgumentException("lock " + lock
+                    + " (" + lock.getClass().getName() + ") is not built on the zklock engine; a multi-lock cannot drive it")));
+        }
+        return components;
     }
 
     /** @return the component locks' engines, in the caller's order */

@@ -15,8 +15,9 @@ import org.apache.curator.framework.CuratorFramework;
  * own node and wait forever. This registry lets the component see that and refuse instead:
  * an entry {owner id, client, lock directory} -> holder is made when a blocking multi-lock
  * acquisition creates a node in that directory for that owner, and removed when the
- * multi-lock's last lease closes or is LOST. A lookup also drops an entry whose holder is no
- * longer live, so an entry never outlives its lease for long even if a removal were missed.
+ * multi-lock's last lease closes or is LOST. An entry whose holder is no longer live (closed,
+ * LOST, or none of its open leases reachable: a lease dropped unclosed) is dropped by the next
+ * lookup of it and by the next registration of any entry, so it does not outlive its lease.
  * Owner ids are thread ids (Owners.current()); no Thread object is retained.
  */
 /**
@@ -32,7 +33,7 @@ public final class MultiLockHolds {
 
     /** Whatever holds the directories: a multi-lock's grant. */
     public interface Holder {
-        /** False once the grant's last lease is closed or the grant is LOST. */
+        /** False once the grant's last lease is closed, the grant is LOST, or none of its open leases is reachable. */
         boolean isLive();
 
         /** Names the holder in an error message, e.g. the multi-lock and its paths. */
@@ -47,6 +48,7 @@ public final class MultiLockHolds {
 
     /** Records that {@code owner} holds {@code engine}'s directory through {@code holder}. */
     public static void register(Long owner, LockEngine engine, Holder holder) {
+        HOLDS.values().removeIf(h -> !h.isLive());   // entries of leases closed, lost or dropped unclosed
         HOLDS.put(Key.of(owner, engine), holder);
     }
 

@@ -1,24 +1,18 @@
 package io.zklock.core.spi;
 
-import io.zklock.core.internal.lease.LeaseListeners;
-import io.zklock.core.internal.lease.ZkLease;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 import java.util.concurrent.locks.Lock;
 
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
-import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
-import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import io.zklock.core.internal.lease.HoldLease;
+import io.zklock.core.internal.lease.ZkLease;
 
 /*
  * Overview.
@@ -181,13 +175,13 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
                 return null;
             }
         } while (!hold.count.compareAndSet(n, n + 1));
-        return new HoldLease(hold);
+        return hold.newView();
     }
 
     private Lease hold(Lease base) {
         Hold hold = new Hold(Owners.current(), base);
         holds.put(hold.owner, hold);
-        return new HoldLease(hold);
+        return hold.newView();
     }
 
 
@@ -201,6 +195,10 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
             this.base = base;
         }
 
+        Lease newView() {
+            return new HoldLease(base, this::closeOne);
+        }
+
         /** @return whether this was the last open view, whose close released the base lease */
         boolean closeOne() {
             if (count.decrementAndGet() != 0) {
@@ -209,97 +207,6 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
             holds.remove(owner, this);
             base.close();
             return true;
-        }
-    }
-
-    /**
-     * One acquisition's view of a shared node. The view whose close releases the hold reports
-     * the base lease's state until the node is gone (never an optimistic RELEASED); a view
-     * closed while others of the hold remain open is RELEASED at once, since its thread still
-     * holds the node through them.
-     */
-    private static final class HoldLease implements Lease {
-        private final Hold hold;
-        private final AtomicBoolean closed = new AtomicBoolean();
-        private final LeaseListeners listeners = new LeaseListeners();
-        private final AtomicBoolean forwarding = new AtomicBoolean();
-        private volatile boolean detached;     // closed, not the last: RELEASED whatever the base does
-        private final Object toldLock = new Object();
-        private LeaseState told;               // guarded by toldLock; last state told, null before any
-
-        HoldLease(Hold hold) {
-            this.hold = hold;
-        }
-
-        @Override
-        public String nodePath() {
-            return hold.base.nodePath();
-        }
-
-        @Override
-        public long fencingToken() {
-            return hold.base.fencingToken();
-        }
-
-        @Override
-        public LeaseState state() {
-            return detached ? LeaseState.RELEASED : hold.base.state();
-        }
-
-        /** The node's guard: it passes while any view of the hold keeps the node. */
-        @Override
-        public CuratorOp guard() {
-            return hold.base.guard();
-        }
-
-        @Override
-        public boolean isValid() {
-            return state() == LeaseState.HELD;
-        }
-
-        @Override
-        public void addListener(LeaseListener listener) {
-            listeners.add(listener);
-            if (forwarding.compareAndSet(false, true)) {
-                hold.base.addListener((base, newState) -> tell(newState));
-            }
-        }
-
-        /** The node's revocation watch, shared by every view; a view closed meanwhile is not told. */
-        @Override
-        public void onRevocationRequested(Consumer<? super Lease> handler) {
-            if (handler == null) {
-                throw new IllegalArgumentException("handler is null");
-            }
-            hold.base.onRevocationRequested(base -> {
-                if (!closed.get()) {
-                    handler.accept(this);
-                }
-            });
-        }
-
-        /** Tells this view's listeners of {@code next}, unless this view already ended or told it. */
-        private void tell(LeaseState next) {
-            synchronized (toldLock) {
-                if (told == next || ZkLease.isFinal(told) || (detached && next != LeaseState.RELEASED)) {
-                    return;
-                }
-                told = next;
-            }
-            listeners.tell(this, next);
-        }
-
-        @Override
-        public void close() {
-            if (closed.compareAndSet(false, true) && !hold.closeOne() && hold.base.state() != LeaseState.LOST) {
-                detached = true;
-                tell(LeaseState.RELEASED);
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "Lease[" + nodePath() + ", token " + fencingToken() + ", " + state() + "]";
         }
     }
 }

@@ -17,6 +17,8 @@
  *       (the node-name format, in one place), {@link io.zklock.core.spi.LockPaths}.</li>
  *   <li><b>Re-entry and views:</b> {@link io.zklock.core.spi.ReentrantLockSupport} (per-thread
  *       re-entry, keyed by {@link io.zklock.core.spi.Owners} ids, never by {@code Thread}),
+ *       {@link io.zklock.core.spi.MultiLockSupport} (a multi-lock's re-entry and lease),
+ *       {@link io.zklock.core.spi.ThreadPermits} (a semaphore's permits per thread),
  *       {@link io.zklock.core.spi.JucLockView} ({@code asLock()}).</li>
  *   <li><b>What a multi-lock and the inspection need of a recipe:</b>
  *       {@link io.zklock.core.spi.LockComponent}s registered in

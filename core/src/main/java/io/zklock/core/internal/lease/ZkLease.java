@@ -1,39 +1,49 @@
 package io.zklock.core.internal.lease;
 
-import io.zklock.core.internal.LockContext;
-import io.zklock.core.internal.NodeData;
-import io.zklock.core.internal.request.Blocking;
-import io.zklock.core.internal.zk.Backoff;
-import io.zklock.core.internal.zk.SessionListener;
-import io.zklock.core.internal.zk.Threads;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
+import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.request.Blocking;
+import io.zklock.core.internal.zk.Backoff;
+import io.zklock.core.internal.zk.SessionListener;
+import io.zklock.core.internal.zk.Threads;
+import io.zklock.core.spi.LockNode;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/**
- * The engine's lease: one granted node of one session.
+/*
+ * Overview.
  *
- * <p>Release deletes the node in the background and keeps the lease's state until the delete
- * has succeeded, or the session that owns the node is gone; a delete that fails is retried on
- * every reconnection and on a timer. {@link #close()} waits for the first attempt only while
- * the client is connected and the caller is neither a ZooKeeper event thread nor a lease
- * listener (either would wait for a callback that needs that very thread); otherwise it
- * returns at once. A connection lost during that wait ends it: the delete is retried on
- * reconnection while the lease keeps its state.
+ * One granted node of one session. Its state is ONE value, a LeasePhase, changed only under
+ * `monitor` (move()); state() derives the public LeaseState from it, and listeners are told of
+ * a change of that after the monitor is released (the serialisation rule of this package is
+ * written once, in LeaseView's comment). The moves:
+ *   session news  HELD <-> SUSPENDED (a release under way keeps its RELEASING mark);
+ *   close         HELD/SUSPENDED -> RELEASING; the delete is issued in the background, made
+ *                 again on every reconnection and, after a refusal, on a timer; its success
+ *                 -> RELEASED. close() waits for the first attempt only while connected and
+ *                 not on a ZooKeeper event thread or in a lease listener (either would wait for
+ *                 a callback that needs that very thread); a connection lost meanwhile ends
+ *                 the wait;
+ *   session gone  any non-final -> LOST_UNDELETED, told LOST; the node is deleted as soon as
+ *                 the client is connected (-> LOST); a closing client: LOST at once.
+ * Listeners hear HELD and SUSPENDED on Curator's connection-state thread; RELEASED on the
+ * ZooKeeper event thread that delivers the delete's reply; LOST on the connection-state thread,
+ * on the event thread (a delete answered SESSIONEXPIRED, the node deleted by another client),
+ * or on the thread that closes the client.
  */
+/** The engine's lease: one granted node of one session; see the comment above. */
 public final class ZkLease implements Lease, SessionListener {
     private static final Logger LOG = LoggerFactory.getLogger(ZkLease.class);
     private static final long CLOSE_WAIT_MS = 10_000;
@@ -42,26 +52,52 @@ public final class ZkLease implements Lease, SessionListener {
     private final String nodePath;
     private final long fencingToken;
     private final long sessionId;
+    private final LockNode predecessor;        // at the grant; null if none
     private final LeaseListeners listeners = new LeaseListeners();
-    private final AtomicBoolean closing = new AtomicBoolean();
-    /** LOST, and its node may outlive its session on the server: deleted on reconnection. */
-    private final AtomicBoolean orphan = new AtomicBoolean();
+    private final GrantNotice notice;
     private final CompletableFuture<Void> firstDeleteAttempt = new CompletableFuture<>();
-    private final Object stateLock = new Object();
-    private volatile LeaseState state = LeaseState.HELD;
-    private RevocationWatch revocation;        // guarded by stateLock; made by the first opt-in
+    private final Object monitor = new Object();
+    private volatile LeasePhase phase = LeasePhase.HELD;   // changed under monitor only
+    private final RevocationOptIn revocation;
 
+    /** A lease granted with no listing to hand on (its grant is known some other way). */
     public ZkLease(LockContext context, String nodePath, long fencingToken, long sessionId) {
+        this(context, nodePath, fencingToken, sessionId, null);
+    }
+
+    /**
+     * @param granting the children, in queue order, on which the driver granted the node; null
+     *        if none is known
+     */
+    public ZkLease(LockContext context, String nodePath, long fencingToken, long sessionId, List<LockNode> granting) {
         this.context = context;
         this.nodePath = nodePath;
         this.fencingToken = fencingToken;
         this.sessionId = sessionId;
+        this.predecessor = predecessor(granting, ZKPaths.getNodeFromPath(nodePath));
+        this.notice = new GrantNotice(context.port(), nodePath, () -> phase != LeasePhase.HELD && phase != LeasePhase.SUSPENDED);
+        this.revocation = new RevocationOptIn(context, this, this::deletedUnderUs);
         context.monitor().addListener(this);
     }
 
-    /** The session that created the lease's node. */
-    long sessionId() {
-        return sessionId;
+    private static LockNode predecessor(List<LockNode> granting, String ours) {
+        LockNode before = null;
+        for (LockNode node : granting == null ? List.<LockNode>of() : granting) {
+            if (node.name().equals(ours)) {
+                return before;
+            }
+            before = node;
+        }
+        return null;
+    }
+
+    /**
+     * The node right ahead of this lease's node in the listing that granted it (empty if none
+     * was, or if the grant was known without a listing): what a recipe may check its grant
+     * against, e.g. a downgrade's anchor. One node, not the listing: a lease keeps no more.
+     */
+    public Optional<LockNode> predecessorAtGrant() {
+        return Optional.ofNullable(predecessor);
     }
 
     @Override
@@ -76,12 +112,12 @@ public final class ZkLease implements Lease, SessionListener {
 
     @Override
     public LeaseState state() {
-        return state;
+        return phase.shown;
     }
 
     @Override
     public boolean isValid() {
-        return state == LeaseState.HELD;
+        return state() == LeaseState.HELD;
     }
 
     @Override
@@ -101,20 +137,7 @@ public final class ZkLease implements Lease, SessionListener {
 
     @Override
     public void onRevocationRequested(Consumer<? super Lease> handler) {
-        if (handler == null) {
-            throw new IllegalArgumentException("handler is null");
-        }
-        RevocationWatch watch;
-        synchronized (stateLock) {
-            if (isFinal(state)) {
-                return;
-            }
-            if (revocation == null) {
-                revocation = new RevocationWatch(context, this, this::deletedUnderUs);
-            }
-            watch = revocation;
-        }
-        watch.add(handler);
+        revocation.add(handler);
     }
 
     /**
@@ -122,20 +145,9 @@ public final class ZkLease implements Lease, SessionListener {
      * client deleted it (a forced revocation), and another holder may be granted now.
      */
     private void deletedUnderUs() {
-        if (!closing.get() && !isFinal(state)) {
+        if (phase == LeasePhase.HELD || phase == LeasePhase.SUSPENDED) {
             LOG.warn("the node {} of a held lease was deleted by another client", nodePath);
             lose();
-        }
-    }
-
-    /** The lease is final: its revocation watch, if any, ends. */
-    private void endRevocation() {
-        RevocationWatch watch;
-        synchronized (stateLock) {
-            watch = revocation;
-        }
-        if (watch != null) {
-            watch.end();
         }
     }
 
@@ -170,15 +182,22 @@ public final class ZkLease implements Lease, SessionListener {
      * @return false if the lease was already final or being released
      */
     public boolean claimRelease() {
-        return !isFinal(state) && closing.compareAndSet(false, true);
+        synchronized (monitor) {
+            LeasePhase now = phase;
+            if (now.isFinal() || now.isReleasing()) {
+                return false;
+            }
+            phase = now.releasing();
+            return true;
+        }
     }
 
     /** The claimed delete succeeded, or found the node gone. */
     public void deletedByCaller() {
         context.view().deleted(ZKPaths.getNodeFromPath(nodePath));
         context.monitor().removeListener(this);
-        LeaseState released = move(null, LeaseState.RELEASED);
-        endRevocation();
+        LeaseState released = move(LeasePhase::deleted);
+        revocation.end();
         firstDeleteAttempt.complete(null);
         tell(released);
     }
@@ -202,7 +221,7 @@ public final class ZkLease implements Lease, SessionListener {
 
     /** Issues the delete, again if an earlier attempt failed. */
     public void retryDelete() {
-        if (!closing.get() || isFinal(state)) {
+        if (!phase.isReleasing()) {
             return;
         }
         long current = context.port().sessionId();
@@ -232,68 +251,34 @@ public final class ZkLease implements Lease, SessionListener {
     }
 
     /**
-     * Touches the node's data once so that a waiter watching it re-reads the queue; retried
-     * through connection loss until it lands or the lease ends (a lost touch would leave that
-     * waiter asleep while a permit is free). The touch appends a grant line to the data it was
-     * created with; if something was written first (a revocation request), it is read and
-     * kept.
+     * Touches the node's data once so that a waiter watching it re-reads the queue; made again
+     * on reconnection if the connection was lost (see {@link GrantNotice}). The touch appends a
+     * grant line to the data it was created with; if something was written first (a revocation
+     * request), it is read and kept.
      */
     public void announceGrant(byte[] createdWith) {
-        announceGrant(NodeData.withGrant(createdWith), 0);
-    }
-
-    private void announceGrant(byte[] data, int version) {
-        if (isFinal(state) || closing.get()) {
-            return;
-        }
-        context.port().setData(nodePath, data, version).whenComplete((reply, error) -> {
-            if (error != null) {
-                LOG.warn("could not issue the grant notice on {}", nodePath, error);
-            } else if (reply.rc() == KeeperException.Code.BADVERSION) {
-                rereadForGrant();
-            } else if (!reply.ok() && !reply.noNode()) {
-                LOG.debug("grant notice on {} failed ({}); retrying", nodePath, reply.rc());
-                Threads.TIMER.schedule(() -> announceGrant(data, version), Backoff.ANNOUNCE_RETRY_MS, TimeUnit.MILLISECONDS);
-            }
-        });
-    }
-
-    private void rereadForGrant() {
-        context.port().data(nodePath, null).whenComplete((reply, error) -> {
-            if (error != null) {
-                LOG.warn("could not issue the read of {} for its grant notice", nodePath, error);
-            } else if (reply.ok() && !NodeData.hasGrantLine(reply.data())) {
-                announceGrant(NodeData.withGrant(reply.data()), reply.stat().getVersion());
-            } else if (!reply.ok() && !reply.noNode()) {
-                Threads.TIMER.schedule(this::rereadForGrant, Backoff.ANNOUNCE_RETRY_MS, TimeUnit.MILLISECONDS);
-            }
-        });
+        notice.send(createdWith);
     }
 
     // ---- session news -----------------------------------------------------------------------
 
     @Override
     public void suspended() {
-        transition(LeaseState.HELD, LeaseState.SUSPENDED);
-        if (closing.get()) {
+        tell(move(LeasePhase::suspended));
+        if (phase.isReleasing()) {
             firstDeleteAttempt.complete(null); // a close waiting on the delete returns; retried on reconnection
         }
     }
 
     @Override
     public void reconnected(long currentSession) {
-        if (orphan.get()) {
+        if (phase == LeasePhase.LOST_UNDELETED) {
             deleteOrphan();
         } else if (currentSession == sessionId) {
-            transition(LeaseState.SUSPENDED, LeaseState.HELD);
+            tell(move(LeasePhase::reconnected));
             retryDelete();                     // if a close is unfinished
-            RevocationWatch watch;
-            synchronized (stateLock) {
-                watch = revocation;
-            }
-            if (watch != null) {
-                watch.reconnected();
-            }
+            notice.reconnected();              // if a grant notice went unanswered
+            revocation.reconnected();
         } else if (currentSession != 0) {
             lose();
         }
@@ -306,16 +291,15 @@ public final class ZkLease implements Lease, SessionListener {
      */
     @Override
     public void lost() {
-        if (!orphan.get() && sessionId != context.port().sessionId()) {
+        if (phase != LeasePhase.LOST_UNDELETED && sessionId != context.port().sessionId()) {
             lose();
         }
     }
 
     @Override
     public void closing() {
-        orphan.set(false);                     // closing the client ends the session and its nodes
         context.monitor().removeListener(this);
-        lose();
+        lose();                                // closing the client ends the session and its nodes
     }
 
     /**
@@ -327,31 +311,26 @@ public final class ZkLease implements Lease, SessionListener {
      */
     public void lose() {
         firstDeleteAttempt.complete(null);
-        LeaseState lost = move(null, LeaseState.LOST);
-        endRevocation();
+        boolean closed = context.port().isClosed();
+        LeaseState lost = move(now -> now.lost(!closed));
+        revocation.end();
         tell(lost);                            // the holder hears first; only then can a waiter be let in
-        if (lost == null) {
-            return;
-        }
-        if (context.port().isClosed()) {
+        if (closed) {
             context.monitor().removeListener(this);
-        } else {
-            orphan.set(true);                  // stays a listener until its node is deleted
-            if (context.port().isConnected()) {
-                deleteOrphan();
-            }
+        } else if (lost != null && context.port().isConnected()) {
+            deleteOrphan();                    // stays a listener until its node is deleted
         }
     }
 
     /** Deletes the node of a lost lease; kept for the next reconnection if ZooKeeper cannot be reached. */
     private void deleteOrphan() {
-        if (!orphan.get()) {
+        if (phase != LeasePhase.LOST_UNDELETED) {
             return;
         }
         context.port().delete(nodePath, false).whenComplete((reply, error) -> {
             if (error != null) {
-                LOG.debug("could not issue the delete of lost lease node {}", nodePath, error);
-            } else if ((reply.ok() || reply.noNode()) && orphan.compareAndSet(true, false)) {
+                LOG.debug("could not issue the delete of lost lease node {}: {}", nodePath, error.toString());
+            } else if ((reply.ok() || reply.noNode()) && orphanDeleted()) {
                 context.monitor().removeListener(this);
                 context.view().deleted(ZKPaths.getNodeFromPath(nodePath));
                 LOG.debug("deleted {}, the node of a lost lease ({})", nodePath, reply.rc());
@@ -361,23 +340,21 @@ public final class ZkLease implements Lease, SessionListener {
         });
     }
 
-    /**
-     * Moves to {@code next} if the state is {@code expected} (any non-final state when null),
-     * then tells the listeners outside the lock, so a listener may close its own lease.
-     */
-    private void transition(LeaseState expected, LeaseState next) {
-        tell(move(expected, next));
+    /** The change of the one state value, under the monitor; returns the public state to tell, or null if it did not change. */
+    private LeaseState move(UnaryOperator<LeasePhase> step) {
+        synchronized (monitor) {
+            LeasePhase before = phase;
+            phase = step.apply(before);
+            return phase.shown == before.shown ? null : phase.shown;
+        }
     }
 
-    /** The state change alone; returns the new state, or null if nothing changed. */
-    private LeaseState move(LeaseState expected, LeaseState next) {
-        synchronized (stateLock) {
-            LeaseState now = state;
-            if (isFinal(now) || now == next || (expected != null && now != expected)) {
-                return null;
-            }
-            state = next;
-            return next;
+    /** Whether this call moved the lease from LOST_UNDELETED to LOST (one caller wins). */
+    private boolean orphanDeleted() {
+        synchronized (monitor) {
+            boolean was = phase == LeasePhase.LOST_UNDELETED;
+            phase = phase.orphanDeleted();
+            return was;
         }
     }
 
@@ -398,6 +375,6 @@ public final class ZkLease implements Lease, SessionListener {
 
     @Override
     public String toString() {
-        return "Lease[" + nodePath + ", token " + fencingToken + ", " + state + "]";
+        return "Lease[" + nodePath + ", token " + fencingToken + ", " + state() + "]";
     }
 }

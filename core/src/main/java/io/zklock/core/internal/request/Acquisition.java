@@ -185,7 +185,7 @@ public final class Acquisition implements Request<Acquisition.Outcome>, SessionL
         phase = new Phase.Ended();
         stopTimer();
         context.monitor().removeListener(this);
-        ZkLease lease = new ZkLease(context, node.path(), node.token(), node.session());
+        ZkLease lease = new ZkLease(context, node.path(), node.token(), node.session(), sorted);
         AcquireTally.observeLease(lease, context);
         if (context.port().isClosed()) {
             lease.lose();                      // closed just now: the monitor may have missed it

@@ -1,14 +1,14 @@
 package io.zklock.core.internal.request;
 
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.Backoff;
 import io.zklock.core.internal.zk.Threads;
 import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.LockNode;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-
 import org.apache.curator.utils.ZKPaths;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

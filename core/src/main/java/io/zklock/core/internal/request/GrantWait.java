@@ -1,5 +1,8 @@
 package io.zklock.core.internal.request;
 
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.NodeData;
 import io.zklock.core.internal.zk.WatchKey;
@@ -8,9 +11,6 @@ import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.Deadline;
 import io.zklock.core.spi.Decision;
 import io.zklock.core.spi.LockNode;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;

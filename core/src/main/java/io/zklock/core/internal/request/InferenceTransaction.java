@@ -1,14 +1,14 @@
 package io.zklock.core.internal.request;
 
-import io.zklock.core.internal.LockContext;
-import io.zklock.core.internal.zk.DirectoryView;
-import io.zklock.core.internal.zk.ZkPort;
-import io.zklock.core.spi.LockNode;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.zk.DirectoryView;
+import io.zklock.core.internal.zk.ZkPort;
+import io.zklock.core.spi.LockNode;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;

@@ -1,10 +1,5 @@
 package io.zklock.core.internal.request;
 
-import io.zklock.core.internal.LockContext;
-import io.zklock.core.internal.zk.Backoff;
-import io.zklock.core.internal.zk.Threads;
-import io.zklock.core.internal.zk.ZkPort;
-import io.zklock.core.spi.LockNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -15,6 +10,11 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.IntStream;
 
 import io.zklock.core.LockException;
+import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.zk.Backoff;
+import io.zklock.core.internal.zk.Threads;
+import io.zklock.core.internal.zk.ZkPort;
+import io.zklock.core.spi.LockNode;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;

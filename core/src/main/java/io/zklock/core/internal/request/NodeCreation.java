@@ -1,15 +1,15 @@
 package io.zklock.core.internal.request;
 
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+import io.zklock.core.LockException;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.Backoff;
 import io.zklock.core.internal.zk.DirectoryView;
 import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.Deadline;
 import io.zklock.core.spi.LockNode;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-
-import io.zklock.core.LockException;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;

@@ -1,10 +1,11 @@
 package io.zklock.core.internal.request;
 
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
 import io.zklock.core.internal.zk.DirectoryView;
 import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.LockNode;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * A node in a lock's queue, as its creation left it for the wait: what the wait starts from,

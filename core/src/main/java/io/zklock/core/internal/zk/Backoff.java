@@ -4,7 +4,7 @@ package io.zklock.core.internal.zk;
  * The engine's retry delays, in one place: after a call fails on the connection, the delay
  * doubles from {@link #FIRST_MS} up to {@link #MAX_MS} until a call succeeds; creates that find
  * their directory reaped pause a little longer each time, up to {@link #MAX_REAPED_MS}; cleanups,
- * notices and transactions retry at fixed delays.
+ * transactions and deletes retry at fixed delays (a grant notice waits for the reconnection).
  * Not thread-safe: one per request, used under the request's lock.
  */
 public final class Backoff {
@@ -15,8 +15,6 @@ public final class Backoff {
     public static final long CLEANUP_RETRY_MS = 100;
     /** Before a multi-lock's transaction is swept and sent again after a connection blip. */
     public static final long TRANSACTION_RETRY_MS = 50;
-    /** Between attempts of a grant notice: a lost one would leave the waiter behind asleep. */
-    public static final long ANNOUNCE_RETRY_MS = 50;
     /** Between attempts of a lease's delete that failed other than on the connection. */
     public static final long DELETE_RETRY_MS = 1_000;
 

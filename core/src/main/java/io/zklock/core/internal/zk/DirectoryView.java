@@ -1,11 +1,11 @@
 package io.zklock.core.internal.zk;
 
-import io.zklock.core.spi.LockNode;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import io.zklock.core.spi.LockNode;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.OpResult;

@@ -1,13 +1,5 @@
 package io.zklock.core.internal.request;
 
-import io.zklock.core.internal.LockContext;
-import io.zklock.core.internal.lease.ZkLease;
-import io.zklock.core.internal.zk.ScriptedPort;
-import io.zklock.core.internal.zk.SessionMonitor;
-import io.zklock.core.internal.zk.WatchKey;
-import io.zklock.core.spi.Deadline;
-import io.zklock.core.spi.LockDriver;
-import io.zklock.core.spi.LockNodeTest;
 import static io.zklock.core.internal.zk.ScriptedPort.Kind.CHILDREN;
 import static io.zklock.core.internal.zk.ScriptedPort.Kind.CREATE;
 import static io.zklock.core.internal.zk.ScriptedPort.Kind.DELETE;
@@ -35,7 +27,15 @@ import java.util.concurrent.TimeUnit;
 
 import io.zklock.core.LeaseState;
 import io.zklock.core.LockException;
+import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.lease.ZkLease;
 import io.zklock.core.internal.zk.ScriptedPort.Call;
+import io.zklock.core.internal.zk.ScriptedPort;
+import io.zklock.core.internal.zk.SessionMonitor;
+import io.zklock.core.internal.zk.WatchKey;
+import io.zklock.core.spi.Deadline;
+import io.zklock.core.spi.LockDriver;
+import io.zklock.core.spi.LockNodeTest;
 import io.zklock.testing.Await;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.KeeperException.Code;

@@ -1,0 +1,137 @@
+package io.zklock.core.internal.lease;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+import io.zklock.core.Lease;
+import io.zklock.core.LeaseListener;
+import io.zklock.core.LeaseState;
+
+/*
+ * Overview.
+ *
+ * A lease view is a Lease over leases it does not own alone: a re-entered hold's view of its
+ * base lease (HoldLease), a semaphore permit taken by a blocking call (PermitLease), a
+ * multi-lock's lease over its components (MultiLease). Every view:
+ *   - delegates the node, the token and, until it ends on its own, the state to its sources;
+ *   - closes once: the first close() runs closeOnce(), later ones do nothing;
+ *   - ends on its own only as RELEASED (detach(): closed while others still hold the sources),
+ *     and then for good, whatever the sources do afterwards;
+ *   - tells each state once, in order, to its listeners, outside any lock (LeaseListeners logs
+ *     a listener's failure and still tells the others).
+ *
+ * Serialisation, the rule for every lease and watch of this package: each lease (ZkLease, a
+ * view) and each watch (RevocationWatch) has ONE monitor, which guards its one state value and
+ * nothing else; a change of that value and the decision to tell it are made together under
+ * that monitor, and listeners and handlers are called after it is released. A monitor is never
+ * held while calling out, except that a view reads its sources' state() under its own monitor
+ * (a multi-lease's components may be hold views): views sit above their sources, so these
+ * monitors nest in one direction only.
+ */
+/** The common base of the lease views; see the comment above. */
+public abstract class LeaseView implements Lease {
+    private final LeaseListeners listeners = new LeaseListeners();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicBoolean listening = new AtomicBoolean();
+    private final Object monitor = new Object();
+    private LeaseState told;                   // guarded by monitor: the state listeners know
+    private boolean detached;                  // guarded by monitor: ended on its own, RELEASED
+
+    /** @param initial the state the view starts in: its sources' state at the grant */
+    protected LeaseView(LeaseState initial) {
+        this.told = initial;
+    }
+
+    /** {@return the state derived from the sources, while the view has not ended on its own} */
+    protected abstract LeaseState sourceState();
+
+    /** The first close: release the sources, or only this view's share of them. */
+    protected abstract void closeOnce();
+
+    /** Called once, when the first listener is added: start forwarding the sources' news. */
+    protected abstract void listenToSources();
+
+    @Override
+    public final LeaseState state() {
+        synchronized (monitor) {
+            if (detached) {
+                return LeaseState.RELEASED;
+            }
+        }
+        return sourceState();
+    }
+
+    @Override
+    public final boolean isValid() {
+        return state() == LeaseState.HELD;
+    }
+
+    @Override
+    public final void addListener(LeaseListener listener) {
+        listeners.add(listener);
+        if (listening.compareAndSet(false, true)) {
+            listenToSources();
+        }
+    }
+
+    @Override
+    public final void close() {
+        if (closed.compareAndSet(false, true)) {
+            closeOnce();
+        }
+    }
+
+    /** {@return whether close() was called} */
+    protected final boolean isClosed() {
+        return closed.get();
+    }
+
+    /** A revocation handler for the sources that hands this view on, unless it was closed. */
+    protected final Consumer<Lease> forward(Consumer<? super Lease> handler) {
+        if (handler == null) {
+            throw new IllegalArgumentException("handler is null");
+        }
+        return source -> {
+            if (!closed.get()) {
+                handler.accept(this);
+            }
+        };
+    }
+
+    /** Tells {@code next}, unless the view ended, or already told it or a final state. */
+    protected final void tell(LeaseState next) {
+        synchronized (monitor) {
+            if (detached || ZkLease.isFinal(told) || next == told) {
+                return;
+            }
+            told = next;
+        }
+        listeners.tell(this, next);
+    }
+
+    /**
+     * Ends the view on its own, RELEASED, unless its sources are lost already (then it stays
+     * theirs, and says LOST as it told or will tell). Decided under the view's monitor, so the
+     * state and what is told agree whichever of a loss and this close comes first.
+     */
+    protected final void detach() {
+        synchronized (monitor) {
+            if (ZkLease.isFinal(told) || sourcesLost()) {
+                return;
+            }
+            detached = true;
+            told = LeaseState.RELEASED;
+        }
+        listeners.tell(this, LeaseState.RELEASED);
+    }
+
+    /** {@return whether a source is LOST; then a close does not detach the view} */
+    protected boolean sourcesLost() {
+        return sourceState() == LeaseState.LOST;
+    }
+
+    @Override
+    public String toString() {
+        return "Lease[" + nodePath() + ", token " + fencingToken() + ", " + state() + "]";
+    }
+}
