@@ -106,7 +106,7 @@ public final class ZkMultiLock implements DistributedLock {
      */
     @Override
     public MultiLease acquire() throws InterruptedException {
-        return sync.acquire(Deadline.unbounded()).orElseThrow();
+        return Deadline.grantOfUnbounded(sync.acquire(Deadline.unbounded()), toString());
     }
 
     /**

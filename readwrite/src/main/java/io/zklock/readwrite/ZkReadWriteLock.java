@@ -186,7 +186,7 @@ public final class ZkReadWriteLock {
          */
         @Override
         public Lease acquire() throws InterruptedException {
-            return acquireRead(Deadline.unbounded()).orElseThrow(() -> new IllegalStateException("unbounded acquisition timed out"));
+            return Deadline.grantOfUnbounded(acquireRead(Deadline.unbounded()), "the read lock of " + path());
         }
 
         /**
@@ -252,7 +252,7 @@ public final class ZkReadWriteLock {
          */
         @Override
         public Lease acquire() throws InterruptedException {
-            return acquireWrite(Deadline.unbounded()).orElseThrow(() -> new IllegalStateException("unbounded acquisition timed out"));
+            return Deadline.grantOfUnbounded(acquireWrite(Deadline.unbounded()), "the write lock of " + path());
         }
 
         /**

@@ -32,7 +32,6 @@ import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
 import io.zklock.core.LockAdmin;
 import io.zklock.core.LockStatus;
-import io.zklock.core.MultiLease;
 import io.zklock.core.Participant;
 import io.zklock.core.spi.LockNode;
 import io.zklock.testing.Await;

@@ -15,7 +15,6 @@ import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
 import io.zklock.core.MultiLease;
-import io.zklock.multilock.ZkMultiLock;
 import io.zklock.testing.Await;
 import io.zklock.testing.Sessions;
 import org.apache.curator.framework.CuratorFramework;

@@ -11,15 +11,4 @@ class MultiLockConformanceTest extends ExclusiveLockProperties {
     protected Recipe recipe() {
         return Recipe.MULTI_LOCK;
     }
-
-    /**
-     * Not run on the multi-lock (this override carries no test annotation), pending a library
-     * fix: its first run found that a multi-lease turned LOST by the forced deletion of one
-     * component's node keeps the nodes of its other components until its holder closes it, so
-     * a waiter for the whole multi-lock is not granted (the generic property waits 5 s for it).
-     * The property itself is unchanged and runs on every other recipe.
-     */
-    @Override
-    void holderAskedThatKeepsItsLeaseTurnsLostWhenItsNodeIsForcedOut() {
-    }
 }

@@ -1,6 +1,7 @@
 package io.zklock.core.spi;
 
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * When a request stops waiting: never, after its single attempt (a zero timeout), or at an
@@ -22,6 +23,21 @@ public final class Deadline {
     /** A request that waits as long as it takes. */
     public static Deadline unbounded() {
         return UNBOUNDED;
+    }
+
+    /**
+     * The grant of a request made under {@link #unbounded()}, which ends granted or failed,
+     * never empty: an empty result is a bug of the engine, reported as such in one place.
+     *
+     * @param <T> what the request grants
+     * @param result the request's result
+     * @param what names the request in the error
+     * @return the grant
+     * @throws IllegalStateException if the result is empty
+     */
+    public static <T> T grantOfUnbounded(Optional<T> result, String what) {
+        return result.orElseThrow(() -> new IllegalStateException("an unbounded acquisition of " + what
+                + " ended without a grant or a failure"));
     }
 
     /**

@@ -83,7 +83,7 @@ public final class LockEngine {
 
     /** See {@link io.zklock.core.DistributedLock#acquire()}; never re-enters. */
     public Lease acquire() throws InterruptedException {
-        return acquire(Deadline.unbounded()).orElseThrow(() -> new LockException("acquisition of lock " + path() + " ended without a grant"));
+        return Deadline.grantOfUnbounded(acquire(Deadline.unbounded()), "lock " + path());
     }
 
     /** See {@link io.zklock.core.DistributedLock#tryAcquire(Duration)}; never re-enters. */
@@ -112,12 +112,12 @@ public final class LockEngine {
         return Acquisition.start(context, deadline, tally);
     }
 
-    private static ZkLease lease(Acquisition.Outcome outcome) {
-        return ((Acquisition.Outcome.Leased) outcome).lease();   // a request that made its own node is never Lost
+    private static ZkLease lease(Acquisition.End outcome) {
+        return ((Acquisition.End.Leased) outcome).lease();   // a request that made its own node is never Lost
     }
 
-    private static void release(Acquisition.Outcome outcome) {
-        if (outcome instanceof Acquisition.Outcome.Leased leased) {
+    private static void release(Acquisition.End outcome) {
+        if (outcome instanceof Acquisition.End.Leased leased) {
             leased.lease().release();
         }
     }

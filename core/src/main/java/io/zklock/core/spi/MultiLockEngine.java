@@ -12,7 +12,6 @@ import java.util.function.Function;
 
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
-import io.zklock.core.LockException;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.lease.ZkLease;
 import io.zklock.core.internal.request.AcquireTally;
@@ -103,7 +102,7 @@ public final class MultiLockEngine {
 
     /** Waits as long as it takes; the leases come in the order of {@link #engines()}. */
     public List<Lease> acquire() throws InterruptedException {
-        return acquire(Deadline.unbounded()).orElseThrow(() -> new LockException(what + " ended without a grant"));
+        return Deadline.grantOfUnbounded(acquire(Deadline.unbounded()), what);
     }
 
     /** Empty if not every lock is granted within {@code timeout}; then no node is left. */

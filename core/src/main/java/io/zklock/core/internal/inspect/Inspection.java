@@ -13,7 +13,6 @@ import java.util.concurrent.ExecutionException;
 
 import io.zklock.core.LockException;
 import io.zklock.core.LockStatus;
-import io.zklock.core.OwnerInfo;
 import io.zklock.core.Participant;
 import io.zklock.core.RevocationRequest;
 import io.zklock.core.RevocationResult;

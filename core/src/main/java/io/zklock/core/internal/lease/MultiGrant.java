@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -21,8 +22,9 @@ import io.zklock.core.spi.MultiLockHolds;
  * created, count of open leases}; the count only rises from a positive value (CAS loop), so a
  * re-entry racing the last close takes fresh nodes instead of reviving released ones. The
  * close that brings the count to zero releases every component: the created nodes in one
- * transaction, re-entered components by closing them. A component's news is passed to every
- * open lease, which tells what state the components make now (LeaseView's rule).
+ * transaction, re-entered components by closing them; so does a component's loss, at once,
+ * for the nodes that remain. A component's news is passed to every open lease, which tells
+ * what state the components make now (LeaseView's rule).
  *
  * The grant holds its leases weakly. A blocking grant is the thread's re-entry point and the
  * MultiLockHolds entry that refuses the thread's blocking acquisitions of its components; it
@@ -37,6 +39,7 @@ public final class MultiGrant implements MultiLockHolds.Holder {
     private final Consumer<List<Lease>> releaseCreated;
     private final String description;
     private final AtomicInteger count = new AtomicInteger(1);
+    private final AtomicBoolean released = new AtomicBoolean();
     private final List<WeakReference<MultiLeaseView>> leases = new CopyOnWriteArrayList<>();
     private volatile Runnable forget = () -> { };
 
@@ -103,9 +106,17 @@ public final class MultiGrant implements MultiLockHolds.Holder {
         return false;
     }
 
+    /*
+     * A grant turned LOST (a component's session ended, or another client deleted a component's
+     * node) lets go of the nodes it still has at once: its holder's close() of a LOST lease is a
+     * no-op, and a waiter for the whole multi-lock must not wait for them until then.
+     */
     private void changed() {
         if (heldState() == LeaseState.LOST) {
             forget();
+            if (count.get() > 0) {
+                release();
+            }
         }
         for (WeakReference<MultiLeaseView> ref : leases) {
             MultiLeaseView lease = ref.get();
@@ -145,6 +156,9 @@ public final class MultiGrant implements MultiLockHolds.Holder {
 
     /** Releases every component: the created nodes in one transaction, re-entered ones by closing them. */
     void release() {
+        if (!released.compareAndSet(false, true)) {
+            return;
+        }
         forget();
         List<Lease> others = new ArrayList<>(components);
         others.removeIf(component -> created.stream().anyMatch(c -> c == component));

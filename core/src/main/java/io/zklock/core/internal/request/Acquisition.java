@@ -41,16 +41,16 @@ import org.slf4j.LoggerFactory;
  * The stages count their ZooKeeper calls into the request's AcquireTally, which reports the end to
  * the LockObservers just before `result` completes.
  */
-public final class Acquisition implements Request<Acquisition.Outcome>, SessionListener {
+public final class Acquisition implements Request<Acquisition.End>, SessionListener {
     private static final Logger LOG = LoggerFactory.getLogger(Acquisition.class);
     private static final long CLEANUP_WAIT_MS = 5_000;
 
     /** How a request ended, when it did not fail. */
-    public sealed interface Outcome {
-        record Leased(ZkLease lease) implements Outcome { }
+    public sealed interface End {
+        record Leased(ZkLease lease) implements End { }
 
         /** Only for a node a multi-lock made: it is gone, and only a new transaction can replace it. */
-        record Lost(String why) implements Outcome { }
+        record Lost(String why) implements End { }
     }
 
     private final LockContext context;
@@ -58,10 +58,10 @@ public final class Acquisition implements Request<Acquisition.Outcome>, SessionL
     private final RequestLock lock;
     /** What its node's data was created with. */
     private final byte[] ownerData;
-    private final boolean adopted;
+    private final boolean madeByMulti;
     /** Counts this request's calls; reports its end (a multi-lock's component tally reports nothing). */
     private final AcquireTally tally;
-    final CompletableFuture<Outcome> result = new CompletableFuture<>();
+    final CompletableFuture<End> result = new CompletableFuture<>();
 
     /** Where the request is (made, obtaining a node, waiting for its grant, over): one value, so no two stages are live at once. */
     private sealed interface Phase {
@@ -77,15 +77,15 @@ public final class Acquisition implements Request<Acquisition.Outcome>, SessionL
     private ScheduledFuture<?> timer;
 
     @Override
-    public CompletableFuture<Outcome> result() {
+    public CompletableFuture<End> result() {
         return result;
     }
 
-    private Acquisition(LockContext context, Deadline deadline, boolean adopted, byte[] ownerData, AcquireTally tally) {
+    private Acquisition(LockContext context, Deadline deadline, boolean madeByMulti, byte[] ownerData, AcquireTally tally) {
         this.context = context;
         this.ownerData = ownerData;
         this.deadline = deadline;
-        this.adopted = adopted;
+        this.madeByMulti = madeByMulti;
         this.tally = tally;
         this.lock = new RequestLock(this::failed);
     }
@@ -106,7 +106,7 @@ public final class Acquisition implements Request<Acquisition.Outcome>, SessionL
      * Starts the wait of a node that a multi-lock's transaction made with {@code ownerData},
      * counting into its {@code tally}; returns at once.
      */
-    static Acquisition adopting(LockContext context, Deadline deadline, QueuedNode node, byte[] ownerData, AcquireTally tally) {
+    static Acquisition waitingFor(LockContext context, Deadline deadline, QueuedNode node, byte[] ownerData, AcquireTally tally) {
         Acquisition a = new Acquisition(context, deadline, true, ownerData, tally);
         a.begin(() -> a.waitFor(node));
         return a;
@@ -162,8 +162,8 @@ public final class Acquisition implements Request<Acquisition.Outcome>, SessionL
             giveUpInStep(error);
         } else if (end instanceof WaitEnd.Granted granted) {
             grant(waiting.node(), granted.sorted());
-        } else if (adopted) {
-            endWith(new Outcome.Lost(((WaitEnd.NodeLost) end).why()), null);
+        } else if (madeByMulti) {
+            endWith(new End.Lost(((WaitEnd.NodeLost) end).why()), null);
         } else {
             LOG.info("re-queueing on {}: {}", context.path(), ((WaitEnd.NodeLost) end).why());
             context.cleanup().delete(waiting.node().path());
@@ -196,7 +196,7 @@ public final class Acquisition implements Request<Acquisition.Outcome>, SessionL
         }
         lock.later(() -> {
             tally.granted();
-            if (!result.complete(new Outcome.Leased(lease))) {
+            if (!result.complete(new End.Leased(lease))) {
                 lease.release();               // never leak a grant nobody will see
             }
         });
@@ -220,7 +220,7 @@ public final class Acquisition implements Request<Acquisition.Outcome>, SessionL
     }
 
     /** Ends the request after cleaning up: with {@code outcome}, or failed with {@code reason}. */
-    private boolean endWith(Outcome outcome, Throwable reason) {
+    private boolean endWith(End outcome, Throwable reason) {
         Phase was = phase;
         if (was instanceof Phase.Ended) {
             return false;

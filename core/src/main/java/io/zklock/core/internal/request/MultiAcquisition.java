@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  *      - connection trouble: the transaction may or may not have been applied (it is sent on
  *        the ZooKeeper handle, which never retries it, so it is never applied twice). Sweep
  *        every directory for our uuids, then 1 again with new uuids.
- *   2. WAITS  each node waits as a single lock's node does (an adopting Acquisition), all at
+ *   2. WAITS  each node waits as a single lock's node does (an Acquisition waiting for a node it did not make), all at
  *      once: N listings issued together.
  *   3. All granted: done. One ends otherwise: every other is given up (its node deleted, a
  *      grant that raced released). If one ended because its node was lost (session expiry),
@@ -191,7 +191,7 @@ public final class MultiAcquisition implements Request<List<ZkLease>> {
     private CompletableFuture<List<ZkLease>> waitAll(List<QueuedNode> nodes) {
         List<Acquisition> started = new ArrayList<>();
         for (int i = 0; i < nodes.size(); i++) {
-            started.add(Acquisition.adopting(contexts.get(i), deadline, nodes.get(i), ownerData, tally.component()));
+            started.add(Acquisition.waitingFor(contexts.get(i), deadline, nodes.get(i), ownerData, tally.component()));
         }
         waits = List.copyOf(started);
         if (withdrawal.get() != null) {
@@ -199,7 +199,7 @@ public final class MultiAcquisition implements Request<List<ZkLease>> {
         }
         Abandoned abandoned = new Abandoned();
         started.forEach(a -> a.result.whenComplete((outcome, error) -> {
-            if (error != null || outcome instanceof Acquisition.Outcome.Lost) {
+            if (error != null || outcome instanceof Acquisition.End.Lost) {
                 started.forEach(other -> other.giveUp(abandoned));   // all or nothing
             }
         }));
@@ -215,8 +215,8 @@ public final class MultiAcquisition implements Request<List<ZkLease>> {
         boolean lost = false;
         for (Acquisition a : ended) {
             try {
-                Acquisition.Outcome outcome = a.result.join();
-                if (outcome instanceof Acquisition.Outcome.Leased leased) {
+                Acquisition.End outcome = a.result.join();
+                if (outcome instanceof Acquisition.End.Leased leased) {
                     leases.add(leased.lease());
                 } else {
                     lost = true;

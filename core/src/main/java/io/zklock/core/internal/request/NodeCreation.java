@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  *      the create: create again, with a short pause from the second time in a row, at most
  *      MAX_REAPED times in a row, inside the deadline. Connection trouble: back off and create
  *      again (a protected create never makes two nodes). A transaction whose reply was lost:
- *      list the directory for its uuid; adopt the node if it is there, else 1.
+ *      list the directory for its uuid; take that node if it is there, else 1.
  * Stopped by its owner, it deletes whatever the call in flight made (or may have made: a
  * transaction's uuid is swept) and then completes the future stop() returned.
  */

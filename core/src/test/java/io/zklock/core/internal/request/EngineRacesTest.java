@@ -403,8 +403,8 @@ class EngineRacesTest {
 
     private static ZkLease lease(Acquisition a) {
         assertTrue(a.result.isDone(), "the request has not ended");
-        Acquisition.Outcome outcome = a.result.join();
-        return assertInstanceOf(Acquisition.Outcome.Leased.class, outcome).lease();
+        Acquisition.End outcome = a.result.join();
+        return assertInstanceOf(Acquisition.End.Leased.class, outcome).lease();
     }
 
     /** The failure {@code result} ended with, waiting a little for it (a retry may run on the timer thread). */
