@@ -46,16 +46,19 @@ public interface Lease extends AutoCloseable {
 
     /**
      * Registers a listener told of every state change after the grant: once per change, in
-     * order, outside any lock of the library (so a listener may close the lease). A listener
-     * runs on the thread that made the change: Curator's connection-state thread for
-     * {@code SUSPENDED}, {@code HELD} and a {@code LOST} noticed with the session; ZooKeeper's
-     * event thread for {@code RELEASED} when the delete's reply arrives, and for a {@code LOST}
-     * learnt from a reply or a watch (a forced revocation); the thread that closes the Curator
-     * client for the {@code LOST} that closing causes; the thread that calls {@link #close()}
-     * for a lease that ends at once (a re-entered lease closed before the last is
-     * {@code RELEASED} there). A listener must not block; an exception it throws is logged and
-     * the other listeners are still told. A listener added to a lease in a final state is never
-     * called.
+     * order, outside any lock of the library (so a listener may close the lease; it hears that
+     * change after it returns). One thread tells a lease's listeners at a time: the thread that
+     * made the change, unless another thread is telling that lease's changes, which then tells
+     * this one too, after the earlier ones. Changes are made on Curator's connection-state
+     * thread ({@code SUSPENDED}, {@code HELD}, a {@code LOST} noticed with the session);
+     * ZooKeeper's event thread ({@code RELEASED} when the delete's reply arrives, a {@code LOST}
+     * learnt from a reply or a watch, such as a forced revocation); the thread that closes the
+     * Curator client (the {@code LOST} that closing causes); the thread that calls
+     * {@link #close()} (a re-entered lease closed before the last is {@code RELEASED} there, and
+     * a close that finds the session gone is {@code LOST} there); and the library's timer thread
+     * (a retried delete that finds the session gone). A listener must not block, since the
+     * lease's later changes wait for it; an exception it throws is logged and the other
+     * listeners are still told. A listener added to a lease in a final state is never called.
      *
      * @param listener the listener to tell
      */

@@ -7,12 +7,13 @@ import java.util.List;
  * order, one of them ours, does our node hold the lock, and if not, which node's deletion must
  * we wait for. A driver takes no client and does no I/O.
  *
- * <p>The engine only ever asks about the exact children of one moment: a listing's, or those
- * sequence-gap inference proved unchanged since a listing (see {@code DirectoryView}, whose
- * count of children makes the set exact, not a superset). So a driver need not be monotone (a
- * decision on a superset of the children need not hold for the children themselves: the
- * semaphore's maxLeases check and the read lock's downgrade witness are not monotone), and no
- * part of the engine relies on it.
+ * <p>The engine asks about the children of one moment: a listing's, or those sequence-gap
+ * inference proved unchanged since a listing (see {@code DirectoryView}, whose count of
+ * children makes the set exact, not a superset), less only this session's own nodes whose
+ * delete is pending while the connection is down (released: nobody holds them, and other
+ * clients still wait for them, so leaving them out can only grant what their deletion will
+ * grant). A driver need not be monotone (the semaphore's maxLeases check is not), and no part
+ * of the engine relies on it.
  */
 @FunctionalInterface
 public interface LockDriver {

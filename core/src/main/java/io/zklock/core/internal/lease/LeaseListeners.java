@@ -1,5 +1,6 @@
 package io.zklock.core.internal.lease;
 
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -10,8 +11,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The listeners of one lease. They are told in the order they were added, outside any lock, so
- * a listener may close its own lease; one that throws is logged and the others are still told.
+ * The listeners of one lease, and the order in which they hear its changes. The lease queues
+ * each change under its own monitor, in the order it makes them ({@link #queue}), and then
+ * drains the queue outside it ({@link #drain}): one thread tells at a time, so every listener
+ * hears every change once and in order, even when two threads change the lease at once (a
+ * thread that finds another one telling leaves its news to that one). Listeners are told in
+ * the order they were added, outside any lock, so a listener may close its own lease (it hears
+ * that change after it returns); one that throws is logged and the others are still told.
  * While they are told, the thread is marked, so a close() inside a listener does not wait for a
  * reply that may need the very thread that delivers the news.
  */
@@ -20,6 +26,8 @@ public final class LeaseListeners {
     private static final ThreadLocal<Boolean> TELLING = ThreadLocal.withInitial(() -> false);
 
     private final List<LeaseListener> listeners = new CopyOnWriteArrayList<>();
+    private final ArrayDeque<LeaseState> pending = new ArrayDeque<>();     // guarded by itself
+    private boolean draining;                                              // guarded by pending
 
     /** @throws IllegalArgumentException if the listener is null */
     public void add(LeaseListener listener) {
@@ -29,8 +37,36 @@ public final class LeaseListeners {
         listeners.add(listener);
     }
 
+    /** Queues a change of the lease; called under the lease's monitor, in the order of its changes. */
+    public void queue(LeaseState state) {
+        synchronized (pending) {
+            pending.add(state);
+        }
+    }
+
+    /** Tells every queued change of {@code lease} in order, unless another thread is telling them; never under a lock. */
+    public void drain(Lease lease) {
+        synchronized (pending) {
+            if (draining) {
+                return;
+            }
+            draining = true;
+        }
+        while (true) {
+            LeaseState next;
+            synchronized (pending) {
+                next = pending.poll();
+                if (next == null) {
+                    draining = false;
+                    return;
+                }
+            }
+            tell(lease, next);
+        }
+    }
+
     /** Tells every listener that {@code lease} is now {@code state}. */
-    public void tell(Lease lease, LeaseState state) {
+    private void tell(Lease lease, LeaseState state) {
         boolean nested = TELLING.get();
         TELLING.set(true);
         try {

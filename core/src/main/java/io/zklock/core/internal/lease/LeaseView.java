@@ -16,26 +16,32 @@ import io.zklock.core.LeaseState;
  *   - delegates the node, the token and, until it ends on its own, the state to its sources;
  *   - closes once: the first close() runs closeOnce(), later ones do nothing;
  *   - ends on its own only as RELEASED (detach(): closed while others still hold the sources),
- *     and then for good, whatever the sources do afterwards;
- *   - tells each state once, in order, to its listeners, outside any lock (LeaseListeners logs
- *     a listener's failure and still tells the others).
+ *     and then for good, whatever the sources do afterwards; a final state it told (LOST, or
+ *     RELEASED) is its state from then on;
+ *   - tells each state once, in order, to its listeners, outside any lock (LeaseListeners keeps
+ *     the order, logs a listener's failure and still tells the others).
+ * Its own state is one value beside the state it told: End (OPEN, CLOSED, DETACHED).
  *
  * Serialisation, the rule for every lease and watch of this package: each lease (ZkLease, a
  * view) and each watch (RevocationWatch) has ONE monitor, which guards its one state value and
- * nothing else; a change of that value and the decision to tell it are made together under
- * that monitor, and listeners and handlers are called after it is released. A monitor is never
- * held while calling out, except that a view reads its sources' state() under its own monitor
- * (a multi-lease's components may be hold views): views sit above their sources, so these
- * monitors nest in one direction only.
+ * nothing else; a change of that value is made, and queued for the listeners, under that
+ * monitor, and listeners and handlers are called after it is released, one thread at a time and
+ * in the order of the changes (LeaseListeners.drain). A lease's monitor is never held while
+ * calling out, except that a view reads its sources' state() under its own monitor (a
+ * multi-lease's components may be hold views): views sit above their sources, so these monitors
+ * nest in one direction only. A RevocationWatch issues its ZooKeeper calls under its monitor,
+ * which is safe because a port call never answers inside the call.
  */
 /** The common base of the lease views; see the comment above. */
 public abstract class LeaseView implements Lease {
+    /** How far the view is from its end: its own end, beside the state it last told. */
+    private enum End { OPEN, CLOSED, DETACHED }
+
     private final LeaseListeners listeners = new LeaseListeners();
-    private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicBoolean listening = new AtomicBoolean();
     private final Object monitor = new Object();
     private LeaseState told;                   // guarded by monitor: the state listeners know
-    private boolean detached;                  // guarded by monitor: ended on its own, RELEASED
+    private End end = End.OPEN;                // guarded by monitor; DETACHED: ended on its own, RELEASED
 
     /** @param initial the state the view starts in: its sources' state at the grant */
     protected LeaseView(LeaseState initial) {
@@ -54,8 +60,8 @@ public abstract class LeaseView implements Lease {
     @Override
     public final LeaseState state() {
         synchronized (monitor) {
-            if (detached) {
-                return LeaseState.RELEASED;
+            if (end == End.DETACHED || ZkLease.isFinal(told)) {
+                return told;                   // a final state told is final: the sources may move on
             }
         }
         return sourceState();
@@ -76,14 +82,20 @@ public abstract class LeaseView implements Lease {
 
     @Override
     public final void close() {
-        if (closed.compareAndSet(false, true)) {
-            closeOnce();
+        synchronized (monitor) {
+            if (end != End.OPEN) {
+                return;
+            }
+            end = End.CLOSED;
         }
+        closeOnce();
     }
 
     /** {@return whether close() was called} */
     protected final boolean isClosed() {
-        return closed.get();
+        synchronized (monitor) {
+            return end != End.OPEN;
+        }
     }
 
     /** A revocation handler for the sources that hands this view on, unless it was closed. */
@@ -92,7 +104,7 @@ public abstract class LeaseView implements Lease {
             throw new IllegalArgumentException("handler is null");
         }
         return source -> {
-            if (!closed.get()) {
+            if (!isClosed()) {
                 handler.accept(this);
             }
         };
@@ -101,12 +113,13 @@ public abstract class LeaseView implements Lease {
     /** Tells {@code next}, unless the view ended, or already told it or a final state. */
     protected final void tell(LeaseState next) {
         synchronized (monitor) {
-            if (detached || ZkLease.isFinal(told) || next == told) {
+            if (end == End.DETACHED || ZkLease.isFinal(told) || next == told) {
                 return;
             }
             told = next;
+            listeners.queue(next);
         }
-        listeners.tell(this, next);
+        listeners.drain(this);
     }
 
     /**
@@ -119,10 +132,11 @@ public abstract class LeaseView implements Lease {
             if (ZkLease.isFinal(told) || sourcesLost()) {
                 return;
             }
-            detached = true;
+            end = End.DETACHED;
             told = LeaseState.RELEASED;
+            listeners.queue(LeaseState.RELEASED);
         }
-        listeners.tell(this, LeaseState.RELEASED);
+        listeners.drain(this);
     }
 
     /** {@return whether a source is LOST; then a close does not detach the view} */

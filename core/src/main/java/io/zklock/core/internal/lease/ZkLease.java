@@ -38,10 +38,12 @@ import org.slf4j.LoggerFactory;
  *                 the wait;
  *   session gone  any non-final -> LOST_UNDELETED, told LOST; the node is deleted as soon as
  *                 the client is connected (-> LOST); a closing client: LOST at once.
- * Listeners hear HELD and SUSPENDED on Curator's connection-state thread; RELEASED on the
- * ZooKeeper event thread that delivers the delete's reply; LOST on the connection-state thread,
- * on the event thread (a delete answered SESSIONEXPIRED, the node deleted by another client),
- * or on the thread that closes the client.
+ * Changes are queued under the monitor and told in that order, one thread at a time
+ * (LeaseListeners.drain). HELD and SUSPENDED come from Curator's connection-state thread;
+ * RELEASED from the ZooKeeper event thread that delivers the delete's reply; LOST from the
+ * connection-state thread, the event thread (a delete answered SESSIONEXPIRED, the node deleted
+ * by another client), the thread that closes the client, or a thread that retries the delete
+ * (the closing caller, the timer) and finds the session changed.
  */
 /** The engine's lease: one granted node of one session; see the comment above. */
 public final class ZkLease implements Lease, SessionListener {
@@ -345,7 +347,11 @@ public final class ZkLease implements Lease, SessionListener {
         synchronized (monitor) {
             LeasePhase before = phase;
             phase = step.apply(before);
-            return phase.shown == before.shown ? null : phase.shown;
+            if (phase.shown == before.shown) {
+                return null;
+            }
+            listeners.queue(phase.shown);      // in the order of the changes; told by tell()
+            return phase.shown;
         }
     }
 
@@ -358,7 +364,7 @@ public final class ZkLease implements Lease, SessionListener {
         }
     }
 
-    /** Tells the listeners of a change {@link #move} made (nothing if it made none). */
+    /** Tells the listeners of a change {@link #move} made (nothing if it made none), after any queued before it. */
     private void tell(LeaseState next) {
         if (next == null) {
             return;
@@ -366,7 +372,7 @@ public final class ZkLease implements Lease, SessionListener {
         if (next == LeaseState.LOST) {
             LOG.warn("lease on {} lost with session 0x{}", nodePath, Long.toHexString(sessionId));
         }
-        listeners.tell(this, next);
+        listeners.drain(this);
     }
 
     public static boolean isFinal(LeaseState s) {
