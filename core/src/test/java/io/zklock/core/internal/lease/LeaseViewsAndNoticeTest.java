@@ -87,6 +87,51 @@ class LeaseViewsAndNoticeTest {
     }
 
     /**
+     * A grant notice whose lost reply arrives after the reconnection news (Curator may decide a
+     * background call's final CONNECTIONLOSS after it delivered RECONNECTED) is sent again at
+     * once, exactly once: the reconnection found nothing to resend, so nobody else would.
+     */
+    @Test
+    void aGrantNoticeLostAfterTheReconnectionNewsIsSentAgain() {
+        base.announceGrant(OWNER);
+        Call touch = port.last(SET_DATA);
+        port.connected = false;
+        monitor.stateChanged(ConnectionState.SUSPENDED);
+        port.connected = true;
+        monitor.stateChanged(ConnectionState.RECONNECTED);
+        assertEquals(1, port.count(SET_DATA), "nothing was kept to resend yet");
+        port.reply(touch, rc(Code.CONNECTIONLOSS));
+        assertEquals(2, port.count(SET_DATA), "the notice lost after the reconnection was not sent again");
+        Call again = port.last(SET_DATA);
+        assertArrayEquals(touch.data, again.data);
+        port.reply(again, rc(Code.OK));
+        monitor.stateChanged(ConnectionState.SUSPENDED);
+        monitor.stateChanged(ConnectionState.RECONNECTED);
+        assertEquals(2, port.count(SET_DATA), "a notice that landed is not sent again");
+    }
+
+    /**
+     * A grant notice lost once the client is connected on a new session, before that news
+     * reached the lease, is not sent on the new session: the node belongs to the old one, and
+     * the lease is lost with it.
+     */
+    @Test
+    void aGrantNoticeLostOnceANewSessionIsConnectedIsNotSentAgain() {
+        base.announceGrant(OWNER);
+        Call touch = port.last(SET_DATA);
+        port.connected = false;
+        monitor.stateChanged(ConnectionState.SUSPENDED);
+        port.sessionId = SESSION + 1;
+        port.connected = true;
+        port.reply(touch, rc(Code.CONNECTIONLOSS));
+        assertEquals(1, port.count(SET_DATA), "a notice was sent on another session");
+        monitor.stateChanged(ConnectionState.LOST);
+        monitor.stateChanged(ConnectionState.RECONNECTED);
+        assertEquals(LeaseState.LOST, base.state());
+        assertEquals(1, port.count(SET_DATA), "a notice was sent for a lost lease");
+    }
+
+    /**
      * The base of a view, delegating to a real lease, whose first state() read on the armed
      * thread makes the real lease LOST on another thread before it returns what it read: it
      * waits until that thread is done, or blocked (on the view's monitor, if the view holds it).
