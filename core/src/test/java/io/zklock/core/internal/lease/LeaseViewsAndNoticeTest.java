@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Loose ends of the lease classes, each on a {@link ScriptedPort}: a view closed at the instant
- * its base is lost, and a grant notice that the connection swallowed.
+ * its base is lost, what a long hold keeps on its base, and a grant notice that the connection
+ * swallowed.
  */
 class LeaseViewsAndNoticeTest {
     private static final long SESSION = 0x5e55;
@@ -50,7 +51,7 @@ class LeaseViewsAndNoticeTest {
     @Test
     void aViewClosedAsItsBaseIsLostSaysWhatItTold() throws InterruptedException {
         LosingOnRead probe = new LosingOnRead(base);
-        HoldLease view = new HoldLease(probe, () -> false);   // another view of the hold stays open
+        HoldLease view = new HoldLease.Base(probe).newView(() -> false);   // another view of the hold stays open
         List<LeaseState> told = new CopyOnWriteArrayList<>();
         view.addListener((lease, state) -> told.add(state));
         probe.armFor(Thread.currentThread());
@@ -59,6 +60,29 @@ class LeaseViewsAndNoticeTest {
         assertEquals(LeaseState.LOST, base.state(), "the base was lost meanwhile");
         assertEquals(1, told.size(), "told " + told);
         assertEquals(view.state(), told.get(0), "state() and what was told disagree: " + told);
+    }
+
+    /**
+     * Views of one hold that were given a listener and closed while another view stays open
+     * leave the hold's one listener on the base: it tells only the views still open, however
+     * often the hold was re-entered, and the open view still hears the base's loss.
+     */
+    @Test
+    void closedViewsOfAHoldLeaveItsListener() {
+        HoldLease.Base hold = new HoldLease.Base(base);
+        HoldLease open = hold.newView(() -> false);
+        List<LeaseState> openHeard = new CopyOnWriteArrayList<>();
+        open.addListener((lease, state) -> openHeard.add(state));
+        List<LeaseState> closedHeard = new CopyOnWriteArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            HoldLease view = hold.newView(() -> false);
+            view.addListener((lease, state) -> closedHeard.add(state));
+            view.close();
+        }
+        assertEquals(1, hold.listeningViews(), "closed views are still told the base's news");
+        base.lose();
+        assertEquals(List.of(LeaseState.LOST), openHeard);
+        assertEquals(100, closedHeard.size(), "a closed view heard the base: " + closedHeard.stream().distinct().toList());
     }
 
     /**
