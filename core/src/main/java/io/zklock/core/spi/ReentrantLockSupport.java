@@ -28,7 +28,9 @@ import io.zklock.core.internal.lease.ZkLease;
  * base lease's state, which stays HELD or SUSPENDED until the node is really gone (a close that
  * cannot reach ZooKeeper is retried by the base lease). A view closed while the count stays
  * positive is RELEASED at once: the thread still holds the node through the others. Views may
- * be closed on any thread, because a view points at its Hold, not at the thread.
+ * be closed on any thread, because a view points at its Hold, not at the thread. The views hear
+ * the base lease through one listener of their Hold (HoldLease.Base), which a view closed
+ * RELEASED leaves: a hold re-entered any number of times adds one listener to its base.
  *
  * The count only ever rises from a positive value (CAS loop), so a re-entry that races the
  * last close of another view takes a fresh node instead of reviving a released one.
@@ -188,15 +190,17 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
     private final class Hold {
         final Long owner;
         final Lease base;
+        final HoldLease.Base views;            // one listener on the base for every view
         final AtomicInteger count = new AtomicInteger(1);
 
         Hold(Long owner, Lease base) {
             this.owner = owner;
             this.base = base;
+            this.views = new HoldLease.Base(base);
         }
 
         Lease newView() {
-            return new HoldLease(base, this::closeOne);
+            return views.newView(this::closeOne);
         }
 
         /** @return whether this was the last open view, whose close released the base lease */

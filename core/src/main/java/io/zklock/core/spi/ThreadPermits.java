@@ -23,10 +23,13 @@ public final class ThreadPermits {
      */
     public Lease track(Lease lease) {
         Long owner = Owners.current();
-        Set<Lease> mine = byOwner.computeIfAbsent(owner, k -> ConcurrentHashMap.newKeySet());
         Lease[] tracked = new Lease[1];
         tracked[0] = new PermitLease(lease, () -> untrack(tracked[0], owner));
-        mine.add(tracked[0]);
+        byOwner.compute(owner, (k, set) -> {   // atomic with untrack: never added to a set it just dropped
+            Set<Lease> mine = set == null ? ConcurrentHashMap.newKeySet() : set;
+            mine.add(tracked[0]);
+            return mine;
+        });
         return tracked[0];
     }
 
@@ -36,6 +39,7 @@ public final class ThreadPermits {
         return mine != null && mine.stream().anyMatch(Lease::isValid);
     }
 
+    /** Forgets {@code lease}, and its owner's set once empty, in one atomic step like {@link #track}'s. */
     private void untrack(Lease lease, Long owner) {
         byOwner.computeIfPresent(owner, (k, set) -> {
             set.remove(lease);

@@ -18,9 +18,12 @@ import org.slf4j.LoggerFactory;
  *      SET again with the grant line appended to what was read, at the version read; data that
  *      already carries a grant line needs nothing more.
  *   3. On connection trouble, or a call that could not be issued, the step is kept and made
- *      again when the same session reconnects (the reply of a lost call reaches us before the
- *      connection news, on the same event thread, so a kept step is never missed); nothing is
- *      retried while disconnected. Any other failure is logged and dropped.
+ *      again when the session it was first sent on reconnects; nothing is retried while
+ *      disconnected. The reply of a lost call may arrive after the reconnection news (Curator
+ *      decides a background call's final CONNECTIONLOSS on its own thread, and may deliver
+ *      RECONNECTED first), so a step kept while that session is connected is taken back at
+ *      once and made now: whichever of keep() and reconnected() comes second makes it. Any
+ *      other failure is logged and dropped.
  * Nothing is sent once the lease has ended or is being released (`ended`).
  */
 /** The grant notice of one lease; see the comment above. */
@@ -31,6 +34,7 @@ final class GrantNotice {
     private final String nodePath;
     private final BooleanSupplier ended;
     private Runnable kept;                     // guarded by this: the step to make on reconnection
+    private volatile long session;             // the session of the first send
 
     GrantNotice(ZkPort port, String nodePath, BooleanSupplier ended) {
         this.port = port;
@@ -40,6 +44,7 @@ final class GrantNotice {
 
     /** Step 1, with the data the node was created with. */
     void send(byte[] createdWith) {
+        session = port.sessionId();
         set(NodeData.withGrant(createdWith), 0);
     }
 
@@ -89,6 +94,9 @@ final class GrantNotice {
         LOG.debug("grant notice on {} not answered ({}); made again on reconnection", nodePath, rc);
         synchronized (this) {
             kept = step;
+        }
+        if (port.isConnected() && port.sessionId() == session) {
+            reconnected();                     // the reconnection news came first: nobody else will make it
         }
     }
 }

@@ -1,5 +1,8 @@
 package io.zklock.core.internal.lease;
 
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
@@ -13,58 +16,101 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
  * (never an optimistic RELEASED); a view closed while others of the hold remain open is
  * RELEASED at once on the closing thread (the thread still holds the node through them),
  * unless the base is LOST by then.
+ *
+ * <p>The views of one hold hear the base lease through its {@link Base}: one listener on the
+ * base, however often the hold is re-entered, passes each state to the views that listen; a
+ * view that ended RELEASED on its own leaves it, so a long hold keeps no closed views.
  */
 public final class HoldLease extends LeaseView {
-    private final Lease base;
+    private final Base shared;
     private final BooleanSupplier closeOne;
 
-    /**
-     * @param base the lease of the shared node
-     * @param closeOne takes this view's share off the hold; true if it was the last, whose
-     *        close released the base lease
-     */
-    public HoldLease(Lease base, BooleanSupplier closeOne) {
-        super(base.state());
-        this.base = base;
+    private HoldLease(Base shared, BooleanSupplier closeOne) {
+        super(shared.lease.state());
+        this.shared = shared;
         this.closeOne = closeOne;
     }
 
     @Override
     public String nodePath() {
-        return base.nodePath();
+        return shared.lease.nodePath();
     }
 
     @Override
     public long fencingToken() {
-        return base.fencingToken();
+        return shared.lease.fencingToken();
     }
 
     /** The shared node's guard: it passes while any view of the hold keeps the node. */
     @Override
     public CuratorOp guard() {
-        return base.guard();
+        return shared.lease.guard();
     }
 
     @Override
     protected LeaseState sourceState() {
-        return base.state();
+        return shared.lease.state();
     }
 
     @Override
     protected void listenToSources() {
-        base.addListener((b, newState) -> tell(newState));
+        shared.listen(this);
     }
 
     /** The node's revocation watch, shared by every view; a view closed meanwhile is not told. */
     @Override
     public void onRevocationRequested(Consumer<? super Lease> handler) {
-        base.onRevocationRequested(forward(handler));
+        shared.lease.onRevocationRequested(forward(handler));
     }
 
+    /*
+     * Only a view that ended RELEASED on its own stops listening: the last view must hear the
+     * base's RELEASED, and a view closed as the base is lost may still have LOST to tell.
+     */
     @Override
     protected void closeOnce() {
         if (!closeOne.getAsBoolean()) {
             detach();
+            if (state() == LeaseState.RELEASED) {
+                shared.views.remove(this);
+            }
+        }
+    }
+
+    /**
+     * The base lease of one hold, shared by the hold's views: the base's news reach them through
+     * one listener on it, added when the first view gets a listener.
+     */
+    public static final class Base {
+        private final Lease lease;
+        private final List<HoldLease> views = new CopyOnWriteArrayList<>();   // those that listen, in order
+        private final AtomicBoolean listening = new AtomicBoolean();
+
+        /** @param lease the lease of the shared node */
+        public Base(Lease lease) {
+            this.lease = lease;
+        }
+
+        /**
+         * {@return a new view of the node}
+         *
+         * @param closeOne takes the view's share off the hold; true if it was the last, whose
+         *        close released the base lease
+         */
+        public HoldLease newView(BooleanSupplier closeOne) {
+            return new HoldLease(this, closeOne);
+        }
+
+        private void listen(HoldLease view) {
+            views.add(view);
+            if (listening.compareAndSet(false, true)) {
+                lease.addListener((l, state) -> views.forEach(v -> v.tell(state)));
+            }
+        }
+
+        /** {@return how many views the base's one listener tells} */
+        int listeningViews() {
+            return views.size();
         }
     }
 }

@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Loose ends of the lease classes, each on a {@link ScriptedPort}: a view closed at the instant
- * its base is lost, and a grant notice that the connection swallowed.
+ * its base is lost, what a long hold keeps on its base, and a grant notice that the connection
+ * swallowed.
  */
 class LeaseViewsAndNoticeTest {
     private static final long SESSION = 0x5e55;
@@ -50,7 +51,7 @@ class LeaseViewsAndNoticeTest {
     @Test
     void aViewClosedAsItsBaseIsLostSaysWhatItTold() throws InterruptedException {
         LosingOnRead probe = new LosingOnRead(base);
-        HoldLease view = new HoldLease(probe, () -> false);   // another view of the hold stays open
+        HoldLease view = new HoldLease.Base(probe).newView(() -> false);   // another view of the hold stays open
         List<LeaseState> told = new CopyOnWriteArrayList<>();
         view.addListener((lease, state) -> told.add(state));
         probe.armFor(Thread.currentThread());
@@ -59,6 +60,29 @@ class LeaseViewsAndNoticeTest {
         assertEquals(LeaseState.LOST, base.state(), "the base was lost meanwhile");
         assertEquals(1, told.size(), "told " + told);
         assertEquals(view.state(), told.get(0), "state() and what was told disagree: " + told);
+    }
+
+    /**
+     * Views of one hold that were given a listener and closed while another view stays open
+     * leave the hold's one listener on the base: it tells only the views still open, however
+     * often the hold was re-entered, and the open view still hears the base's loss.
+     */
+    @Test
+    void closedViewsOfAHoldLeaveItsListener() {
+        HoldLease.Base hold = new HoldLease.Base(base);
+        HoldLease open = hold.newView(() -> false);
+        List<LeaseState> openHeard = new CopyOnWriteArrayList<>();
+        open.addListener((lease, state) -> openHeard.add(state));
+        List<LeaseState> closedHeard = new CopyOnWriteArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            HoldLease view = hold.newView(() -> false);
+            view.addListener((lease, state) -> closedHeard.add(state));
+            view.close();
+        }
+        assertEquals(1, hold.listeningViews(), "closed views are still told the base's news");
+        base.lose();
+        assertEquals(List.of(LeaseState.LOST), openHeard);
+        assertEquals(100, closedHeard.size(), "a closed view heard the base: " + closedHeard.stream().distinct().toList());
     }
 
     /**
@@ -84,6 +108,51 @@ class LeaseViewsAndNoticeTest {
         monitor.stateChanged(ConnectionState.SUSPENDED);
         monitor.stateChanged(ConnectionState.RECONNECTED);
         assertEquals(2, port.count(SET_DATA), "a notice that landed is not sent again");
+    }
+
+    /**
+     * A grant notice whose lost reply arrives after the reconnection news (Curator may decide a
+     * background call's final CONNECTIONLOSS after it delivered RECONNECTED) is sent again at
+     * once, exactly once: the reconnection found nothing to resend, so nobody else would.
+     */
+    @Test
+    void aGrantNoticeLostAfterTheReconnectionNewsIsSentAgain() {
+        base.announceGrant(OWNER);
+        Call touch = port.last(SET_DATA);
+        port.connected = false;
+        monitor.stateChanged(ConnectionState.SUSPENDED);
+        port.connected = true;
+        monitor.stateChanged(ConnectionState.RECONNECTED);
+        assertEquals(1, port.count(SET_DATA), "nothing was kept to resend yet");
+        port.reply(touch, rc(Code.CONNECTIONLOSS));
+        assertEquals(2, port.count(SET_DATA), "the notice lost after the reconnection was not sent again");
+        Call again = port.last(SET_DATA);
+        assertArrayEquals(touch.data, again.data);
+        port.reply(again, rc(Code.OK));
+        monitor.stateChanged(ConnectionState.SUSPENDED);
+        monitor.stateChanged(ConnectionState.RECONNECTED);
+        assertEquals(2, port.count(SET_DATA), "a notice that landed is not sent again");
+    }
+
+    /**
+     * A grant notice lost once the client is connected on a new session, before that news
+     * reached the lease, is not sent on the new session: the node belongs to the old one, and
+     * the lease is lost with it.
+     */
+    @Test
+    void aGrantNoticeLostOnceANewSessionIsConnectedIsNotSentAgain() {
+        base.announceGrant(OWNER);
+        Call touch = port.last(SET_DATA);
+        port.connected = false;
+        monitor.stateChanged(ConnectionState.SUSPENDED);
+        port.sessionId = SESSION + 1;
+        port.connected = true;
+        port.reply(touch, rc(Code.CONNECTIONLOSS));
+        assertEquals(1, port.count(SET_DATA), "a notice was sent on another session");
+        monitor.stateChanged(ConnectionState.LOST);
+        monitor.stateChanged(ConnectionState.RECONNECTED);
+        assertEquals(LeaseState.LOST, base.state());
+        assertEquals(1, port.count(SET_DATA), "a notice was sent for a lost lease");
     }
 
     /**

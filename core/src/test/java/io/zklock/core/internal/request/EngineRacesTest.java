@@ -350,6 +350,80 @@ class EngineRacesTest {
         assertEquals(first.nodePath(0), port.last(WATCH_DATA).path);
     }
 
+    /**
+     * A grant decided on a listing answered while connected, whose step runs after SUSPENDED
+     * was delivered (the request ignores it; the lease did not exist yet), starts SUSPENDED,
+     * and is HELD again on the reconnection.
+     */
+    @Test
+    void aLeaseGrantedAfterTheSuspensionNewsStartsSuspended() {
+        Acquisition a = Acquisition.start(engine, Deadline.unbounded());
+        Call create = port.last(CREATE);
+        port.reply(create, ok(create.nodePath(0), nodeStat(10, SESSION)));
+        Call granting = port.last(CHILDREN);
+        port.deliver(granting, listing(DIR, dirStat(DIR_CZXID, 1, 1), create.nodeName(0)));
+        port.connected = false;
+        monitor.stateChanged(ConnectionState.SUSPENDED);
+        port.complete(granting);
+
+        ZkLease lease = lease(a);
+        assertEquals(LeaseState.SUSPENDED, lease.state(), "a lease granted while cut off says it is held");
+        port.connected = true;
+        monitor.stateChanged(ConnectionState.RECONNECTED);
+        assertEquals(LeaseState.HELD, lease.state());
+    }
+
+    /**
+     * The same grant, but the connection returns, and RECONNECTED reaches the new lease, just
+     * after the grant step saw it disconnected and before it marked the lease SUSPENDED: the
+     * lease ends HELD, not SUSPENDED until the next news.
+     */
+    @Test
+    void aLeaseWhoseReconnectionCameAsItWasMarkedSuspendedIsHeld() {
+        Acquisition a = Acquisition.start(engine, Deadline.unbounded());
+        Call create = port.last(CREATE);
+        port.reply(create, ok(create.nodePath(0), nodeStat(10, SESSION)));
+        Call granting = port.last(CHILDREN);
+        port.deliver(granting, listing(DIR, dirStat(DIR_CZXID, 1, 1), create.nodeName(0)));
+        port.connected = false;
+        monitor.stateChanged(ConnectionState.SUSPENDED);
+        boolean[] delivered = new boolean[1];
+        port.onClosedCheck = () -> port.onConnectedCheck = () -> {   // the grant's first check arms the lease's
+            port.connected = true;
+            monitor.stateChanged(ConnectionState.RECONNECTED);
+            delivered[0] = true;
+        };
+        port.complete(granting);
+
+        assertTrue(delivered[0], "the reconnection was not delivered during the grant");
+        assertEquals(LeaseState.HELD, lease(a).state(), "the lease missed the reconnection");
+    }
+
+    /**
+     * LOST and RECONNECTED on a new session, delivered while the grant step runs (after the
+     * request decided on the old session, before the lease listens), leave the lease LOST,
+     * and its node, the old session's, is deleted.
+     */
+    @Test
+    void aLeaseGrantedAsItsSessionIsReplacedIsLost() {
+        Acquisition a = Acquisition.start(engine, Deadline.unbounded());
+        Call create = port.last(CREATE);
+        port.reply(create, ok(create.nodePath(0), nodeStat(10, SESSION)));
+        boolean[] delivered = new boolean[1];
+        port.onClosedCheck = () -> {
+            port.sessionId = NEW_SESSION;
+            monitor.stateChanged(ConnectionState.LOST);
+            monitor.stateChanged(ConnectionState.RECONNECTED);
+            delivered[0] = true;
+        };
+        port.reply(port.last(CHILDREN), listing(DIR, dirStat(DIR_CZXID, 1, 1), create.nodeName(0)));
+
+        assertTrue(delivered[0], "the news was not delivered during the grant");
+        ZkLease lease = lease(a);
+        assertEquals(LeaseState.LOST, lease.state(), "a lease of the old session says it is held");
+        assertEquals(create.nodePath(0), port.last(DELETE).path, "the old session's node is not deleted");
+    }
+
     // ---- scenes -----------------------------------------------------------------------------
 
     /**

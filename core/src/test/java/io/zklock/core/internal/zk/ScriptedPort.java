@@ -93,6 +93,17 @@ public final class ScriptedPort implements ZkPort {
     public volatile long sessionId;
     public volatile boolean connected = true;
     volatile boolean closed;
+    /**
+     * Runs once, inside the next {@link #isClosed()} check, then is cleared: lets the test put
+     * session news (delivered on Curator's own thread) between that check and the engine's
+     * next step, where no call of the port returns control to the test.
+     */
+    public volatile Runnable onClosedCheck;
+    /**
+     * Runs once, inside the next {@link #isConnected()} check after the flag was read, then is
+     * cleared: the connection comes back (or goes) just after the engine looked.
+     */
+    public volatile Runnable onConnectedCheck;
 
     public ScriptedPort(long sessionId) {
         this.sessionId = sessionId;
@@ -210,11 +221,22 @@ public final class ScriptedPort implements ZkPort {
 
     @Override
     public boolean isConnected() {
-        return connected && !closed;
+        boolean now = connected && !closed;
+        Runnable hook = onConnectedCheck;
+        if (hook != null) {
+            onConnectedCheck = null;
+            hook.run();
+        }
+        return now;
     }
 
     @Override
     public boolean isClosed() {
+        Runnable hook = onClosedCheck;
+        if (hook != null) {
+            onClosedCheck = null;
+            hook.run();
+        }
         return closed;
     }
 
