@@ -41,8 +41,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Generated fault schedules against every recipe of {@link Recipe#all()}: jqwik interleaves acquire / hold / release
- * by three clients, each behind its own {@link FaultProxy}, with faults drawn from the whole
+ * Generated fault schedules against every recipe of {@link Recipe#all()} (on the single server,
+ * the semaphore with 2 permits): jqwik interleaves acquire / hold / release by three clients,
+ * each behind its own {@link FaultProxy}, with faults drawn from the whole
  * alphabet ({@link Fault}), and {@link FaultScheduleRunner} judges each schedule: no two valid
  * holders (fenced resources), holders told before a successor writes and told LOST once their
  * session is gone, no lease RELEASED while its node exists, no failed or stranded acquisition,
@@ -57,7 +58,7 @@ import org.slf4j.LoggerFactory;
  * {@code -Dzklock.faults.clusterTries=N} (ensemble, default 3); {@code -Dzklock.faults.shrinking=OFF}
  * skips shrinking. {@code mvn -B verify} runs the defaults: 5 schedules per recipe on the
  * single server (one property per recipe) and 3 on the ensemble, each drawing its recipe from
- * {@code Recipe.all()} (28 in all, about a minute and a half). Each property logs a line
+ * {@code Recipe.all()} (28 in all, a minute and a half to two minutes). Each property logs a line
  * with its name, its schedules and its result, and one summary line is logged at the end.
  */
 @AddLifecycleHook(value = FaultScheduleProperties.Settings.class, propagateTo = PropagationMode.DIRECT_DESCENDANTS)

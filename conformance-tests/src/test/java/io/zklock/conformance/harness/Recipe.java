@@ -20,6 +20,7 @@ import org.apache.curator.framework.CuratorFramework;
  * lock whose holders and the recipe's holders exclude each other. For an exclusive or bounded
  * recipe it is the recipe itself; for the read lock it is the write lock of the same path (a
  * reader waits for a writer and a writer for readers, but readers share).
+ *
  * <p>A multi-lock recipe names its {@link Component}s: which recipes of the list it takes
  * together, on which paths below its own. A judge that fences what a lease protects (the fault
  * schedules) keeps one resource per lock path a lease holds, judged by the {@link Sharing} of
