@@ -14,14 +14,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BiFunction;
 import java.util.stream.Stream;
 
 import io.zklock.conformance.harness.FaultScheduleRunner;
+import io.zklock.conformance.harness.Recipe;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
-import io.zklock.mutex.ZkMutex;
-import io.zklock.semaphore.ZkSemaphore;
 import io.zklock.testing.Await;
 import io.zklock.testing.FencedResource;
 import io.zklock.testing.ZkTesting;
@@ -40,7 +38,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * comes back, or the server a client is connected to restarts. Sessions survive (their
  * timeout outlasts the election), so the properties are those of a lock that never lost a
  * holder: no more holders than capacity at any moment, every request is granted in the end,
- * and no lock node is left once every client has released.
+ * and no lock node is left once every client has released. Run on the exclusive and the
+ * bounded recipe of {@link Recipe} (the mutex, and a semaphore of 2 so that the six threads
+ * contend for its permits); the properties of every recipe under server faults are those of
+ * {@link FaultScheduleProperties}' ensemble schedules.
  */
 class FaultConformanceTest {
     private static final int ROUNDS = 10;
@@ -64,9 +65,9 @@ class FaultConformanceTest {
     static Stream<Arguments> recipesAndFaults() {
         List<Arguments> all = new ArrayList<>();
         for (Fault fault : Fault.values()) {
-            all.add(Arguments.of("mutex", 1, (BiFunction<CuratorFramework, String, DistributedLock>) ZkMutex::new, fault));
-            all.add(Arguments.of("semaphore", 2,
-                    (BiFunction<CuratorFramework, String, DistributedLock>) (c, p) -> new ZkSemaphore(c, p, 2), fault));
+            for (Recipe recipe : List.of(Recipe.MUTEX, Recipe.semaphore(2))) {
+                all.add(Arguments.of(recipe, fault));
+            }
         }
         return all.stream();
     }
@@ -76,14 +77,15 @@ class FaultConformanceTest {
      * no node left; and a lock re-acquired by one thread alone on the faulted session (the
      * one-transaction path) keeps being granted after the fault and leaves no node either.
      */
-    @ParameterizedTest(name = "{0} under {3}")
+    @ParameterizedTest(name = "{0} under {1}")
     @MethodSource("recipesAndFaults")
-    void serverFaultKeepsExclusionAndLivenessAndLeavesNoNode(String name, int capacity,
-            BiFunction<CuratorFramework, String, DistributedLock> recipe, Fault fault) throws Exception {
+    void serverFaultKeepsExclusionAndLivenessAndLeavesNoNode(Recipe recipe, Fault fault) throws Exception {
+        String name = recipe.name();
+        int capacity = recipe.capacity();
         String path = "/faults/" + name + "-" + UUID.randomUUID();
         List<CuratorFramework> clients = new ArrayList<>();
         Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
-        FencedResource resource = new FencedResource(capacity, capacity == 1);
+        FencedResource resource = new FencedResource(capacity, recipe.exclusive());
         AtomicInteger grants = new AtomicInteger();
         AtomicInteger suspensions = new AtomicInteger();
         try {
@@ -96,7 +98,7 @@ class FaultConformanceTest {
                     }
                 });
                 clients.add(client);
-                locks.add(recipe.apply(client, path));
+                locks.add(recipe.create(client, path));
             }
             CountDownLatch halfway = new CountDownLatch(SESSIONS * THREADS_PER_SESSION);
             List<Thread> threads = new ArrayList<>();
@@ -127,7 +129,7 @@ class FaultConformanceTest {
             }
             // A lock only one thread uses, on the session the fault reaches: its re-acquires take the
             // inferring one-transaction path, so some transaction replies are lost to the fault.
-            DistributedLock solo = recipe.apply(clients.get(0), path + "-solo");
+            DistributedLock solo = recipe.create(clients.get(0), path + "-solo");
             AtomicBoolean contentionOver = new AtomicBoolean();
             AtomicInteger soloGrantsAfterFault = new AtomicInteger();
             AtomicBoolean faultDone = new AtomicBoolean();

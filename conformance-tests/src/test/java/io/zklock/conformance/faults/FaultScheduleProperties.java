@@ -3,6 +3,7 @@ package io.zklock.conformance.faults;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -15,8 +16,8 @@ import io.zklock.conformance.harness.FaultSchedule.Pause;
 import io.zklock.conformance.harness.FaultSchedule.Step;
 import io.zklock.conformance.harness.FaultSchedule;
 import io.zklock.conformance.harness.FaultScheduleRunner.Outcome;
-import io.zklock.conformance.harness.FaultScheduleRunner.Target;
 import io.zklock.conformance.harness.FaultScheduleRunner;
+import io.zklock.conformance.harness.Recipe;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -40,19 +41,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Generated fault schedules against every recipe: jqwik interleaves acquire / hold / release
- * by three clients, each behind its own {@link FaultProxy}, with faults drawn from the whole
+ * Generated fault schedules against every recipe of {@link Recipe#all()} (on the single server,
+ * the semaphore with 2 permits): jqwik interleaves acquire / hold / release by three clients,
+ * each behind its own {@link FaultProxy}, with faults drawn from the whole
  * alphabet ({@link Fault}), and {@link FaultScheduleRunner} judges each schedule: no two valid
  * holders (fenced resources), holders told before a successor writes and told LOST once their
  * session is gone, no lease RELEASED while its node exists, no failed or stranded acquisition,
  * the lock granted again once every fault is healed, and no lock node once every client has
- * closed. A failure is shrunk to a minimal schedule; jqwik prints it with its seed.
+ * closed. What an acquire step requests (the recipe, its rival, a multi-lock's components in
+ * either order or one alone) and how each lock path is judged (by its recipe's
+ * {@link Recipe.Sharing}) is told in {@link FaultScheduleRunner}. A failure is shrunk to a
+ * minimal schedule; jqwik prints it with its seed.
  *
  * <p>Sessions last 2 s on the single server (3 s on the ensemble) so a try takes seconds.
- * Tries per property: {@code -Dzklock.faults.tries=N} (single server, default 6) and
+ * Tries per property: {@code -Dzklock.faults.tries=N} (single server, default 5) and
  * {@code -Dzklock.faults.clusterTries=N} (ensemble, default 3); {@code -Dzklock.faults.shrinking=OFF}
- * skips shrinking. {@code mvn -B verify} runs the defaults: 6 schedules per recipe on the
- * single server and 3 on the ensemble (27 in all, about two minutes). Each property logs a line
+ * skips shrinking. {@code mvn -B verify} runs the defaults: 5 schedules per recipe on the
+ * single server (one property per recipe) and 3 on the ensemble, each drawing its recipe from
+ * {@code Recipe.all()} (28 in all, a minute and a half to two minutes). Each property logs a line
  * with its name, its schedules and its result, and one summary line is logged at the end.
  */
 @AddLifecycleHook(value = FaultScheduleProperties.Settings.class, propagateTo = PropagationMode.DIRECT_DESCENDANTS)
@@ -101,38 +107,51 @@ class FaultScheduleProperties {
     // ---- properties ----------------------------------------------------------------------------
 
     /** Mutex under any single-server fault schedule: no two valid holders, holders told, no stranded waiter, no orphan. */
-    @Property(tries = 6, shrinking = ShrinkingMode.FULL)
+    @Property(tries = 5, shrinking = ShrinkingMode.FULL)
     void mutexKeepsEveryInvariantUnderGeneratedFaults(@ForAll("singleServerSchedules") FaultSchedule schedule) {
-        check(Target.MUTEX, schedule, server.getConnectString(), null, SESSION_MS);
+        check(Recipe.MUTEX, schedule, server.getConnectString(), null, SESSION_MS);
     }
 
-    /** Semaphore of 2 under any single-server fault schedule: never three valid holders, holders told, no stranded waiter, no orphan. */
-    @Property(tries = 6, shrinking = ShrinkingMode.FULL)
+    /**
+     * Semaphore of 2 (so that three clients contend for the permits) under any single-server
+     * fault schedule: never three valid holders, holders told, no stranded waiter, no orphan.
+     */
+    @Property(tries = 5, shrinking = ShrinkingMode.FULL)
     void semaphoreKeepsEveryInvariantUnderGeneratedFaults(@ForAll("singleServerSchedules") FaultSchedule schedule) {
-        check(Target.SEMAPHORE, schedule, server.getConnectString(), null, SESSION_MS);
+        check(Recipe.semaphore(2), schedule, server.getConnectString(), null, SESSION_MS);
     }
 
-    /** Read-write lock under any single-server fault schedule: no valid writer beside another holder, holders told, no stranded waiter, no orphan. */
-    @Property(tries = 6, shrinking = ShrinkingMode.FULL)
-    void readWriteLockKeepsEveryInvariantUnderGeneratedFaults(@ForAll("singleServerSchedules") FaultSchedule schedule) {
-        check(Target.READ_WRITE, schedule, server.getConnectString(), null, SESSION_MS);
+    /** Read lock, its readers mixed with writers, under any single-server fault schedule: no valid reader beside a valid writer, holders told, no stranded waiter, no orphan. */
+    @Property(tries = 5, shrinking = ShrinkingMode.FULL)
+    void readLockKeepsEveryInvariantUnderGeneratedFaults(@ForAll("singleServerSchedules") FaultSchedule schedule) {
+        check(Recipe.READ_LOCK, schedule, server.getConnectString(), null, SESSION_MS);
     }
 
-    /** Multi-lock (both orders of two mutexes, and one of them alone) under any single-server fault schedule: no two valid holders of a lock, no stranded waiter, no orphan. */
-    @Property(tries = 6, shrinking = ShrinkingMode.FULL)
+    /** Write lock under any single-server fault schedule: no two valid writers, holders told, no stranded waiter, no orphan. */
+    @Property(tries = 5, shrinking = ShrinkingMode.FULL)
+    void writeLockKeepsEveryInvariantUnderGeneratedFaults(@ForAll("singleServerSchedules") FaultSchedule schedule) {
+        check(Recipe.WRITE_LOCK, schedule, server.getConnectString(), null, SESSION_MS);
+    }
+
+    /**
+     * Multi-lock (over a mutex, a read lock, a write lock and a semaphore; in either order, and
+     * each component's rival alone) under any single-server fault schedule: on each lock path no
+     * more valid holders than its recipe admits, holders told, no stranded waiter, no orphan.
+     */
+    @Property(tries = 5, shrinking = ShrinkingMode.FULL)
     void multiLockKeepsEveryInvariantUnderGeneratedFaults(@ForAll("singleServerSchedules") FaultSchedule schedule) {
-        check(Target.MULTI_LOCK, schedule, server.getConnectString(), null, SESSION_MS);
+        check(Recipe.MULTI_LOCK, schedule, server.getConnectString(), null, SESSION_MS);
     }
 
     /** Any recipe on a three-server ensemble under server restarts, leader loss and quorum loss (with session faults): the same invariants. */
     @Property(tries = 3, shrinking = ShrinkingMode.FULL)
-    void everyRecipeKeepsEveryInvariantUnderEnsembleFaults(@ForAll("recipes") Target target,
+    void everyRecipeKeepsEveryInvariantUnderEnsembleFaults(@ForAll("recipes") Recipe target,
             @ForAll("ensembleSchedules") FaultSchedule schedule) throws Exception {
         TestingCluster ensemble = cluster();
         check(target, schedule, ensemble.getConnectString(), ensemble, CLUSTER_SESSION_MS);
     }
 
-    private static void check(Target target, FaultSchedule schedule, String connect, TestingCluster ensemble, int sessionMs) {
+    private static void check(Recipe target, FaultSchedule schedule, String connect, TestingCluster ensemble, int sessionMs) {
         Outcome outcome;
         try (FaultScheduleRunner runner = new FaultScheduleRunner(target, CLIENTS, sessionMs, connect, ensemble)) {
             outcome = runner.run(schedule);
@@ -241,8 +260,8 @@ class FaultScheduleProperties {
     // ---- generators ----------------------------------------------------------------------------
 
     @Provide
-    Arbitrary<Target> recipes() {
-        return Arbitraries.of(Target.MUTEX, Target.SEMAPHORE, Target.READ_WRITE, Target.MULTI_LOCK);
+    Arbitrary<Recipe> recipes() {
+        return Arbitraries.of(Recipe.all());
     }
 
     @Provide
@@ -293,7 +312,7 @@ class FaultScheduleProperties {
 
     /** What every schedule of a run did, for the one summary line (shrinking runs included). */
     static final class Tally {
-        private final Map<Target, AtomicInteger> schedules = new EnumMap<>(Target.class);
+        private final Map<String, AtomicInteger> schedules = new LinkedHashMap<>();      // by recipe name
         private final Map<Fault, AtomicInteger> injected = new EnumMap<>(Fault.class);
         private final Map<Fault, AtomicInteger> skipped = new EnumMap<>(Fault.class);
         private final AtomicInteger violations = new AtomicInteger();
@@ -311,8 +330,8 @@ class FaultScheduleProperties {
         private final AtomicInteger stranded = new AtomicInteger();
         private final List<String> firstViolations = new ArrayList<>();
 
-        synchronized void add(Target target, Outcome o) {
-            schedules.computeIfAbsent(target, t -> new AtomicInteger()).incrementAndGet();
+        synchronized void add(Recipe target, Outcome o) {
+            schedules.computeIfAbsent(target.name(), t -> new AtomicInteger()).incrementAndGet();
             o.injected().forEach((k, v) -> injected.computeIfAbsent(k, x -> new AtomicInteger()).addAndGet(v));
             o.skipped().forEach((k, v) -> skipped.computeIfAbsent(k, x -> new AtomicInteger()).addAndGet(v));
             violations.addAndGet(o.violations().size());

@@ -15,8 +15,8 @@ import io.zklock.conformance.harness.FaultSchedule.Pause;
 import io.zklock.conformance.harness.FaultSchedule.Step;
 import io.zklock.conformance.harness.FaultSchedule;
 import io.zklock.conformance.harness.FaultScheduleRunner.Outcome;
-import io.zklock.conformance.harness.FaultScheduleRunner.Target;
 import io.zklock.conformance.harness.FaultScheduleRunner;
+import io.zklock.conformance.harness.Recipe;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The nemesis, run by {@code mvn -Psoak} only (the parent POM excludes it by name from every other run):
- * for {@code -Dzklock.soak.minutes} (default 2), every recipe in turn runs long random
+ * for {@code -Dzklock.soak.minutes} (default 2), every recipe of {@link Recipe#all()} in turn runs long random
  * schedules in which three clients take the lock while faults of every kind are injected,
  * judged as {@link FaultScheduleProperties} judges them; every fifth schedule runs on a
  * three-server ensemble with its faults. After each fault heals, the faulted client requests
@@ -37,7 +37,6 @@ import org.slf4j.LoggerFactory;
 class FaultSoak {
     private static final Logger LOG = LoggerFactory.getLogger(FaultSoak.class);
     private static final int STEPS = 12;
-    private static final List<Target> RECIPES = List.of(Target.MUTEX, Target.SEMAPHORE, Target.READ_WRITE, Target.MULTI_LOCK);
 
     /** Over the whole soak, under faults of every kind drawn at random, no schedule breaks an invariant. */
     @Test
@@ -52,10 +51,12 @@ class FaultSoak {
         long deadline = System.nanoTime() + (long) (minutes * TimeUnit.MINUTES.toNanos(1));
         TestingCluster cluster = null;
         try (TestingServer server = new TestingServer(spec(-1), true)) {
+            List<Recipe> recipes = Recipe.all();
             int chunk = 0;
+            int[] turns = new int[2];       // schedules so far on the single server and on the ensemble: each takes the recipes in turn
             while (System.nanoTime() - deadline < 0) {
-                Target target = RECIPES.get(chunk % RECIPES.size());
                 boolean ensemble = chunk % 5 == 4;
+                Recipe target = recipes.get(turns[ensemble ? 1 : 0]++ % recipes.size());
                 chunk++;
                 if (ensemble && cluster == null) {
                     cluster = new TestingCluster(spec(1), spec(2), spec(3));

@@ -3,6 +3,7 @@ package io.zklock.conformance.harness;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -21,14 +22,13 @@ import io.zklock.conformance.harness.FaultSchedule.Fault;
 import io.zklock.conformance.harness.FaultSchedule.Inject;
 import io.zklock.conformance.harness.FaultSchedule.Pause;
 import io.zklock.conformance.harness.FaultSchedule.Step;
+import io.zklock.conformance.harness.Recipe.Component;
+import io.zklock.conformance.harness.Recipe.Sharing;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
 import io.zklock.core.MultiLease;
-import io.zklock.multilock.ZkMultiLock;
 import io.zklock.mutex.ZkMutex;
-import io.zklock.readwrite.ZkReadWriteLock;
-import io.zklock.semaphore.ZkSemaphore;
 import io.zklock.testing.FencedResource;
 import io.zklock.testing.ZkProbe;
 import io.zklock.testing.ZkTesting;
@@ -46,9 +46,17 @@ import org.slf4j.LoggerFactory;
 /*
  * Overview.
  *
- * Runs one FaultSchedule against one recipe and judges it. Each client is a Curator client of
+ * Runs one FaultSchedule against one Recipe and judges it. Each client is a Curator client of
  * its own whose traffic goes through its own FaultProxy; a "direct" client, not proxied, reaps
  * directories, reads the server's truth and is never faulted (except by ensemble faults).
+ *
+ * What an acquire step requests, by its variant: the recipe or its rival (so a read lock's
+ * schedules mix readers and writers); for a multi-lock, the multi-lock, its components in the
+ * reverse order (two orders that would deadlock if taken one lock at a time), or one
+ * component's rival alone (single-lock users queueing among the multi-locks). Each lock path a
+ * lease stands on is one fenced resource, judged by the Sharing of the recipe on that path:
+ * an exclusive holder holds alone, a shared (read) holder never beside an exclusive one, and at
+ * most `permits` bounded (semaphore) holders at once.
  *
  * The schedule's steps run in order on the caller's thread: an acquire starts a worker thread
  * and returns; a fault with a duration (cut, freeze, deafen, server kill) blocks for it and
@@ -85,21 +93,6 @@ public final class FaultScheduleRunner implements AutoCloseable {
     private static final int REAPS_PER_FAULT = 2;
     private static final int CLEANUP_GRACE_MS = 500;
 
-    /** The recipes a schedule can run against, and what each variant of a request takes. */
-    public enum Target {
-        MUTEX, SEMAPHORE, READ_WRITE, MULTI_LOCK,
-        /** Not a recipe: each client locks a path of its own, so nothing excludes; the judge's self-test. */
-        UNGUARDED;
-
-        static final int PERMITS = 2;
-
-        public int capacity() {
-            return this == SEMAPHORE ? PERMITS : 1;
-        }
-    }
-
-    private enum Kind { EXCLUSIVE, SHARED, PERMIT }
-
     private enum Phase { WAITING, HOLDING, DONE }
 
     /** What one run found. */
@@ -109,10 +102,16 @@ public final class FaultScheduleRunner implements AutoCloseable {
             int lostNodeChecks) {
     }
 
-    private record Request(DistributedLock lock, Kind kind, List<String> resources) {
+    /** One lock path a request stands on, as the judge sees it: its fenced resource and how holders share it. */
+    private record Guard(String resource, Sharing sharing, int permits) {
     }
 
-    private final Target target;
+    /** What an acquire step requests: the lock, and one guard per node of its lease, in the lease's order. */
+    private record Request(String what, DistributedLock lock, List<Guard> guards) {
+    }
+
+    private final Recipe recipe;
+    private final boolean unguarded;
     private final int sessionMs;
     private final String serverConnect;
     private final TestingCluster cluster;
@@ -140,14 +139,30 @@ public final class FaultScheduleRunner implements AutoCloseable {
     private final AtomicInteger lateForced = new AtomicInteger();
     private final AtomicInteger lostNodeChecks = new AtomicInteger();
     private final AtomicInteger ids = new AtomicInteger();
+    private int acquireSteps;                                            // the caller's thread only
     private volatile boolean armed = true;
 
     /**
+     * @param recipe the recipe under test (its rival and, for a multi-lock, its components too)
      * @param serverConnect the servers' own connect string (the direct client and forced expiry use it)
      * @param cluster the ensemble, for ensemble faults; null on a single server
      */
-    public FaultScheduleRunner(Target target, int clientCount, int sessionMs, String serverConnect, TestingCluster cluster) {
-        this.target = target;
+    public FaultScheduleRunner(Recipe recipe, int clientCount, int sessionMs, String serverConnect, TestingCluster cluster) {
+        this(recipe, false, clientCount, sessionMs, serverConnect, cluster);
+    }
+
+    /**
+     * Not a recipe: each client locks a mutex on a path of its own, so nothing excludes; what the
+     * judge's self-test runs against, on a single server.
+     */
+    public static FaultScheduleRunner unguarded(int clientCount, int sessionMs, String serverConnect) {
+        return new FaultScheduleRunner(Recipe.MUTEX, true, clientCount, sessionMs, serverConnect, null);
+    }
+
+    private FaultScheduleRunner(Recipe recipe, boolean unguarded, int clientCount, int sessionMs, String serverConnect,
+            TestingCluster cluster) {
+        this.recipe = recipe;
+        this.unguarded = unguarded;
         this.sessionMs = sessionMs;
         this.serverConnect = serverConnect;
         this.cluster = cluster;
@@ -157,9 +172,6 @@ public final class FaultScheduleRunner implements AutoCloseable {
             skipped.put(f, new AtomicInteger());
         }
         this.direct = ZkTesting.client(serverConnect, Math.max(sessionMs, 10_000));
-        for (String r : List.of("r", "a", "b")) {
-            fenced.put(r, new FencedResource(1, true));
-        }
         for (int i = 0; i < clientCount; i++) {
             clients.add(new Client(i));
         }
@@ -257,7 +269,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
 
     /** One request by {@code c}, which must be granted within the bound; its wait goes to {@code times}. */
     private void probeOnce(Client c, String after, List<Long> times) {
-        Request r = request(c, 0);
+        Request r = c.lock;
         long t0 = System.nanoTime();
         Duration bound = Duration.ofMillis(6L * sessionMs + 6_000);
         try {
@@ -323,23 +335,35 @@ public final class FaultScheduleRunner implements AutoCloseable {
         volatile Fault armedKind;
         int dropsSeen;
         boolean fired;
-        final DistributedLock single;           // mutex or semaphore
-        final ZkReadWriteLock rw;
-        final ZkMutex a;
-        final ZkMutex b;
-        final ZkMultiLock ab;
-        final ZkMultiLock ba;
+        final Request lock;                     // the recipe (the probe's request too)
+        final Request rival;                    // its rival; a multi-lock's components in reverse order
+        final List<Request> alone;              // a multi-lock's components' rivals, each alone; empty otherwise
 
         Client(int index) {
             this.index = index;
             this.proxy = FaultProxy.to(serverConnect);
             this.curator = ZkTesting.client(proxy.connectString(), sessionMs);
-            this.single = target == Target.SEMAPHORE ? new ZkSemaphore(curator, base, Target.PERMITS) : new ZkMutex(curator, base);
-            this.rw = new ZkReadWriteLock(curator, base);
-            this.a = new ZkMutex(curator, base + "/a");
-            this.b = new ZkMutex(curator, base + "/b");
-            this.ab = new ZkMultiLock(List.of(a, b));
-            this.ba = new ZkMultiLock(List.of(b, a));
+            if (unguarded) {
+                Guard shared = new Guard("r", Sharing.EXCLUSIVE, 1);      // one resource, guarded by a lock per client
+                this.lock = new Request("a mutex of its own", new ZkMutex(curator, base + "/own-" + index), List.of(shared));
+                this.rival = lock;
+                this.alone = List.of();
+            } else if (recipe.components().isEmpty()) {
+                this.lock = new Request(recipe.name(), recipe.create(curator, base), guards(recipe.parts()));
+                this.rival = new Request(recipe.name() + "'s rival", recipe.rival(curator, base),
+                        List.of(new Guard("r", recipe.rivalSharing(), recipe.permits())));
+                this.alone = List.of();
+            } else {
+                List<Component> reversed = new ArrayList<>(recipe.components());
+                Collections.reverse(reversed);
+                this.lock = new Request(recipe.name(), recipe.create(curator, base), guards(recipe.components()));
+                this.rival = new Request(recipe.name() + " reversed", Recipe.multiLock(reversed, curator, base), guards(reversed));
+                this.alone = recipe.components().stream()
+                        .map(k -> new Request(k.recipe().name() + "'s rival alone on " + k.subPath(),
+                                k.recipe().rival(curator, base + k.subPath()),
+                                List.of(new Guard("r" + k.subPath(), k.recipe().rivalSharing(), k.recipe().permits()))))
+                        .toList();
+            }
             proxy.beforeRequest(this::maybeReap);
         }
 
@@ -397,39 +421,46 @@ public final class FaultScheduleRunner implements AutoCloseable {
         }
     }
 
-    private Request request(Client c, int variant) {
-        return switch (target) {
-            case MUTEX -> new Request(c.single, Kind.EXCLUSIVE, List.of("r"));
-            case UNGUARDED -> new Request(new ZkMutex(c.curator, base + "/own-" + c.index), Kind.EXCLUSIVE, List.of("r"));
-            case SEMAPHORE -> new Request(c.single, Kind.PERMIT, List.of("r"));
-            case READ_WRITE -> variant % 2 == 0
-                    ? new Request(c.rw.writeLock(), Kind.EXCLUSIVE, List.of("r"))
-                    : new Request(c.rw.readLock(), Kind.SHARED, List.of("r"));
-            case MULTI_LOCK -> switch (variant % 3) {
-                case 0 -> new Request(c.ab, Kind.EXCLUSIVE, List.of("a", "b"));
-                case 1 -> new Request(c.ba, Kind.EXCLUSIVE, List.of("b", "a"));
-                default -> new Request(c.a, Kind.EXCLUSIVE, List.of("a"));
-            };
+    /** One guard per part, each part's path its resource, judged by the Sharing of the part's recipe. */
+    private static List<Guard> guards(List<Component> parts) {
+        return parts.stream().map(k -> new Guard("r" + k.subPath(), k.recipe().sharing(), k.recipe().permits())).toList();
+    }
+
+    /**
+     * What the {@code ordinal}-th acquire step of the schedule requests, by its variant: the
+     * recipe or its rival; for a multi-lock, the multi-lock, its reverse, or one component's rival
+     * alone, the component taken in turn by the step's ordinal.
+     */
+    private Request request(Client c, int variant, int ordinal) {
+        if (c.alone.isEmpty()) {
+            return variant % 2 == 0 ? c.lock : c.rival;
+        }
+        return switch (variant % 3) {
+            case 0 -> c.lock;
+            case 1 -> c.rival;
+            default -> c.alone.get(ordinal % c.alone.size());
         };
     }
 
     private final class Worker {
         final Client client;
         final Acquire step;
+        final Request request;
         final Thread thread;
         volatile Phase phase = Phase.WAITING;
         final long deadlineNanos;
 
-        Worker(Client client, Acquire step) {
+        Worker(Client client, Acquire step, int ordinal) {
             this.client = client;
             this.step = step;
+            this.request = request(client, step.variant(), ordinal);
             this.deadlineNanos = System.nanoTime() + acquireBound.toNanos() + TimeUnit.MILLISECONDS.toNanos(step.holdMs());
             this.thread = new Thread(this::run, "fault-c" + client.index + "-w" + ids.incrementAndGet());
             this.thread.setDaemon(true);
         }
 
         private void run() {
-            Request r = request(client, step.variant());
+            Request r = request;
             long t0 = System.nanoTime();
             Optional<Lease> got;
             try {
@@ -438,12 +469,12 @@ public final class FaultScheduleRunner implements AutoCloseable {
                 return;
             } catch (RuntimeException e) {
                 failed.incrementAndGet();
-                violation("acquire failed: c%d %s threw %s%s", client.index, step, describe(e), knownBugHint(describe(e)));
+                violation("acquire failed: c%d %s (%s) threw %s%s", client.index, step, r.what, describe(e), knownBugHint(describe(e)));
                 return;
             } finally {
                 long late = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) - acquireBound.toMillis();
                 if (late > 3_000) {
-                    violation("slow give-up: c%d %s returned %d ms after its %s timeout", client.index, step, late, acquireBound);
+                    violation("slow give-up: c%d %s (%s) returned %d ms after its %s timeout", client.index, step, r.what, late, acquireBound);
                 }
             }
             if (got.isEmpty()) {
@@ -528,7 +559,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
     }
 
     private void startWorker(Client c, Acquire step) {
-        Worker w = new Worker(c, step);
+        Worker w = new Worker(c, step, acquireSteps++);
         workers.add(w);
         w.thread.start();
     }
@@ -537,9 +568,8 @@ public final class FaultScheduleRunner implements AutoCloseable {
     private final class Held {
         final int id = ids.incrementAndGet();
         final Client client;
-        final Kind kind;
+        final Request request;
         final Lease lease;
-        final List<String> resources;
         final List<Long> tokens = new ArrayList<>();
         final List<String> nodes = new ArrayList<>();
         final List<LeaseState> told = new CopyOnWriteArrayList<>();
@@ -547,9 +577,8 @@ public final class FaultScheduleRunner implements AutoCloseable {
 
         Held(Client client, Request r, Lease lease) {
             this.client = client;
-            this.kind = r.kind;
+            this.request = r;
             this.lease = lease;
-            this.resources = r.resources;
             lease.addListener((l, s) -> told.add(s));
             if (lease instanceof MultiLease m) {
                 for (Lease part : m.components()) {
@@ -570,6 +599,16 @@ public final class FaultScheduleRunner implements AutoCloseable {
             this.session = owner != 0 ? owner : client.session();
         }
 
+        /** The index of the guard on resource {@code r} among this lease's, or -1 if it holds none there. */
+        int indexOf(String r) {
+            for (int i = 0; i < request.guards.size(); i++) {
+                if (request.guards.get(i).resource.equals(r)) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
         public boolean toldLost() {
             return told.contains(LeaseState.LOST) || lease.state() == LeaseState.LOST;
         }
@@ -584,7 +623,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
 
         @Override
         public String toString() {
-            return "c" + client.index + ":" + kind + tokens + "(session 0x" + Long.toHexString(session) + ", told " + told
+            return "c" + client.index + ":" + request.what + tokens + "(session 0x" + Long.toHexString(session) + ", told " + told
                     + (forcedExpiry() ? ", expired by force" : "") + ")";
         }
     }
@@ -599,11 +638,12 @@ public final class FaultScheduleRunner implements AutoCloseable {
                 return;
             }
             writes.incrementAndGet();
-            for (int i = 0; i < h.resources.size(); i++) {
-                String r = h.resources.get(i);
+            for (int i = 0; i < h.request.guards.size(); i++) {
+                Guard g = h.request.guards.get(i);
+                String r = g.resource;
                 long token = h.tokens.get(i);
-                if (h.kind == Kind.EXCLUSIVE) {
-                    FencedResource f = fenced.get(r);
+                if (g.sharing == Sharing.EXCLUSIVE) {
+                    FencedResource f = fenced.computeIfAbsent(r, k -> new FencedResource(1, true));
                     if (f.enter(token)) {
                         f.exit(token);
                     } else {
@@ -612,17 +652,17 @@ public final class FaultScheduleRunner implements AutoCloseable {
                 }
                 List<Held> conflicting = new ArrayList<>();
                 for (Held o : open) {
-                    if (o != h && o.resources.contains(r)
-                            && (h.kind == Kind.PERMIT || h.kind == Kind.EXCLUSIVE || o.kind == Kind.EXCLUSIVE)) {
+                    int at = o.indexOf(r);
+                    if (o != h && at >= 0 && (g.sharing != Sharing.SHARED || o.request.guards.get(at).sharing == Sharing.EXCLUSIVE)) {
                         LeaseState os = o.lease.state();
                         if (os == LeaseState.HELD) {
                             conflicting.add(o);
-                        } else if (os == LeaseState.SUSPENDED && h.kind == Kind.EXCLUSIVE && o.tokens.get(o.resources.indexOf(r)) < token) {
+                        } else if (os == LeaseState.SUSPENDED && g.sharing == Sharing.EXCLUSIVE && o.tokens.get(at) < token) {
                             suspendedOnly.add(o);     // counted if it turns out LOST: told SUSPENDED, but LOST only after the successor wrote
                         }
                     }
                 }
-                int allowed = h.kind == Kind.PERMIT ? target.capacity() : 1;
+                int allowed = g.sharing == Sharing.BOUNDED ? g.permits : 1;
                 if (conflicting.size() + 1 > allowed) {
                     conflicting.add(h);
                     candidates.add(new Candidate("conflicting leases all said HELD at a write", r, allowed, conflicting));
@@ -866,7 +906,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
 
     private void violation(String format, Object... args) {
         String v = String.format(format, args);
-        LOG.debug("{}: {}", target, v);      // reported by the caller: the failing property names every violation
+        LOG.debug("{}: {}", unguarded ? "unguarded" : recipe, v);      // reported by the caller: the failing property names every violation
         violations.add(v);
     }
 

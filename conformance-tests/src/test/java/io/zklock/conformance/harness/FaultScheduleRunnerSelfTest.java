@@ -9,7 +9,6 @@ import io.zklock.conformance.harness.FaultSchedule.Acquire;
 import io.zklock.conformance.harness.FaultSchedule.Fault;
 import io.zklock.conformance.harness.FaultSchedule.Inject;
 import io.zklock.conformance.harness.FaultScheduleRunner.Outcome;
-import io.zklock.conformance.harness.FaultScheduleRunner.Target;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
@@ -34,7 +33,7 @@ class FaultScheduleRunnerSelfTest {
     }
 
     private static Outcome run(Acquire... steps) {
-        try (FaultScheduleRunner runner = new FaultScheduleRunner(Target.UNGUARDED, 2, 2_000, server.getConnectString(), null)) {
+        try (FaultScheduleRunner runner = FaultScheduleRunner.unguarded(2, 2_000, server.getConnectString())) {
             return runner.run(new FaultSchedule(List.of(steps)));
         }
     }
@@ -52,7 +51,7 @@ class FaultScheduleRunnerSelfTest {
     /** A holder whose session is expired by force while a waiter takes over is no violation: it is dead, and told LOST. */
     @Test
     void holderExpiredByForceIsExcusedOnlyOnceItIsToldLost() {
-        try (FaultScheduleRunner runner = new FaultScheduleRunner(Target.MUTEX, 2, 2_000, server.getConnectString(), null)) {
+        try (FaultScheduleRunner runner = new FaultScheduleRunner(Recipe.MUTEX, 2, 2_000, server.getConnectString(), null)) {
             Outcome outcome = runner.run(new FaultSchedule(List.of(new Acquire(0, 0, 1_500), new Acquire(1, 0, 300),
                     new Inject(Fault.HOLDER_EXPIRY, 0))));
             assertTrue(outcome.injected().containsKey(Fault.HOLDER_EXPIRY), "expiry injected: " + outcome);

@@ -21,17 +21,22 @@ import org.apache.curator.framework.CuratorFramework;
  * recipe it is the recipe itself; for the read lock it is the write lock of the same path (a
  * reader waits for a writer and a writer for readers, but readers share).
  *
+ * <p>A multi-lock recipe names its {@link Component}s: which recipes of the list it takes
+ * together, on which paths below its own. A judge that fences what a lease protects (the fault
+ * schedules) keeps one resource per lock path a lease holds, judged by the {@link Sharing} of
+ * the recipe on that path ({@link #parts()}).
+ *
  * @param name short name, used in lock paths and test names
  * @param sharing how many holders of the recipe may hold at once
  * @param permits the semaphore's maxLeases (1 for the other recipes)
  * @param reentrant whether a holding thread's blocking acquisitions re-enter
  * @param lock makes the lock under test on a path
  * @param rival makes a lock on the same path whose holders exclude the recipe's holders
- * @param nodesPerLease how many nodes one lease stands on (one per component for a multi-lock)
+ * @param components a multi-lock's components, in the order it lists them; empty for a single lock
  * @param inspected where status finds the recipe's nodes below the path, and how it names them
  */
 public record Recipe(String name, Sharing sharing, int permits, boolean reentrant, LockFactory lock, LockFactory rival,
-        int nodesPerLease, Inspected inspected) {
+        List<Component> components, Inspected inspected) {
 
     /** How many holders of one recipe may hold at once. */
     public enum Sharing {
@@ -62,25 +67,37 @@ public record Recipe(String name, Sharing sharing, int permits, boolean reentran
     public record Inspected(String subPath, String recipe, String kind, int maxLeases) {
     }
 
+    /**
+     * One lock a multi-lock takes: a recipe of the list, on a path below the multi-lock's.
+     *
+     * @param subPath the component's lock path below the recipe's path, e.g. {@code "/mutex"}
+     * @param recipe the component's recipe
+     */
+    public record Component(String subPath, Recipe recipe) {
+    }
+
     /** The semaphore's permits in the list of recipes. */
     public static final int SEMAPHORE_PERMITS = 3;
 
-    public static final Recipe MUTEX = new Recipe("mutex", Sharing.EXCLUSIVE, 1, true, ZkMutex::new, ZkMutex::new, 1,
+    public static final Recipe MUTEX = new Recipe("mutex", Sharing.EXCLUSIVE, 1, true, ZkMutex::new, ZkMutex::new, List.of(),
             new Inspected("", "mutex", "mutex", 1));
     public static final Recipe SEMAPHORE = semaphore(SEMAPHORE_PERMITS);
     public static final Recipe READ_LOCK = new Recipe("read-lock", Sharing.SHARED, 1, true,
-            (c, p) -> new ZkReadWriteLock(c, p).readLock(), (c, p) -> new ZkReadWriteLock(c, p).writeLock(), 1,
+            (c, p) -> new ZkReadWriteLock(c, p).readLock(), (c, p) -> new ZkReadWriteLock(c, p).writeLock(), List.of(),
             new Inspected("", "readwrite", "read", 1));
     public static final Recipe WRITE_LOCK = new Recipe("write-lock", Sharing.EXCLUSIVE, 1, true,
-            (c, p) -> new ZkReadWriteLock(c, p).writeLock(), (c, p) -> new ZkReadWriteLock(c, p).writeLock(), 1,
+            (c, p) -> new ZkReadWriteLock(c, p).writeLock(), (c, p) -> new ZkReadWriteLock(c, p).writeLock(), List.of(),
             new Inspected("", "readwrite", "write", 1));
     /** A multi-lock over a mutex, a read lock, a write lock and a semaphore permit, each the list's own recipe. */
-    public static final Recipe MULTI_LOCK = new Recipe("multi-lock", Sharing.EXCLUSIVE, 1, true, Recipe::multiLock,
-            Recipe::multiLock, 4, new Inspected("/mutex", "mutex", "multi", 1));
+    public static final Recipe MULTI_LOCK = new Recipe("multi-lock", Sharing.EXCLUSIVE, 1, true,
+            (c, p) -> multiLock(Recipe.MULTI_LOCK.components(), c, p), (c, p) -> multiLock(Recipe.MULTI_LOCK.components(), c, p),
+            List.of(new Component("/mutex", MUTEX), new Component("/read", READ_LOCK), new Component("/write", WRITE_LOCK),
+                    new Component("/semaphore", SEMAPHORE)),
+            new Inspected("/mutex", "mutex", "multi", 1));
 
-    private static DistributedLock multiLock(CuratorFramework client, String path) {
-        return new ZkMultiLock(List.of(MUTEX.create(client, path + "/mutex"), READ_LOCK.create(client, path + "/read"),
-                WRITE_LOCK.create(client, path + "/write"), SEMAPHORE.create(client, path + "/semaphore")));
+    /** A multi-lock over {@code components}, in that order, below {@code path}, for {@code client}. */
+    public static ZkMultiLock multiLock(List<Component> components, CuratorFramework client, String path) {
+        return new ZkMultiLock(components.stream().map(k -> k.recipe().create(client, path + k.subPath())).toList());
     }
 
     /** Every recipe: mutex, semaphore, read lock, write lock, multi-lock. */
@@ -91,7 +108,7 @@ public record Recipe(String name, Sharing sharing, int permits, boolean reentran
     /** A semaphore of {@code permits} (the list's has {@link #SEMAPHORE_PERMITS}). */
     public static Recipe semaphore(int permits) {
         return new Recipe("semaphore", Sharing.BOUNDED, permits, false, (c, p) -> new ZkSemaphore(c, p, permits),
-                (c, p) -> new ZkSemaphore(c, p, permits), 1, new Inspected("", "semaphore", "permit", permits));
+                (c, p) -> new ZkSemaphore(c, p, permits), List.of(), new Inspected("", "semaphore", "permit", permits));
     }
 
     /** A new lock of this recipe on {@code path} for {@code client}. */
@@ -121,6 +138,24 @@ public record Recipe(String name, Sharing sharing, int permits, boolean reentran
     /** Whether holders of the recipe share without bound (they exclude only the rival). */
     public boolean shared() {
         return sharing == Sharing.SHARED;
+    }
+
+    /** How the rival's holders share: exclusively for a shared recipe's rival (the write lock), else as the recipe's. */
+    public Sharing rivalSharing() {
+        return shared() ? Sharing.EXCLUSIVE : sharing;
+    }
+
+    /**
+     * What one lease stands on, lock path by lock path: a multi-lock's components, or the
+     * recipe itself on its own path (sub-path {@code ""}).
+     */
+    public List<Component> parts() {
+        return components.isEmpty() ? List.of(new Component("", this)) : components;
+    }
+
+    /** How many nodes one lease stands on (one per component for a multi-lock). */
+    public int nodesPerLease() {
+        return parts().size();
     }
 
     /** How many leases of the recipe make a rival wait: every permit, or one holder of a shared lock. */

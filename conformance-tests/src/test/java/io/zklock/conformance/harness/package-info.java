@@ -4,7 +4,9 @@
  * <ul>
  * <li>The one list of recipes: {@link io.zklock.conformance.harness.Recipe#all()} (mutex,
  *     semaphore, read lock, write lock, and a multi-lock over the other four), each with what it
- *     promises (exclusive, bounded or shared; re-entrant or not) and its rival.</li>
+ *     promises (exclusive, bounded or shared; re-entrant or not), its rival and, for the
+ *     multi-lock, its components. The properties, the fault schedules and the soak take their
+ *     recipes from there (a property may take a variant, such as a semaphore of 2).</li>
  * <li>Servers and clients: {@link io.zklock.conformance.harness.SharedServer} (one embedded
  *     server for the properties), {@link io.zklock.conformance.harness.ServerFaults} (a server
  *     of their own for the named fault tests), {@link io.zklock.conformance.harness.FaultProxy}

@@ -1,7 +1,13 @@
 /**
  * Spring Boot auto-configuration for zklock: {@link io.zklock.spring.boot.ZkLockAutoConfiguration}
- * (client, lock registry, {@code LockAdmin}), {@link io.zklock.spring.boot.ZkLockMetricsAutoConfiguration},
- * {@link io.zklock.spring.boot.ZkLockHealthAutoConfiguration}, and the start-up failure report for an
- * unreachable ensemble ({@link io.zklock.spring.boot.EnsembleUnreachableFailureAnalyzer}).
+ * (client, lock registry, ShedLock provider, {@code LockAdmin}), with its settings in
+ * {@link io.zklock.spring.boot.ZkLockProperties}; {@link io.zklock.spring.boot.ZkLockMetricsAutoConfiguration}
+ * (meters); {@link io.zklock.spring.boot.ZkLockHealthAutoConfiguration} with
+ * {@link io.zklock.spring.boot.ZkLockHealthIndicator} (health); and the start-up failure report
+ * for an unreachable ensemble ({@link io.zklock.spring.boot.EnsembleUnreachableException},
+ * {@link io.zklock.spring.boot.EnsembleUnreachableFailureAnalyzer}).
+ *
+ * <p>Read {@code ZkLockAutoConfiguration}'s class comment first: which beans it makes, when, and
+ * how each steps aside for the application's own.
  */
 package io.zklock.spring.boot;

@@ -1,0 +1,11 @@
+/**
+ * The multi-lock recipe: {@link io.zklock.multilock.ZkMultiLock}, several zklock locks taken
+ * together, all or nothing, in one ZooKeeper transaction, so that two multi-locks never wait for
+ * each other in a cycle. Its grant is a {@link io.zklock.core.MultiLease}.
+ *
+ * <p>Read {@code ZkMultiLock}'s class comment first: it states the algorithm, re-entry, which
+ * acquisitions of a component it refuses while the multi-lock is held, and release. The class is
+ * thin; its re-entry and lease live in {@code io.zklock.core.spi.MultiLockSupport} (read its
+ * Overview next), and the request itself in the engine's {@code MultiAcquisition}.
+ */
+package io.zklock.multilock;
