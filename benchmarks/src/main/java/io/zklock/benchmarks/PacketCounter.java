@@ -1,7 +1,6 @@
 package io.zklock.benchmarks;
 
 import java.lang.management.ManagementFactory;
-
 import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;

@@ -4,6 +4,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import io.zklock.core.DistributedLock;
+import io.zklock.multilock.ZkMultiLock;
+import io.zklock.mutex.ZkMutex;
+import io.zklock.readwrite.ZkReadWriteLock;
+import io.zklock.semaphore.ZkSemaphore;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
 import org.apache.curator.framework.recipes.locks.InterProcessMultiLock;
@@ -12,12 +17,6 @@ import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
 import org.apache.zookeeper.CreateMode;
-
-import io.zklock.core.DistributedLock;
-import io.zklock.multilock.ZkMultiLock;
-import io.zklock.mutex.ZkMutex;
-import io.zklock.readwrite.ZkReadWriteLock;
-import io.zklock.semaphore.ZkSemaphore;
 
 /**
  * One library's recipes behind one shape, so that each scenario is written once and run

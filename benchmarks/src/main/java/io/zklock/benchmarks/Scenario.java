@@ -5,12 +5,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.zklock.benchmarks.Recipes.Held;
+import io.zklock.benchmarks.Recipes.Lock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
-
-import io.zklock.benchmarks.Recipes.Held;
-import io.zklock.benchmarks.Recipes.Lock;
 
 /**
  * A workload written once against {@link Recipes}, opened once per library: its sessions and

@@ -3,10 +3,10 @@ package io.zklock.cli;
 import java.io.PrintWriter;
 
 import io.zklock.core.LockException;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * The {@code zklock} command. Expected failures (bad usage, an unreachable ensemble) are one

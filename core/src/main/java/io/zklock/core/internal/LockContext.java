@@ -1,5 +1,10 @@
 package io.zklock.core.internal;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+import io.zklock.core.LockException;
 import io.zklock.core.internal.request.Cleanup;
 import io.zklock.core.internal.zk.CuratorPort;
 import io.zklock.core.internal.zk.DirectoryView;
@@ -8,10 +13,6 @@ import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.LockDriver;
 import io.zklock.core.spi.LockNode;
 import io.zklock.core.spi.LockPaths;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeoutException;
-
-import io.zklock.core.LockException;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.zookeeper.Watcher;
@@ -121,7 +122,15 @@ public final class LockContext {
 
     /** Lists the lock directory; the reply updates the directory's view, in reply order. */
     public CompletableFuture<ZkPort.Reply> list(Watcher watcher) {
-        return port.children(path, watcher, reply -> view().listed(port.sessionId(), reply));
+        return list(watcher, reply -> { });
+    }
+
+    /** As {@link #list(Watcher)}, also running {@code inOrder} on the reply, in reply order, after the view's update. */
+    public CompletableFuture<ZkPort.Reply> list(Watcher watcher, Consumer<ZkPort.Reply> inOrder) {
+        return port.children(path, watcher, reply -> {
+            view().listed(port.sessionId(), reply);
+            inOrder.accept(reply);
+        });
     }
 
     public TimeoutException timedOut() {

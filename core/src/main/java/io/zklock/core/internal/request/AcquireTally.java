@@ -1,10 +1,5 @@
 package io.zklock.core.internal.request;
 
-import io.zklock.core.internal.LockContext;
-import io.zklock.core.internal.lease.ZkLease;
-import io.zklock.core.observe.LockObserver;
-import io.zklock.core.observe.LockObservers;
-import io.zklock.core.spi.LockNode;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
@@ -14,6 +9,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
+import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.lease.ZkLease;
+import io.zklock.core.observe.LockObserver;
+import io.zklock.core.observe.LockObservers;
+import io.zklock.core.spi.LockNode;
 import org.apache.curator.framework.CuratorFramework;
 
 /**

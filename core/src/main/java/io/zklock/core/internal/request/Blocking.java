@@ -1,6 +1,5 @@
 package io.zklock.core.internal.request;
 
-import io.zklock.core.internal.zk.Threads;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -12,6 +11,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.zklock.core.LockException;
+import io.zklock.core.internal.zk.Threads;
 
 /**
  * The two ways a caller meets an asynchronous request, single or multi: blocked on it, or

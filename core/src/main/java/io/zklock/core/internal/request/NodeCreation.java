@@ -2,6 +2,7 @@ package io.zklock.core.internal.request;
 
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.zklock.core.LockException;
 import io.zklock.core.internal.LockContext;
@@ -125,14 +126,20 @@ final class NodeCreation {
         state = State.CALLING;
         leftover = new Leftover.ToldByReply();
         long session = context.port().sessionId();
+        AtomicBoolean createAnswered = new AtomicBoolean();
+        AtomicBoolean listedAfterCreate = new AtomicBoolean();
         CompletableFuture<ZkPort.Reply> created = context.port().createProtected(context.path(), context.namePrefix() + "-",
-                ownerData, reply -> context.view().plainCreate(session, reply));
-        CompletableFuture<ZkPort.Reply> firstListing = context.list(null);
+                ownerData, reply -> {
+                    createAnswered.set(true);  // in reply order, on the event thread
+                    context.view().plainCreate(session, reply);
+                });
+        CompletableFuture<ZkPort.Reply> firstListing = context.list(null, reply -> listedAfterCreate.set(createAnswered.get()));
         tally.issued(2);
-        created.whenComplete((reply, error) -> lock.run(() -> created(reply, error, firstListing)));
+        created.whenComplete((reply, error) -> lock.run(() -> created(reply, error, firstListing, listedAfterCreate)));
     }
 
-    private void created(ZkPort.Reply reply, Throwable error, CompletableFuture<ZkPort.Reply> firstListing) {
+    private void created(ZkPort.Reply reply, Throwable error, CompletableFuture<ZkPort.Reply> firstListing,
+            AtomicBoolean listedAfterCreate) {
         leftover = new Leftover.Nothing();
         if (state == State.STOPPED) {
             cleanUpAfterStop(error == null && reply.ok() ? reply.path() : null, null);
@@ -140,9 +147,10 @@ final class NodeCreation {
             fail(context.refused("create under " + context.path(), error));
         } else if (reply.ok()) {
             reapedInARow = 0;
-            // used only if answered after the create: one answered before it may not show our node
-            obtained(reply.path(), reply.stat(),
-                    firstListing.isDone() ? QueuedNode.Known.NOTHING : new QueuedNode.Known.FirstListing(firstListing));
+            // used only if answered after the create (one answered before it may not show our
+            // node), as the replies' order says, not as the order in which this step runs does
+            obtained(reply.path(), reply.stat(), firstListing.isDone() && !listedAfterCreate.get()
+                    ? QueuedNode.Known.NOTHING : new QueuedNode.Known.FirstListing(firstListing));
         } else if (reply.noNode()) {
             directoryReaped();
         } else {

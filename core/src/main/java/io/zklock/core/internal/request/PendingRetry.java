@@ -1,15 +1,15 @@
 package io.zklock.core.internal.request;
 
-import io.zklock.core.internal.LockContext;
-import io.zklock.core.internal.zk.Backoff;
-import io.zklock.core.internal.zk.Threads;
-import io.zklock.core.internal.zk.ZkPort;
-import io.zklock.core.spi.Deadline;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import io.zklock.core.LockException;
+import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.zk.Backoff;
+import io.zklock.core.internal.zk.Threads;
+import io.zklock.core.internal.zk.ZkPort;
+import io.zklock.core.spi.Deadline;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

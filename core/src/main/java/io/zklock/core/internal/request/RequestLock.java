@@ -1,10 +1,11 @@
 package io.zklock.core.internal.request;
 
-import io.zklock.core.internal.zk.ZkPort;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+
+import io.zklock.core.internal.zk.ZkPort;
 
 /**
  * The serialiser of one request: every reply, watch event, timer and kick of the request runs

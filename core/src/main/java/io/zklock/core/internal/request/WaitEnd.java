@@ -1,7 +1,8 @@
 package io.zklock.core.internal.request;
 
-import io.zklock.core.spi.LockNode;
 import java.util.List;
+
+import io.zklock.core.spi.LockNode;
 
 /** How a wait for one node's grant ended, when it did not fail: for the node's owner to act on. */
 sealed interface WaitEnd {
