@@ -14,6 +14,7 @@ import java.util.concurrent.TimeoutException;
 import io.zklock.core.LockException;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 
 /**
@@ -134,7 +135,7 @@ public final class LockContext {
 
     /** A call that could not be issued: the closed client as every recipe reports it, or the cause. */
     public LockException refused(String what, Throwable cause) {
-        return port.isClosed() ? clientClosed() : new LockException(what + " failed: " + cause, cause);
+        return port.isClosed() ? clientClosed() : Failures.of(what, cause);
     }
 
     /**
@@ -145,6 +146,9 @@ public final class LockContext {
         CuratorFrameworkState state = client.getState();
         if (state == CuratorFrameworkState.STOPPED) {
             throw clientClosed(what);
+        }
+        if (CuratorPort.authFailed(client)) {
+            throw Failures.of(what, KeeperException.Code.AUTHFAILED, null);
         }
         if (state != CuratorFrameworkState.STARTED) {
             throw new IllegalStateException("the CuratorFramework client of " + what + " is " + state
