@@ -243,21 +243,15 @@ class SecurityConformanceTest {
         }
     }
 
-    /** The single-directory recipes; the multi-lock's AuthFailed case is a known gap (see below). */
-    static Stream<Arguments> singleDirectoryRecipes() {
-        return recipes().filter(a -> !a.get()[0].equals("multilock"));
-    }
-
     /**
      * A session whose authentication the server refused (a scheme it has no provider for: the
      * server answers AuthFailed and closes the connection): an acquisition fails with a
-     * LockException naming the cause, well within its timeout, instead of hanging. Known gap, not
-     * covered here: a multi-lock started while such a client still connects with a short
-     * connection timeout waits for its whole timeout (its directory creation waits in Curator's
-     * own retry), so the multi-lock is left out of this case until that is fixed.
+     * LockException naming the cause, well within its timeout, instead of hanging (the multi-lock's
+     * sweep of a transaction whose reply was lost used to retry its listing for ever on such a
+     * session).
      */
     @ParameterizedTest(name = "{0}")
-    @MethodSource("singleDirectoryRecipes")
+    @MethodSource("recipes")
     void anAuthFailedSessionFailsItsAcquisitionsWithTheCause(String recipe, BiFunction<CuratorFramework, String, DistributedLock> make)
             throws Exception {
         CuratorFramework c = CuratorFrameworkFactory.builder().connectString(server.getConnectString())
