@@ -150,4 +150,17 @@ class TlsEnsembleEndToEndTest {
             assertTrue(new String(holder.getData().forPath(lease.nodePath())).contains("revoke-requested="));
         }
     }
+
+    /** demo --connect runs every story over TLS through the client properties file; without --connect the option is refused. */
+    @Test
+    void demoOverTls() {
+        LiveServer.Run run = zklock("demo", "--connect", connect, "--client-config", clientConfig.toString(),
+                "--duration", "300ms", "--session-timeout", "1s");
+        assertEquals(0, run.exit(), run.toString());
+        assertTrue(run.out().contains("zklock demo: ZooKeeper ensemble " + connect), run.out());
+        assertNoSecret(run);
+        LiveServer.Run refused = zklock("demo", "--client-config", clientConfig.toString());
+        assertEquals(2, refused.exit(), refused.toString());
+        assertTrue(refused.err().contains("need --connect"), refused.err());
+    }
 }
