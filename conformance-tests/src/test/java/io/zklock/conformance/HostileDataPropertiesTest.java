@@ -7,15 +7,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 
+import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LockAdmin;
 import io.zklock.core.LockStatus;
+import io.zklock.core.spi.LockNode;
+import io.zklock.multilock.ZkMultiLock;
+import io.zklock.mutex.ZkMutex;
+import io.zklock.readwrite.ZkReadWriteLock;
 import io.zklock.semaphore.ZkSemaphore;
 import io.zklock.testing.ZkProbe;
 import io.zklock.testing.ZkTesting;
@@ -169,4 +177,50 @@ class HostileDataPropertiesTest {
         }
     }
 
+
+    /**
+     * Foreign children that look almost like lock nodes (a kind with no sequence, a sequence with
+     * no kind, a uuid of the wrong shape, an 11-digit sequence, no protected prefix), made by
+     * another client in the directory of every recipe: a waiter is still granted once the holder
+     * releases, nobody is granted while it holds, status lists every one as foreign, and zklock
+     * deletes none of them.
+     */
+    @Example
+    void foreignChildrenThatAlmostLookLikeLockNodesAreIgnoredListedAndKept() throws Exception {
+        Map<String, BiFunction<CuratorFramework, String, DistributedLock>> recipes = new LinkedHashMap<>();
+        recipes.put("mutex", ZkMutex::new);
+        recipes.put("semaphore", (c, p) -> new ZkSemaphore(c, p, 1));
+        recipes.put("read-write", (c, p) -> new ZkReadWriteLock(c, p).writeLock());
+        recipes.put("multilock", (c, p) -> new ZkMultiLock(List.of(new ZkMutex(c, p))));
+        CuratorFramework mallory = client();
+        for (Map.Entry<String, BiFunction<CuratorFramework, String, DistributedLock>> recipe : recipes.entrySet()) {
+            String path = "/foreign/" + recipe.getKey() + "-" + UUID.randomUUID();
+            Lease holder = recipe.getValue().apply(client(), path).acquire();
+            String name = holder.nodePath().substring(path.length() + 1);
+            String kind = LockNode.parse(name).orElseThrow().kind();
+            String uuid = UUID.randomUUID().toString();
+            List<String> foreign = List.of(
+                    "_c_" + uuid + "-" + kind,                                 // a kind with no sequence
+                    "_c_" + uuid + "--0000000001",                             // a sequence with no kind
+                    "_c_" + uuid.toUpperCase(java.util.Locale.ROOT) + "-" + kind + "-0000000000",   // a uuid of the wrong shape
+                    "_c_" + uuid.substring(1) + "-" + kind + "-0000000000",    // a uuid one character short
+                    "_c_" + uuid + "-" + kind + "-00000000001",                // eleven digits: past the counter's range
+                    "_c_" + uuid + "-" + kind + "-99999999999999999999",       // a sequence that overflows a long
+                    uuid + "-" + kind + "-0000000000",                         // no protected prefix
+                    "lock-0000000000");
+            for (String child : foreign) {
+                mallory.create().forPath(path + "/" + child);
+            }
+            CompletableFuture<Lease> waiter = recipe.getValue().apply(client(), path).acquireAsync(LONG);
+            Thread.sleep(300);
+            assertFalse(waiter.isDone(), recipe.getKey() + ": nobody granted while the holder holds");
+            LockStatus status = new LockAdmin(mallory).status(path);
+            assertEquals(foreign.stream().sorted().toList(), status.foreignChildren(), recipe.getKey());
+            assertEquals(2, status.participants().size(), recipe.getKey());
+            holder.close();
+            waiter.get(LONG.toSeconds(), TimeUnit.SECONDS).close();
+            assertEquals(foreign.stream().sorted().toList(), ZkTesting.children(mallory, path).stream().sorted().toList(),
+                    recipe.getKey() + ": zklock deleted none of the foreign children, and left none of its own");
+        }
+    }
 }
