@@ -40,7 +40,7 @@ public final class MultiLockEngine {
             throw new IllegalArgumentException("a multi-lock needs at least one lock");
         }
         Set<String> paths = new HashSet<>();
-        if (engines.contains(null)) {
+        if (engines.stream().anyMatch(java.util.Objects::isNull)) {   // List.of(...).contains(null) throws
             throw new IllegalArgumentException("null lock in " + engines);
         }
         LockContext first = engines.get(0).context();
