@@ -1,5 +1,6 @@
 package io.zklock.cli;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -31,6 +32,16 @@ final class ConnectOptions {
             description = "The ZooKeeper ensemble (required); a chroot suffix, host:port/apps, works as in any client.")
     String connect;
 
+    @Option(names = "--client-config", paramLabel = "FILE",
+            description = "A ZooKeeper client properties file, as ZooKeeper's own tools read it: TLS (zookeeper.client.secure, "
+                    + "zookeeper.clientCnxnSocket, zookeeper.ssl.*), SASL (zookeeper.sasl.*, with -Djava.security.auth.login.config).")
+    Path clientConfig;
+
+    @Option(names = "--auth-file", paramLabel = "FILE",
+            description = "A file holding scheme:credentials on its first line, e.g. digest:user:password; "
+                    + "without it, the environment variable " + Credentials.ENV + " is read. Never on the command line.")
+    Path authFile;
+
     @Option(names = {"--timeout", "--connect-timeout"}, paramLabel = "TIME", defaultValue = "5s",
             description = "How long to wait for ZooKeeper to answer when connecting (default: ${DEFAULT-VALUE}).")
     void timeout(String text) {
@@ -44,8 +55,10 @@ final class ConnectOptions {
      */
     CuratorFramework open() throws InterruptedException {
         CuratorFramework client;
+        CuratorFrameworkFactory.Builder builder = Credentials.configure(spec.commandLine(), clientConfig, authFile, System.getenv())
+                .apply(CuratorFrameworkFactory.builder());
         try {
-            client = CuratorFrameworkFactory.builder()
+            client = builder
                     .connectString(connect)
                     .sessionTimeoutMs(SESSION_TIMEOUT_MS)
                     .connectionTimeoutMs((int) timeout.toMillis())

@@ -10,12 +10,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
 
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.zookeeper.KeeperException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -50,10 +53,20 @@ public final class DemoCommand implements Callable<Integer> {
     Duration duration = Duration.ofSeconds(2);
     Duration sessionTimeout = Duration.ofSeconds(2);
     Duration connectTimeout = Duration.ofSeconds(5);
+    private UnaryOperator<CuratorFrameworkFactory.Builder> security = UnaryOperator.identity();
 
     @Option(names = "--connect", paramLabel = "HOST:PORT[,HOST:PORT...]",
             description = "Run on this ensemble instead of an embedded server, under /zklock-demo/<uuid> (removed afterwards).")
     String connect;
+
+    @Option(names = "--client-config", paramLabel = "FILE",
+            description = "With --connect: a ZooKeeper client properties file (TLS, SASL), as for status and revoke.")
+    Path clientConfig;
+
+    @Option(names = "--auth-file", paramLabel = "FILE",
+            description = "With --connect: scheme:credentials for the sessions (else the environment variable "
+                    + Credentials.ENV + ", if set), as for status and revoke.")
+    Path authFile;
 
     @Option(names = "--timeline", paramLabel = "FILE.svg",
             description = "Also draw every session's leases on a time line, as an SVG file for a browser.")
@@ -84,6 +97,10 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (connect == null && (clientConfig != null || authFile != null)) {
+            throw new ParameterException(spec.commandLine(), "--client-config and --auth-file need --connect: the embedded server is plain");
+        }
+        security = connect == null ? UnaryOperator.identity() : Credentials.configure(spec.commandLine(), clientConfig, authFile, System.getenv());
         PrintWriter out = spec.commandLine().getOut();
         Timeline timeline = new Timeline();
         String root = "/zklock-demo/" + UUID.randomUUID();
@@ -108,7 +125,7 @@ public final class DemoCommand implements Callable<Integer> {
 
     private void run(String connectString, String header, String root, Timeline timeline, PrintWriter out, List<Story.Result> results)
             throws Exception {
-        try (Stage stage = new Stage(connectString, root, duration, sessionTimeout, connectTimeout, timeline, out)) {
+        try (Stage stage = new Stage(connectString, root, duration, sessionTimeout, connectTimeout, timeline, out, security)) {
             CuratorFramework admin = stage.session();
             admin.create().creatingParentsIfNeeded().forPath(root);
             out.println(header);

@@ -171,6 +171,10 @@ public final class RevokeCommand implements Callable<Integer> {
                     out.println("  a request was already pending; nothing written");
                 }
                 case NODE_GONE -> out.println("NODE_GONE          " + gone(e.getKey()));
+                case NOT_AUTHORIZED -> {
+                    out.println("NOT_AUTHORIZED     " + who);
+                    out.println("  the node's ACL does not let this identity write it (NoAuth); nothing written");
+                }
             }
         }
         if (results.isEmpty()) {

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
@@ -29,12 +30,20 @@ final class Stage implements AutoCloseable {
     final Duration sessionTimeout;
     final Duration connectTimeout;
     final Timeline timeline;
+    /** What every session's builder gets besides its address: the client configuration and credentials given. */
+    private final UnaryOperator<CuratorFrameworkFactory.Builder> security;
     private final PrintWriter out;
     private final long started = System.nanoTime();
     private final List<CuratorFramework> sessions = new ArrayList<>();
 
     Stage(String connectString, String root, Duration duration, Duration sessionTimeout, Duration connectTimeout,
             Timeline timeline, PrintWriter out) {
+        this(connectString, root, duration, sessionTimeout, connectTimeout, timeline, out, UnaryOperator.identity());
+    }
+
+    Stage(String connectString, String root, Duration duration, Duration sessionTimeout, Duration connectTimeout,
+            Timeline timeline, PrintWriter out, UnaryOperator<CuratorFrameworkFactory.Builder> security) {
+        this.security = security;
         this.connectString = connectString;
         this.root = root;
         this.duration = duration;
@@ -55,7 +64,7 @@ final class Stage implements AutoCloseable {
      * @throws Unreachable if it cannot connect within the connect timeout
      */
     CuratorFramework session(String address, int sessionTimeoutMs) throws InterruptedException {
-        CuratorFramework client = CuratorFrameworkFactory.builder()
+        CuratorFramework client = security.apply(CuratorFrameworkFactory.builder())
                 .connectString(address)
                 .sessionTimeoutMs(sessionTimeoutMs)
                 .connectionTimeoutMs((int) connectTimeout.toMillis())

@@ -43,7 +43,7 @@ class StatusEndToEndTest extends LiveServerTest {
         assertEquals(0, run.exit(), run.err());
         List<String> lines = run.out().lines().toList();
         assertEquals(path + ": mutex, 1 holder, 2 waiters", lines.get(0));
-        assertTrue(lines.get(1).trim().startsWith("#  role   kind"), run.out());
+        assertTrue(lines.get(1).trim().startsWith("#  role   mode"), run.out());
         assertRow(lines.get(2), 1, "HOLDS", "mutex", "holder-t", "held <= ");
         assertRow(lines.get(3), 2, "waits", "mutex", "second-t", "waiting ");
         assertRow(lines.get(4), 3, "waits", "mutex", "third-t", "waiting ");

@@ -32,8 +32,10 @@ import org.slf4j.LoggerFactory;
  * sees it when it reconnects.
  *
  * <p>Every method blocks until ZooKeeper answered, and throws {@link LockException} when it
- * cannot be read or written (the client is closed, or the connection is lost for longer than
- * the client's retry policy rides out).
+ * cannot be read or written (the client is closed, the connection is lost for longer than
+ * the client's retry policy rides out, or the ACL of the path refuses this client: the message
+ * then says "not authorized (NoAuth) on" the path). A revocation request the node's ACL refuses
+ * is not thrown on: it is {@link RevocationResult#NOT_AUTHORIZED}.
  *
  * <pre>{@code
  * LockAdmin admin = new LockAdmin(client);
@@ -147,8 +149,9 @@ public final class LockAdmin {
      * Asks the holder of one lock node to let go, on behalf of this process and thread.
      *
      * @param nodePath the node's full path ({@link Participant#nodePath()}, {@link Lease#nodePath()})
-     * @return {@link RevocationResult#REQUESTED}, {@link RevocationResult#ALREADY_REQUESTED}, or
-     *         {@link RevocationResult#NODE_GONE} when the node no longer exists (nothing is written)
+     * @return {@link RevocationResult#REQUESTED}, {@link RevocationResult#ALREADY_REQUESTED},
+     *         {@link RevocationResult#NODE_GONE} when the node no longer exists (nothing is written), or
+     *         {@link RevocationResult#NOT_AUTHORIZED} when the node's ACL refuses this client (nothing is written)
      * @throws IllegalArgumentException if the path is invalid or not a lock node's
      * @throws LockException if ZooKeeper cannot be reached or refuses the write
      */

@@ -12,5 +12,11 @@ public enum RevocationResult {
      * with the connection, the write may have reached the node, and its holder may have let go,
      * before the client sent it again and found the node gone.
      */
-    NODE_GONE
+    NODE_GONE,
+    /**
+     * The server refused this client's identity (NoAuth): the node's ACL does not let it read or
+     * write the node. Nothing was written and the holder's lease is untouched; a client of
+     * another tenant cannot ask for a lock it has no rights on.
+     */
+    NOT_AUTHORIZED
 }

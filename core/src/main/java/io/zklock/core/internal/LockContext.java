@@ -15,6 +15,7 @@ import io.zklock.core.spi.LockNode;
 import io.zklock.core.spi.LockPaths;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 
 /**
@@ -143,7 +144,7 @@ public final class LockContext {
 
     /** A call that could not be issued: the closed client as every recipe reports it, or the cause. */
     public LockException refused(String what, Throwable cause) {
-        return port.isClosed() ? clientClosed() : new LockException(what + " failed: " + cause, cause);
+        return port.isClosed() ? clientClosed() : Failures.of(what, cause);
     }
 
     /**
@@ -154,6 +155,9 @@ public final class LockContext {
         CuratorFrameworkState state = client.getState();
         if (state == CuratorFrameworkState.STOPPED) {
             throw clientClosed(what);
+        }
+        if (CuratorPort.authFailed(client)) {
+            throw Failures.of(what, KeeperException.Code.AUTHFAILED, null);
         }
         if (state != CuratorFrameworkState.STARTED) {
             throw new IllegalStateException("the CuratorFramework client of " + what + " is " + state

@@ -18,9 +18,14 @@ import org.apache.zookeeper.data.Stat;
  *   multi=<n>                             on each node of a multi-lock's transaction over n locks
  *   granted=yes                           once a semaphore node announced its grant
  *   revoke-requested=, revoke-by=         a RevocationRequest, written by LockAdmin
- * Every writer keeps the lines it found and appends its own: a node's data only grows. Node
- * data is written by other clients too, so every reader here takes any bytes (null, empty,
- * invalid UTF-8, lines without '=') and never throws: what it cannot read is a default.
+ * Every writer keeps the lines it found and appends its own: a node's data only grows, up to
+ * MAX_WRITTEN bytes; past that (another client wrote up to ZooKeeper's 1 MB into the node) a
+ * writer keeps only this codec's lines, as a larger write would be refused by the server as a
+ * connection error. Node data is written by other clients too, so every reader here takes any
+ * bytes (null, empty, huge, invalid UTF-8, lines without '=') and never throws: what it cannot
+ * read is a default, and values are cut to MAX_VALUE characters. A revocation request counts
+ * only when both of its lines are there and its time is a well-formed instant: garbage that
+ * merely contains "revoke-requested=" is no request.
  */
 /** The node-data line formats, in one codec; see the comment at the top of the class. */
 public final class NodeData {
@@ -33,6 +38,10 @@ public final class NodeData {
     private static final String REVOKE_AT = "revoke-requested=";
     private static final String REVOKE_BY = "revoke-by=";
     private static final long LAST_FOUR_DIGIT_DAY = LocalDate.of(9999, 12, 31).toEpochDay();
+    /** The most a writer here lets a node's data grow to; ZooKeeper refuses packets over about 1 MB. */
+    static final int MAX_WRITTEN = 512 * 1024;
+    /** The longest value a reader keeps; the rest of a longer one is cut. */
+    static final int MAX_VALUE = 256;
 
     private NodeData() {
     }
@@ -93,10 +102,37 @@ public final class NodeData {
     public static Optional<RevocationRequest> revocationRequest(byte[] data) {
         Map<String, String> fields = fields(data);
         String at = fields.get(REVOKE_AT);
-        if (at == null) {
-            return Optional.empty();
+        String by = fields.get(REVOKE_BY);
+        if (at == null || by == null || by.isBlank()) {
+            return Optional.empty();          // both lines, or no request
         }
-        return Optional.of(new RevocationRequest(fields.getOrDefault(REVOKE_BY, "?"), instant(at)));
+        try {
+            return Optional.of(new RevocationRequest(by, Instant.parse(at)));
+        } catch (DateTimeParseException e) {
+            return Optional.empty();          // a time that is not an instant: garbage, not a request dated 1970
+        }
+    }
+
+    /**
+     * Whether the data holds an owner as zklock writes it: the host, pid, thread and time lines,
+     * with a number for the pid and an instant for the time. Status reports a node whose data
+     * is not as unreadable; its owner then reads as {@link #owner} defaults.
+     *
+     * @param data a node's data, or null
+     * @return true if every owner line is there and well-formed
+     */
+    public static boolean isOwnerData(byte[] data) {
+        Map<String, String> fields = fields(data);
+        if (!fields.containsKey(HOST) || !fields.containsKey(THREAD) || !fields.containsKey(PID) || !fields.containsKey(REQUESTED)) {
+            return false;
+        }
+        try {
+            Long.parseLong(fields.get(PID));
+            Instant.parse(fields.get(REQUESTED));
+            return true;
+        } catch (NumberFormatException | DateTimeParseException e) {
+            return false;
+        }
     }
 
     /** {@return whether the node was made by a multi-lock's transaction} */
@@ -136,8 +172,9 @@ public final class NodeData {
         Map<String, String> fields = new LinkedHashMap<>();
         for (String line : lines(data).split("\n")) {
             int eq = line.indexOf('=');
-            if (eq > 0) {
-                fields.put(line.substring(0, eq + 1), line.substring(eq + 1));
+            if (eq > 0 && eq < MAX_VALUE) {
+                String value = line.substring(eq + 1);
+                fields.put(line.substring(0, eq + 1), value.length() > MAX_VALUE ? value.substring(0, MAX_VALUE) : value);
             }
         }
         return fields;
@@ -155,11 +192,26 @@ public final class NodeData {
     }
 
     private static byte[] withLine(byte[] data, String line) {
+        if (data != null && data.length + line.length() + 2 > MAX_WRITTEN) {
+            data = ownLines(data);
+        }
         String text = data == null ? "" : new String(data, StandardCharsets.UTF_8);
         if (!text.isEmpty() && !text.endsWith("\n")) {
             text += "\n";
         }
         return (text + line + "\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The lines of {@code data} this codec writes (as read: cut to MAX_VALUE), and nothing else. */
+    private static byte[] ownLines(byte[] data) {
+        StringBuilder kept = new StringBuilder();
+        fields(data).forEach((key, value) -> {
+            if (key.equals(HOST) || key.equals(PID) || key.equals(THREAD) || key.equals(REQUESTED) || key.equals(MULTI)
+                    || key.equals(REVOKE_AT) || key.equals(REVOKE_BY) || (key + value).equals(GRANTED)) {
+                kept.append(key).append(value).append('\n');
+            }
+        });
+        return kept.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     private static String oneLine(String s) {

@@ -41,11 +41,19 @@ class NodeDataRevocationTest {
         assertEquals("h", NodeData.owner(data).host());
     }
 
-    /** A request whose time cannot be read is still a request; who asked cannot break the line format. */
+    /**
+     * The request format is strict: a time that is not an instant, or a line missing, is no
+     * request (garbage must not call a holder's handler as a request dated 1970); who asked
+     * cannot break the line format.
+     */
     @Test
-    void anUnreadableTimeIsStillARequestAndNamesStayOnOneLine() {
+    void anUnreadableTimeOrAMissingLineIsNoRequestAndNamesStayOnOneLine() {
         byte[] data = "revoke-requested=yesterday\nrevoke-by=me\n".getBytes(StandardCharsets.UTF_8);
-        assertEquals(Optional.of(new RevocationRequest("me", Instant.EPOCH)), NodeData.revocationRequest(data));
+        assertEquals(Optional.empty(), NodeData.revocationRequest(data));
+        assertEquals(Optional.empty(), NodeData.revocationRequest("revoke-requested=1970-01-01T00:00:00Z\n".getBytes(StandardCharsets.UTF_8)));
+        assertEquals(Optional.empty(), NodeData.revocationRequest("revoke-by=me\n".getBytes(StandardCharsets.UTF_8)));
+        assertEquals(Optional.of(new RevocationRequest("me", Instant.EPOCH)),
+                NodeData.revocationRequest("revoke-requested=1970-01-01T00:00:00Z\nrevoke-by=me\n".getBytes(StandardCharsets.UTF_8)));
         assertEquals("a b", new RevocationRequest("a\nb", Instant.EPOCH).requestedBy());
         assertThrows(IllegalArgumentException.class, () -> new RevocationRequest(null, Instant.EPOCH));
     }

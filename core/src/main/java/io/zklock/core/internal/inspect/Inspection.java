@@ -16,6 +16,7 @@ import io.zklock.core.LockStatus;
 import io.zklock.core.Participant;
 import io.zklock.core.RevocationRequest;
 import io.zklock.core.RevocationResult;
+import io.zklock.core.internal.Failures;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.NodeData;
 import io.zklock.core.internal.zk.CuratorPort;
@@ -98,14 +99,31 @@ public final class Inspection {
         List<CompletableFuture<ZkPort.Reply>> reads = sorted.stream()
                 .map(node -> port.data(ZKPaths.makePath(path, node.name()), watcher)).toList();   // issued together
         List<Participant> participants = new ArrayList<>(sorted.size());
+        List<String> unreadable = new ArrayList<>();
         for (int i = 0; i < sorted.size(); i++) {
             LockNode node = sorted.get(i);
             ZkPort.Reply data = read(reads.get(i), path);
+            if (data.rc() == KeeperException.Code.NOAUTH) {
+                // its ACL hides its data from us; exists() is not subject to ACLs, so its place and token still show
+                data = read(port.exists(ZKPaths.makePath(path, node.name()), watcher), path);
+                if (data.ok()) {
+                    unreadable.add(node.name() + " (not authorized to read its data)");
+                }
+            } else if (data.ok() && !NodeData.isOwnerData(data.data())) {
+                unreadable.add(node.name() + " (its data is not zklock's owner lines)");
+            }
             if (!data.noNode()) {
                 participants.add(participant(path, sorted, node, checked(data, path)));
             }
         }
-        return summary(path, sorted, participants, foreign);
+        LockStatus status = summary(path, sorted, participants, foreign);
+        if (unreadable.isEmpty()) {
+            return status;
+        }
+        List<String> problems = new ArrayList<>(status.problems());
+        problems.add("unreadable node data, owner unknown: " + String.join(", ", unreadable));
+        return new LockStatus(status.path(), status.state(), status.recipe(), status.maxLeases(), status.participants(),
+                status.foreignChildren(), problems);
     }
 
     private Participant participant(String path, List<LockNode> sorted, LockNode node, ZkPort.Reply data) {
@@ -207,6 +225,8 @@ public final class Inspection {
             ZkPort.Reply data = read(port.data(nodePath, null), nodePath);
             if (data.noNode()) {
                 return RevocationResult.NODE_GONE;
+            } else if (data.rc() == KeeperException.Code.NOAUTH) {
+                return RevocationResult.NOT_AUTHORIZED;
             }
             checked(data, nodePath);
             Optional<RevocationRequest> found = NodeData.revocationRequest(data.data());
@@ -219,9 +239,10 @@ public final class Inspection {
                 return RevocationResult.REQUESTED;
             } else if (written.noNode()) {
                 return RevocationResult.NODE_GONE;
+            } else if (written.rc() == KeeperException.Code.NOAUTH) {
+                return RevocationResult.NOT_AUTHORIZED;
             } else if (written.rc() != KeeperException.Code.BADVERSION) {
-                throw new LockException("could not write the revocation request into " + nodePath,
-                        KeeperException.create(written.rc(), nodePath));
+                throw Failures.of("write of the revocation request into " + nodePath, written.rc(), nodePath);
             }
         }
         throw new LockException("could not write the revocation request into " + nodePath + ": its data changed "
@@ -235,13 +256,13 @@ public final class Inspection {
             Thread.currentThread().interrupt();
             throw new LockException("interrupted while reading " + path, e);
         } catch (ExecutionException e) {
-            throw new LockException("could not read " + path + ": " + e.getCause(), e.getCause());
+            throw Failures.of("read of " + path, e.getCause());
         }
     }
 
     private static ZkPort.Reply checked(ZkPort.Reply reply, String path) {
         if (!reply.ok()) {
-            throw new LockException("could not read " + path, KeeperException.create(reply.rc(), path));
+            throw Failures.of("read of " + path, reply.rc(), path);
         }
         return reply;
     }

@@ -67,11 +67,12 @@ public final class Cleanup {
     /**
      * Deletes whatever node of the directory carries {@code uuid} (a transaction whose reply was
      * lost may have made one); completes when the deletes were answered. A listing that fails
-     * on the connection is tried again until the client closes.
+     * on the connection is tried again until the client closes (or its credentials were refused).
      */
     CompletableFuture<Void> sweep(String uuid) {
         return context.list(null).handle((reply, error) -> {
-            if (error != null || context.port().isClosed() || reply.noNode()) {
+            // an AuthFailed handle is never answered again: its session, and the nodes it may have made, end on the server
+            if (error != null || context.port().isClosed() || context.port().authFailed() || reply.noNode()) {
                 return CompletableFuture.<Void>completedFuture(null);
             }
             if (!reply.ok()) {

@@ -60,6 +60,7 @@ final class GrantWait {
     private State state = State.LISTING;
     private int step;
     private boolean watchDirectory;        // the last decision was WATCH_DIRECTORY
+    private long announcementSeen = -1;    // mzxid of the grant announcement last looked again for
 
     GrantWait(LockContext context, QueuedNode node, Deadline deadline, RequestLock lock, AcquireTally tally) {
         this.context = context;
@@ -237,8 +238,12 @@ final class GrantWait {
             list(watchDirectory);              // it went before the watch was set
         } else if (!reply.ok()) {
             failedCall(reply.rc(), "watch of " + key.path(), () -> list(watchDirectory));
-        } else if (context.driver().announcesGrants() && NodeData.announcedGrant(reply.stat(), reply.data())) {
-            list(watchDirectory);              // it announced its grant before our watch was set
+        } else if (context.driver().announcesGrants() && NodeData.announcedGrant(reply.stat(), reply.data())
+                && reply.stat().getMzxid() != announcementSeen) {
+            // it announced its grant before our watch was set. Once only per write: a listing after
+            // a true grant moves us on, so the same announcement seen again was forged by another client
+            announcementSeen = reply.stat().getMzxid();
+            list(watchDirectory);
         }
         // otherwise the watch is set: watchEvent takes it from here
     }

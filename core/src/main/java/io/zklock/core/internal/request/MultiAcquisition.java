@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.zklock.core.LockException;
 import io.zklock.core.OwnerInfo;
+import io.zklock.core.internal.Failures;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.NodeData;
 import io.zklock.core.internal.lease.ZkLease;
@@ -130,7 +131,7 @@ public final class MultiAcquisition implements Request<List<ZkLease>> {
         Throwable reason = withdrawal.get() != null ? withdrawal.get() : unwrap(error);
         if (reason != null && !(reason instanceof TimeoutException) && !(reason instanceof LockException)
                 && !(reason instanceof IllegalStateException) && !(reason instanceof Blocking.Withdrawn)) {
-            reason = new LockException(what + " failed: " + reason, reason);
+            reason = Failures.of(what, reason);
         }
         Throwable end = port.isClosed() ? LockContext.clientClosed(what) : reason;
         tally.ended(end);
@@ -160,11 +161,12 @@ public final class MultiAcquisition implements Request<List<ZkLease>> {
         if (reply.noNode()) {
             return makeDirectories().thenCompose(v -> proceed());
         }
-        if (reply.connectionTrouble() && !port.isClosed()) {
+        if (reply.connectionTrouble() && !port.isClosed() && !port.authFailed()) {
             LOG.debug("multi-lock transaction failed with {}; cleaning up and retrying", reply.rc());
             return MultiTransaction.later(Backoff.TRANSACTION_RETRY_MS).thenCompose(v -> t.sweep()).thenCompose(v -> again());
         }
-        return t.sweep().thenCompose(v -> CompletableFuture.failedFuture(KeeperException.create(reply.rc())));
+        KeeperException.Code rc = port.authFailed() ? KeeperException.Code.AUTHFAILED : reply.rc();
+        return t.sweep().thenCompose(v -> CompletableFuture.failedFuture(Failures.of("the transaction of " + what, rc, null)));
     }
 
     /** Another round if the time, the client and the caller allow it. */
@@ -250,11 +252,14 @@ public final class MultiAcquisition implements Request<List<ZkLease>> {
     private CompletableFuture<Void> makeDirectories() {
         tally.issued(contexts.size());
         List<CompletableFuture<Boolean>> made = contexts.stream().map(e -> port.makeContainer(e.path()).thenApply(reply -> {
+            if (port.authFailed()) {
+                throw Failures.of("creation of lock directory " + e.path(), KeeperException.Code.AUTHFAILED, e.path());
+            }
             if (reply.connectionTrouble() || reply.noNode()) {
                 return false;                  // NoNode: a parent was reaped while the chain was made
             }
             if (!reply.ok() && reply.rc() != KeeperException.Code.NODEEXISTS) {
-                throw new LockException("could not create lock directory " + e.path(), KeeperException.create(reply.rc()));
+                throw Failures.of("creation of lock directory " + e.path(), reply.rc(), e.path());
             }
             return true;
         })).toList();

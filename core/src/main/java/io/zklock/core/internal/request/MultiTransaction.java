@@ -10,6 +10,7 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.IntStream;
 
 import io.zklock.core.LockException;
+import io.zklock.core.internal.Failures;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.Backoff;
 import io.zklock.core.internal.zk.Threads;
@@ -90,7 +91,7 @@ final class MultiTransaction {
             if (reply.connectionTrouble() && !port.isClosed() && mayRetry.getAsBoolean()) {
                 return later(Backoff.TRANSACTION_RETRY_MS).thenCompose(v -> readStat(path, node, mayRetry));
             }
-            return CompletableFuture.failedFuture(new LockException("could not read node " + path, KeeperException.create(reply.rc())));
+            return CompletableFuture.failedFuture(Failures.of("read of node " + path, reply.rc(), path));
         });
     }
 

@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import io.zklock.core.LockException;
+import io.zklock.core.internal.Failures;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.Backoff;
 import io.zklock.core.internal.zk.Threads;
@@ -39,8 +40,10 @@ final class PendingRetry {
             Consumer<Throwable> fail) {
         if (context.port().isClosed()) {
             fail.accept(context.clientClosed());
+        } else if (context.port().authFailed()) {
+            fail.accept(Failures.of(what, KeeperException.Code.AUTHFAILED, context.path()));   // no reconnection can help
         } else if (!ZkPort.Reply.isConnectionTrouble(rc)) {
-            fail.accept(new LockException(what + " failed", KeeperException.create(rc)));
+            fail.accept(Failures.of(what, rc, context.path()));
         } else if (deadline.isSingleAttempt()) {
             fail.accept(context.timedOut());    // one attempt, and it could not reach ZooKeeper
         } else {

@@ -53,6 +53,20 @@ public final class CuratorPort implements ZkPort {
     }
 
     @Override
+    public boolean authFailed() {
+        return authFailed(client);
+    }
+
+    /** Whether {@code client}'s ZooKeeper handle was refused its credentials (AuthFailed); it serves no call again. */
+    public static boolean authFailed(CuratorFramework client) {
+        try {
+            return client.getZookeeperClient().getZooKeeper().getState() == ZooKeeper.States.AUTH_FAILED;
+        } catch (Exception e) {                // no handle yet, or the client is closing: not an authentication failure
+            return false;
+        }
+    }
+
+    @Override
     public CompletableFuture<Reply> createProtected(String dir, String suffix, byte[] data, Consumer<Reply> inOrder) {
         Stat stat = new Stat();
         return call(reply -> client.create().storingStatIn(stat).creatingParentContainersIfNeeded().withProtection()

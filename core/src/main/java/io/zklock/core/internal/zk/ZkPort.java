@@ -34,6 +34,14 @@ public interface ZkPort {
     boolean isClosed();
 
     /**
+     * Whether the server refused the client's credentials (AuthFailed): the handle serves no
+     * call again, although the client is not closed; its calls look like connection losses.
+     */
+    default boolean authFailed() {
+        return false;
+    }
+
+    /**
      * Creates a protected ephemeral-sequential node {@code <dir>/_c_<uuid>-<suffix><seq>},
      * making the directory and its parents as containers if needed; retried through connection
      * loss without making a second node.
