@@ -103,10 +103,12 @@ public interface Lease extends AutoCloseable {
      * <p>The check is on the node's path, built with the lock's client (its namespace), and
      * tests existence only (any version): the lease's own data changes (revocation requests,
      * grant notices) do not fail it. Node names carry a uuid, so a path never names another
-     * lease's node. A lease in any state returns its check: on a {@code RELEASED} lease, or a
-     * {@code LOST} one whose node is gone, the transaction fails on it with
-     * {@code NoNode}; a {@code LOST} lease whose old session the server has not yet expired
-     * still commits until the node is deleted, since nobody can be granted before that. The
+     * lease's node. A lease in any state returns its check while the lock's client is open: on
+     * a {@code RELEASED} lease, or a {@code LOST} one whose node is gone, the transaction fails
+     * on it with {@code NoNode}; a {@code LOST} lease whose old session the server has not yet
+     * expired still commits until the node is deleted, since nobody can be granted before that.
+     * Once the lock's client is closed (or before it was started) Curator refuses to build any
+     * operation, and this method throws instead. The
      * transaction itself decides, at the moment it commits: a state read just before it
      * could already be stale. A re-entered view shares its node with the other views of its
      * hold, so its guard passes while any of them keeps the node.
@@ -115,6 +117,10 @@ public interface Lease extends AutoCloseable {
      *         same ensemble
      * @throws UnsupportedOperationException if the lease is carried by several nodes (a
      *         multi-lock's lease): use {@link #guards()}
+     * @throws IllegalStateException if the lock's client is closed or not started: Curator's
+     *         {@code transactionOp()} throws its {@code CuratorClosedException} (or an
+     *         {@code IllegalStateException} naming the client's state), which this carries as
+     *         its cause
      */
     CuratorOp guard();
 

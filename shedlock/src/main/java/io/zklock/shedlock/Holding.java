@@ -14,8 +14,11 @@ import org.slf4j.LoggerFactory;
 /**
  * One run's hold of a job: the lease, the lockAtMostFor timer, and whether the hold has ended
  * (unlocked, expired, or its lease gone). The successive {@link ZkJobLock}s of one run (each
- * extension makes a new one) share it. A {@link ReentrantLock}, not a monitor, orders the
- * timer against an extension, since an extension writes to ZooKeeper while holding it.
+ * extension makes a new one) share it. {@code lock} orders the timer against an unlock and an
+ * extension, and is never held across a call to ZooKeeper: the timer runs on one thread for
+ * every job of the JVM ({@link ZkLockProvider#TIMERS}), so it must never wait for one job's
+ * ZooKeeper traffic. For the same reason the timer hands the release of an expired lease to
+ * {@link ZkLockProvider#RELEASES} (a close may wait for ZooKeeper's reply to its delete).
  */
 final class Holding {
     private static final Logger LOG = LoggerFactory.getLogger(Holding.class);
@@ -93,17 +96,24 @@ final class Holding {
      * @return false, with the lease released, if lockAtMostFor had passed or the lease is gone
      */
     boolean extend(Duration atMost, Duration atLeast) {
+        if (alive()) {
+            // outside the lock: the timer may expire the hold meanwhile, which the check below sees;
+            // a failure here throws with the hold unchanged, still to be unlocked
+            Stat written = provider.guardedWrite(name, lease, markPath, new JobMarker(atLeast.toMillis(), 0), -1);
+            lock.lock();
+            try {
+                if (written != null && alive()) {
+                    timer.cancel(false);
+                    arm(atMost);
+                    return true;
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
         lock.lock();
         try {
-            if (ended || System.nanoTime() - expiresAt >= 0 || isFinal(lease.state())) {
-                end();
-            } else if (provider.guardedWrite(name, lease, markPath, new JobMarker(atLeast.toMillis(), 0), -1) != null) {
-                timer.cancel(false);
-                arm(atMost);
-                return true;
-            } else {
-                end();
-            }
+            end();
         } finally {
             lock.unlock();
         }
@@ -111,7 +121,17 @@ final class Holding {
         return false;
     }
 
-    /** The timer: lockAtMostFor passed while the job still runs. */
+    /** Whether the hold has not ended, lockAtMostFor has not passed, and the lease is not gone. */
+    private boolean alive() {
+        lock.lock();
+        try {
+            return !ended && System.nanoTime() - expiresAt < 0 && !isFinal(lease.state());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The timer: lockAtMostFor passed while the job still runs. Never waits for ZooKeeper. */
     private void expire() {
         lock.lock();
         try {
@@ -123,7 +143,7 @@ final class Holding {
             lock.unlock();
         }
         LOG.info("job '{}' held longer than its lockAtMostFor: released", name);
-        lease.close();
+        ZkLockProvider.RELEASES.execute(lease::close);
     }
 
     private void arm(Duration atMost) {

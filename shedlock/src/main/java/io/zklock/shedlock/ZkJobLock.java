@@ -64,12 +64,22 @@ public final class ZkJobLock implements SimpleLock {
      *         session ended): the job is then released
      * @throws IllegalArgumentException naming the bad duration; this lock stays usable
      * @throws IllegalStateException if this lock was already unlocked or extended
+     * @throws net.javacrumbs.shedlock.support.LockException if ZooKeeper cannot be reached or
+     *         fails; this lock stays usable (as in ShedLock's own locks, it is used up only by
+     *         an extension that returns), so it can still be unlocked
      */
     @Override
     public Optional<SimpleLock> extend(Duration lockAtMostFor, Duration lockAtLeastFor) {
         ZkLockProvider.checkDurations(holding.name, lockAtMostFor, lockAtLeastFor);
         use();
-        return holding.extend(lockAtMostFor, lockAtLeastFor) ? Optional.of(new ZkJobLock(holding)) : Optional.empty();
+        boolean extended;
+        try {
+            extended = holding.extend(lockAtMostFor, lockAtLeastFor);
+        } catch (RuntimeException e) {
+            used.set(false);
+            throw e;
+        }
+        return extended ? Optional.of(new ZkJobLock(holding)) : Optional.empty();
     }
 
     private void use() {

@@ -4,8 +4,11 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.zklock.core.Lease;
 import io.zklock.mutex.ZkMutex;
@@ -48,13 +51,18 @@ import org.slf4j.LoggerFactory;
  *      previous run's lockAtLeastFor has not passed; release the lease, return empty (the
  *      marker reads as a refused attempt and keeps notBefore).
  *   5. Start a local timer of lockAtMostFor (elapsed time on this process, System.nanoTime):
- *      when it passes the lease is released, even if the job still runs.
+ *      when it passes the lease is released, even if the job still runs. A lockAtMostFor of
+ *      zero (ShedLock allows it) releases the lease at once: the run holds the job for no time,
+ *      and only its lockAtLeastFor (zero too) is left in the marker.
  * unlock(): release the lease (delete its node). The marker needs no write: it was written
  *   at the lock. The delete removes this run's own node, named by a uuid, so a late unlock
  *   can never free the next holder's lock.
  * extend(atMost, atLeast): while the lease holds and lockAtMostFor has not passed, a guarded
  *   write of (atLeast, gate 0) makes the bound T' + atLeast, and the timer restarts with
- *   atMost; otherwise the lock has expired: empty.
+ *   atMost, unless lockAtMostFor passed while the write was under way; otherwise the lock has
+ *   expired: empty. A write that fails (ZooKeeper unreachable) throws and changes nothing:
+ *   the lock can still be unlocked. The timers of every provider share one thread, which never
+ *   waits for ZooKeeper (Holding says how).
  *
  * Why no client clock is trusted: every instant compared is an mtime, which the ZooKeeper
  * leader stamps on each write from its own clock; the process only adds durations to them
@@ -81,8 +89,11 @@ public final class ZkLockProvider implements ExtensibleLockProvider {
     private static final Logger LOG = LoggerFactory.getLogger(ZkLockProvider.class);
     /** One daemon thread for every provider's lockAtMostFor timers; a cancelled timer is dropped at once. */
     static final ScheduledThreadPoolExecutor TIMERS = timers();
+    /** Where the timers hand the release of an expired lease, which may wait for ZooKeeper; daemon threads, kept while in use only. */
+    static final Executor RELEASES = releases();
 
     private final CuratorFramework client;
+    private final String root;
     private final String jobs;
     private final String marks;
 
@@ -101,13 +112,27 @@ public final class ZkLockProvider implements ExtensibleLockProvider {
      * the same root (and the same ensemble and namespace).
      *
      * @param client a started Curator client; it may be shared
-     * @param root an absolute ZooKeeper path
+     * @param root an absolute ZooKeeper path, e.g. {@code /myapp/shedlock}; neither {@code /}
+     *        nor under {@code /zookeeper}
      * @throws IllegalArgumentException naming the bad value: a null client, a null or invalid root
      */
     public ZkLockProvider(CuratorFramework client, String root) {
         if (client == null) {
             throw new IllegalArgumentException("client is null");
         }
+        this.client = client;
+        this.root = checkRoot(root);
+        this.jobs = ZKPaths.makePath(root, "jobs");
+        this.marks = ZKPaths.makePath(root, "marks");
+    }
+
+    /** {@return the ZooKeeper path under which this provider keeps its nodes} */
+    public String root() {
+        return root;
+    }
+
+    /** The registry's rule for a root (zklock-spring-integration's LockKeys.root): a valid absolute path, not {@code /}, not under {@code /zookeeper}. */
+    private static String checkRoot(String root) {
         if (root == null) {
             throw new IllegalArgumentException("root is null");
         }
@@ -116,9 +141,10 @@ public final class ZkLockProvider implements ExtensibleLockProvider {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("root '" + root + "' is not a valid ZooKeeper path: " + e.getMessage(), e);
         }
-        this.client = client;
-        this.jobs = ZKPaths.makePath(root, "jobs");
-        this.marks = ZKPaths.makePath(root, "marks");
+        if (root.equals("/") || root.equals("/zookeeper") || root.startsWith("/zookeeper/")) {
+            throw new IllegalArgumentException("root '" + root + "' cannot hold locks: not the ZooKeeper root, nor under /zookeeper");
+        }
+        return root;
     }
 
     /**
@@ -128,8 +154,8 @@ public final class ZkLockProvider implements ExtensibleLockProvider {
      * @return the lock, or empty if another process holds the job or its previous run's
      *         lockAtLeastFor has not passed
      * @throws IllegalArgumentException naming the bad value: a null configuration, a job name
-     *         that is empty, too long or not well-formed, a lockAtMostFor that is not positive,
-     *         a negative lockAtLeastFor or one above lockAtMostFor; nothing is created then
+     *         that is empty, too long or not well-formed, a negative lockAtMostFor, a negative
+     *         lockAtLeastFor or one above lockAtMostFor; nothing is created then
      * @throws LockException if ZooKeeper cannot be reached or fails; the job is not locked
      */
     @Override
@@ -169,8 +195,8 @@ public final class ZkLockProvider implements ExtensibleLockProvider {
         if (lockAtMostFor == null || lockAtLeastFor == null) {
             throw new IllegalArgumentException("lockAtMostFor and lockAtLeastFor of job '" + name + "' must not be null");
         }
-        if (lockAtMostFor.isNegative() || lockAtMostFor.isZero()) {
-            throw new IllegalArgumentException("lockAtMostFor of job '" + name + "' must be positive, was " + lockAtMostFor);
+        if (lockAtMostFor.isNegative()) {
+            throw new IllegalArgumentException("lockAtMostFor of job '" + name + "' must not be negative, was " + lockAtMostFor);
         }
         if (lockAtLeastFor.isNegative()) {
             throw new IllegalArgumentException("lockAtLeastFor of job '" + name + "' must not be negative, was " + lockAtLeastFor);
@@ -247,6 +273,15 @@ public final class ZkLockProvider implements ExtensibleLockProvider {
         return new LockException(what + ": " + e, e);
     }
 
+    private static Executor releases() {
+        AtomicInteger threads = new AtomicInteger();
+        return Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "zklock-shedlock-release-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
     private static ScheduledThreadPoolExecutor timers() {
         ThreadFactory daemon = r -> {
             Thread t = new Thread(r, "zklock-shedlock-timer");
@@ -260,6 +295,6 @@ public final class ZkLockProvider implements ExtensibleLockProvider {
 
     @Override
     public String toString() {
-        return "ZkLockProvider[" + ZKPaths.getPathAndNode(jobs).getPath() + "]";
+        return "ZkLockProvider[" + root + "]";
     }
 }

@@ -148,6 +148,18 @@ class ZkLockProviderTest extends EmbeddedServerTest {
         assertFalse(lockable(otherProvider(), "job"));
     }
 
+    /** A lockAtMostFor of zero, which ShedLock allows, locks the job and releases it at once; the run's late unlock frees nothing. */
+    @Test
+    void aZeroLockAtMostForLocksAndExpiresAtOnce() {
+        SimpleLock lock = locked(provider(), config("job", Duration.ZERO, Duration.ZERO));
+        Await.until("the job is free", LONG, () -> lockable(otherProvider(), "job"));
+        assertTrue(lock.extend(Duration.ofSeconds(10), Duration.ZERO).isEmpty(), "an expired lock was extended");
+        SimpleLock next = locked(otherProvider(), config("job"));
+        assertTrue(provider().lock(config("job")).isEmpty(), "the expired run freed the next one");
+        next.unlock();
+        assertTrue(jobNodes().isEmpty());
+    }
+
     /** An expired lock cannot be extended: empty, and the job is free. */
     @Test
     void anExpiredLockIsNotExtended() throws InterruptedException {
@@ -239,16 +251,19 @@ class ZkLockProviderTest extends EmbeddedServerTest {
         }
     }
 
-    /** lockAtLeastFor outlives a holder that dies: the next run waits for it, then runs. */
+    /** lockAtLeastFor outlives a holder that dies: once its node is gone the next run still waits for the bound, then runs. */
     @Test
     void lockAtLeastForOutlivesADeadHolder() throws Exception {
         CuratorFramework holder = ZkTesting.client(server.getConnectString(), 20_000);
         try {
+            long start = System.nanoTime();
             locked(new ZkLockProvider(holder, ROOT), config("job", LONG_RUN, Duration.ofSeconds(2)));
             Sessions.expire(holder, server.getConnectString());
+            Await.until("the dead holder's node is gone", LONG, () -> jobNodes().isEmpty());
             assertFalse(lockable(otherProvider(), "job"), "ran again before the dead holder's lockAtLeastFor passed");
-            assertTrue(jobNodes().isEmpty(), "the dead holder's node is gone and a refused attempt leaves none");
+            assertTrue(jobNodes().isEmpty(), "a refused attempt leaves no node");
             Await.until("the job is free after lockAtLeastFor", LONG, () -> lockable(otherProvider(), "job"));
+            assertTrue(System.nanoTime() - start >= Duration.ofMillis(1_900).toNanos(), "freed before lockAtLeastFor");
         } finally {
             holder.close();
         }
@@ -277,10 +292,7 @@ class ZkLockProviderTest extends EmbeddedServerTest {
     void noNodePilesUpPerRun() throws Exception {
         for (int i = 0; i < 20; i++) {
             locked(i % 2 == 0 ? provider() : otherProvider(), config(i % 4 < 2 ? "a" : "b")).unlock();
-            assertTrue(otherProvider().lock(config("a", LONG_RUN, Duration.ZERO)).map(l -> {
-                l.unlock();
-                return true;
-            }).orElse(true));
+            assertTrue(lockable(otherProvider(), "a"), "job a not free after round " + i);
         }
         assertTrue(jobNodes().isEmpty());
         assertEquals(List.of("a", "b"), ZkTesting.children(client, ROOT + "/marks").stream().sorted().toList());
@@ -313,7 +325,6 @@ class ZkLockProviderTest extends EmbeddedServerTest {
     void badInputIsRefusedAndLeavesNothing() throws Exception {
         ZkLockProvider provider = provider();
         assertMessage("job name is null", () -> provider.lock(null), "lockAtMostFor");
-        assertMessage("lockAtMostFor", () -> provider.lock(config("job", Duration.ZERO, Duration.ZERO)), "PT0S");
         assertMessage("lockAtLeastFor", () -> provider.lock(config("job", LONG_RUN, Duration.ofSeconds(-1))), "PT-1S");
         assertMessage("too long", () -> provider.lock(config("x".repeat(256))), "xxxx");
         assertMessage("too long", () -> provider.lock(config("日".repeat(90))), "810");
@@ -321,10 +332,15 @@ class ZkLockProviderTest extends EmbeddedServerTest {
         SimpleLock lock = locked(provider, config("job"));
         assertMessage("longer than its lockAtMostFor", () -> lock.extend(Duration.ofSeconds(1), Duration.ofSeconds(2)), "PT2S");
         assertMessage("lockAtMostFor", () -> lock.extend(Duration.ofSeconds(-1), Duration.ZERO), "PT-1S");
+        assertMessage("lockAtLeastFor", () -> lock.extend(Duration.ofSeconds(1), Duration.ofSeconds(-1)), "PT-1S");
         lock.unlock();                         // a refused extension left the lock usable
         assertThrows(IllegalArgumentException.class, () -> new ZkLockProvider(null, ROOT));
         assertThrows(IllegalArgumentException.class, () -> new ZkLockProvider(client, "no-slash"));
         assertThrows(IllegalArgumentException.class, () -> new ZkLockProvider(client, "/a//b"));
+        for (String root : List.of("/", "/zookeeper", "/zookeeper/quota", "/a/")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new ZkLockProvider(client, root));
+            assertTrue(e.getMessage().contains("'" + root + "'"), e.getMessage());
+        }
         assertEquals(List.of("job"), ZkTesting.children(client, ROOT + "/marks"), "only the valid job made a marker");
         assertTrue(jobNodes().isEmpty());
     }
@@ -360,6 +376,26 @@ class ZkLockProviderTest extends EmbeddedServerTest {
             }
         });
         Await.until("no node is left", LONG, () -> jobNodes().isEmpty());
+    }
+
+    /** An extend that fails because ZooKeeper cannot be reached leaves the lock usable: its unlock, which ShedLock's executor calls next, frees the job. */
+    @Test
+    void aFailedExtendLeavesTheLockToUnlock() throws Exception {
+        SimpleLock lock = locked(provider(), config("job"));
+        server.stop();
+        Await.until("the client notices", LONG, () -> !client.getZookeeperClient().isConnected());
+        assertThrows(LockException.class, () -> lock.extend(LONG_RUN, Duration.ZERO));
+        server.restart();
+        Await.until("the client reconnects", LONG, () -> client.getZookeeperClient().isConnected());
+        lock.unlock();
+        assertThrows(IllegalStateException.class, lock::unlock, "the lock is used once, by its unlock");
+        Await.until("the job is free after the unlock", LONG, () -> {
+            try {
+                return lockable(otherProvider(), "job");
+            } catch (LockException e) {
+                return false;
+            }
+        });
     }
 
     /** An unlock while the connection is lost returns at once; the delete lands on reconnection and frees the job. */

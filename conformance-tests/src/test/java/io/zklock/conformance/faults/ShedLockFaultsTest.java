@@ -1,6 +1,7 @@
 package io.zklock.conformance.faults;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -8,6 +9,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -41,6 +43,88 @@ class ShedLockFaultsTest extends ServerFaults {
         } catch (LockException e) {
             return false;
         }
+    }
+
+    private static LockConfiguration config(String job, Duration lockAtMostFor) {
+        return new LockConfiguration(Instant.now(), job, lockAtMostFor, Duration.ZERO);
+    }
+
+    /** Whether {@code provider} can lock and unlock {@code job} now. */
+    private static boolean lockable(ZkLockProvider provider, String job) {
+        try {
+            Optional<SimpleLock> lock = provider.lock(config(job, Duration.ofMinutes(10)));
+            lock.ifPresent(SimpleLock::unlock);
+            return lock.isPresent();
+        } catch (LockException e) {
+            return false;
+        }
+    }
+
+    /**
+     * The one timer thread of every provider never waits for a job's ZooKeeper traffic: while an
+     * extend of job a gets no reply and a's lockAtMostFor passes, job b's lockAtMostFor still
+     * frees b; the extend, answered later, finds its lock expired.
+     */
+    @Test
+    void aStuckExtendDelaysNoOtherJobsLockAtMostFor() throws Exception {
+        FaultProxy proxy = FaultProxy.to(server.getConnectString());
+        ZkLockProvider stuck = new ZkLockProvider(proxied(proxy, SESSION_MS), path);
+        ZkLockProvider direct = new ZkLockProvider(client(SESSION_MS), path);
+        ZkLockProvider observer = new ZkLockProvider(client(SESSION_MS), path);
+        SimpleLock a = stuck.lock(config("a", Duration.ofSeconds(1))).orElseThrow();
+        direct.lock(config("b", Duration.ofMillis(1_500))).orElseThrow();
+        CountDownLatch writing = new CountDownLatch(1);
+        CountDownLatch answer = new CountDownLatch(1);
+        proxy.beforeRequest((opcode, node) -> {
+            if (opcode == OpCode.multi) {
+                writing.countDown();
+                answer.await();
+            }
+        });
+        CompletableFuture<Optional<SimpleLock>> extending = CompletableFuture.supplyAsync(
+                () -> a.extend(Duration.ofMinutes(10), Duration.ZERO));
+        try {
+            assertTrue(writing.await(20, TimeUnit.SECONDS), "the extend never wrote");
+            Await.until("job b is free after its lockAtMostFor", Duration.ofSeconds(10), () -> lockable(observer, "b"));
+            assertFalse(extending.isDone(), "the extend was answered meanwhile");
+        } finally {
+            answer.countDown();
+        }
+        assertTrue(extending.get(60, TimeUnit.SECONDS).isEmpty(), "an extend that outlived its lockAtMostFor was granted");
+        Await.until("job a is free", LONG, () -> lockable(observer, "a"));
+        Await.equal("nodes left", List.of(), LONG, this::nodes);
+    }
+
+    /**
+     * The timer thread never waits for the release of an expired lease: while the delete of job
+     * a's node gets no reply, job b's lockAtMostFor still frees b on time (well within the
+     * close's own wait of 10 s for its delete).
+     */
+    @Test
+    void aStuckReleaseDelaysNoOtherJobsLockAtMostFor() throws Exception {
+        FaultProxy proxy = FaultProxy.to(server.getConnectString());
+        ZkLockProvider stuck = new ZkLockProvider(proxied(proxy, SESSION_MS), path);
+        ZkLockProvider direct = new ZkLockProvider(client(SESSION_MS), path);
+        ZkLockProvider observer = new ZkLockProvider(client(SESSION_MS), path);
+        CountDownLatch deleting = new CountDownLatch(1);
+        CountDownLatch answer = new CountDownLatch(1);
+        proxy.beforeRequest((opcode, node) -> {
+            if (opcode == OpCode.delete && node != null && node.startsWith(path + "/jobs/a/")) {
+                deleting.countDown();
+                answer.await();
+            }
+        });
+        stuck.lock(config("a", Duration.ofSeconds(1))).orElseThrow();
+        direct.lock(config("b", Duration.ofMillis(1_500))).orElseThrow();
+        try {
+            assertTrue(deleting.await(20, TimeUnit.SECONDS), "a's lockAtMostFor never released it");
+            Await.until("job b is free after its lockAtMostFor", Duration.ofSeconds(5), () -> lockable(observer, "b"));
+            assertEquals(1, answer.getCount(), "a's delete was answered meanwhile");
+        } finally {
+            answer.countDown();
+        }
+        Await.until("job a is free", LONG, () -> lockable(observer, "a"));
+        Await.equal("nodes left", List.of(), LONG, this::nodes);
     }
 
     /** Before the marker's read, arms {@code action} for the request after it: the guarded marker write. */

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -114,6 +115,40 @@ class SpringIntegrationFaultsTest extends ServerFaults {
         registry.close();
     }
 
+    /**
+     * A registry's TTL timer never waits for ZooKeeper: while the delete of one expired hold
+     * gets no reply, another hold's TTL still ends on time (well within the close's own wait
+     * of 10 s for its delete).
+     */
+    @Test
+    void aStuckTtlReleaseDelaysNoOtherTtl() throws Exception {
+        FaultProxy proxy = FaultProxy.to(server.getConnectString());
+        ZkLockRegistry registry = new ZkLockRegistry(proxied(proxy, SESSION_MS), path);
+        CountDownLatch deleting = new CountDownLatch(1);
+        CountDownLatch answer = new CountDownLatch(1);
+        proxy.beforeRequest((opcode, node) -> {
+            if (opcode == OpCode.delete && node != null && node.startsWith(path + "/a/")) {
+                deleting.countDown();
+                answer.await();
+            }
+        });
+        ZkRegistryLock a = registry.obtain("a");
+        ZkRegistryLock b = registry.obtain("b");
+        a.lock(Duration.ofSeconds(1));
+        b.lock(Duration.ofMillis(1_500));
+        try {
+            assertTrue(deleting.await(20, TimeUnit.SECONDS), "a's TTL never released it");
+            Await.until("b's TTL ended while a's delete has no reply", Duration.ofSeconds(5), () -> !b.isHeldByCurrentThread());
+            assertEquals(1, answer.getCount(), "a's delete was answered meanwhile");
+        } finally {
+            answer.countDown();
+        }
+        assertThrows(IllegalMonitorStateException.class, a::unlock);
+        assertThrows(IllegalMonitorStateException.class, b::unlock);
+        Await.equal("nodes left", List.of(), LONG, this::nodes);
+        registry.close();
+    }
+
     /** A waiter in lockInterruptibly whose connection is cut for a second is granted once at the release, with one node. */
     @Test
     void aWaiterRidesOutACutConnection() throws Exception {
@@ -183,11 +218,13 @@ class SpringIntegrationFaultsTest extends ServerFaults {
         proxy.heal();
         assertFalse(got, "granted on a frozen connection");
         assertTrue(tookMs < 10_000, "tryLock(1 s) took " + tookMs + " ms");
-        Await.until("the key free again after the heal", LONG, () -> {
+        // the create the freeze held reaches the server at the heal, after which the withdrawn request deletes it:
+        // "no node" can be seen before it lands, so wait for the key to be free, then for no node
+        Await.until("the key is free once healed", LONG, () -> {
             try {
                 return lockable(other);
             } catch (Exception e) {
-                throw new IllegalStateException(e);
+                throw new AssertionError(e);
             }
         });
         Await.equal("nodes left", List.of(), LONG, this::nodes);

@@ -18,6 +18,7 @@ import io.zklock.core.MultiLease;
 import io.zklock.testing.Await;
 import io.zklock.testing.Sessions;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorClosedException;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,7 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * semaphore, read lock, write lock, multi-lock), against a real server: a transaction that
  * starts with the lease's guards commits while the lease holds, and is refused, having written
  * nothing, after the lease is closed, after another client deletes its node (a forced
- * revocation), and after its session expires.
+ * revocation), and after its session expires; on a closed client no guard is built.
  */
 class GuardedWriteConformanceTest extends ServerFaults {
 
@@ -114,6 +115,18 @@ class GuardedWriteConformanceTest extends ServerFaults {
         Await.equal("the lease's state", LeaseState.LOST, LONG, lease::state);
         assertRefusedAndNothingWritten(holder, lease);
         assertRefusedAndNothingWritten(checker, lease);
+    }
+
+    /** Once the lock's client is closed, its lease's guards cannot be built: guards() throws IllegalStateException carrying Curator's CuratorClosedException. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("recipes")
+    void noGuardIsBuiltOnAClosedClient(Recipe recipe) throws Exception {
+        CuratorFramework holder = client(SESSION_MS);
+        Lease lease = holding(recipe, holder);
+        holder.close();
+        IllegalStateException e = assertThrows(IllegalStateException.class, lease::guards);
+        assertTrue(e.getCause() instanceof CuratorClosedException, "cause: " + e.getCause());
+        Await.equal("nodes left", List.of(), LONG, this::nodes);
     }
 
     /** A multi-lease has no single guard: guard() says to use guards(); a lease of one node gives exactly guard() in guards(). */

@@ -1,5 +1,6 @@
 package io.zklock.spring.boot;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import io.zklock.core.LockAdmin;
@@ -8,20 +9,31 @@ import io.zklock.spring.integration.ZkLockRegistry;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.common.PathUtils;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 
 /**
  * zklock for a Spring Boot application: a started {@link CuratorFramework} on
  * {@code zklock.connect-string} (unless the application defines its own, which is then used),
- * a {@link LockAdmin}, and a {@link ZkLockRegistry} under {@code <zklock.root>/registry} when
- * Spring Integration is on the class path, and a ShedLock {@link ZkLockProvider} under
- * {@code <zklock.root>/shedlock} when ShedLock and {@code zklock-shedlock} are. Each bean steps aside for one of the same type
- * that the application defines. Metrics and health are in
+ * a {@link LockAdmin}, a {@link ZkLockRegistry} under {@code <zklock.root>/spring-integration}
+ * when Spring Integration is on the class path, and a ShedLock {@link ZkLockProvider} under
+ * {@code <zklock.root>/shedlock} when ShedLock and {@code zklock-shedlock} are: with the
+ * default root, the paths of {@link ZkLockRegistry#DEFAULT_ROOT} and
+ * {@link ZkLockProvider#DEFAULT_ROOT}, so services that make their own registry or provider
+ * with the defaults lock the same nodes. Each bean steps aside for one the application defines
+ * (the registry for any {@code LockRegistry}, the provider for any {@code LockProvider}); the
+ * beans that use the client are made only when there is one client, or one marked primary.
+ * Bad settings fail the start with one line naming the property
+ * ({@link InvalidZkLockPropertyException}). Metrics and health are in
  * {@link ZkLockMetricsAutoConfiguration} and {@link ZkLockHealthAutoConfiguration}.
  */
 @AutoConfiguration
@@ -33,40 +45,57 @@ public class ZkLockAutoConfiguration {
     }
 
     /**
-     * The client, started and connected: the context fails to start, with
-     * {@link EnsembleUnreachableException}, if no connection comes within
-     * {@code zklock.connection-timeout}.
-     *
-     * @param properties the {@code zklock.} settings
-     * @return the connected client, closed with the context
+     * The client, unless the application defines one. A class of its own, ordered first among
+     * the member classes, so that its bean is registered before the conditions of the beans
+     * that use the client are evaluated: Spring registers member classes, sorted by
+     * {@link Order}, before the outer class's own beans.
      */
-    @Bean(destroyMethod = "close")
-    @ConditionalOnMissingBean
-    public CuratorFramework zkLockCuratorFramework(ZkLockProperties properties) {
-        String connectString = properties.getConnectString();
-        if (connectString == null || connectString.isBlank()) {
-            throw new IllegalArgumentException("zklock.connect-string is empty");
+    @Configuration(proxyBeanMethods = false)
+    @Order(Ordered.HIGHEST_PRECEDENCE)
+    public static class ClientConfiguration {
+        /** Made by Spring Boot. */
+        public ClientConfiguration() {
         }
-        CuratorFramework client = CuratorFrameworkFactory.builder()
-                .connectString(connectString)
-                .sessionTimeoutMs(Math.toIntExact(properties.getSessionTimeout().toMillis()))
-                .connectionTimeoutMs(Math.toIntExact(properties.getConnectionTimeout().toMillis()))
-                .retryPolicy(new ExponentialBackoffRetry(100, 10, 5_000))
-                .build();
-        client.start();
-        boolean connected;
-        try {
-            connected = client.blockUntilConnected(
-                    Math.toIntExact(properties.getConnectionTimeout().toMillis()), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            connected = false;
+
+        /**
+         * The client, started and connected: the context fails to start, with
+         * {@link EnsembleUnreachableException}, if no connection comes within
+         * {@code zklock.connection-timeout}, or with {@link InvalidZkLockPropertyException} if a
+         * setting is blank, missing or out of range.
+         *
+         * @param properties the {@code zklock.} settings
+         * @return the connected client, closed with the context
+         */
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean
+        public CuratorFramework zkLockCuratorFramework(ZkLockProperties properties) {
+            String connectString = properties.getConnectString();
+            if (connectString == null || connectString.isBlank()) {
+                throw new InvalidZkLockPropertyException("zklock.connect-string", connectString,
+                        "it is blank: it names the ensemble, host:port[,host:port...][/chroot]");
+            }
+            int sessionMs = millis("zklock.session-timeout", properties.getSessionTimeout());
+            int connectionMs = millis("zklock.connection-timeout", properties.getConnectionTimeout());
+            CuratorFramework client = CuratorFrameworkFactory.builder()
+                    .connectString(connectString)
+                    .sessionTimeoutMs(sessionMs)
+                    .connectionTimeoutMs(connectionMs)
+                    .retryPolicy(new ExponentialBackoffRetry(100, 10, 5_000))
+                    .build();
+            client.start();
+            boolean connected;
+            try {
+                connected = client.blockUntilConnected(connectionMs, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                connected = false;
+            }
+            if (!connected) {
+                client.close();
+                throw new EnsembleUnreachableException(connectString, properties.getConnectionTimeout());
+            }
+            return client;
         }
-        if (!connected) {
-            client.close();
-            throw new EnsembleUnreachableException(connectString, properties.getConnectionTimeout());
-        }
-        return client;
     }
 
     /**
@@ -75,6 +104,7 @@ public class ZkLockAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
+    @ConditionalOnSingleCandidate(CuratorFramework.class)
     public LockAdmin zkLockAdmin(CuratorFramework client) {
         return new LockAdmin(client);
     }
@@ -90,12 +120,14 @@ public class ZkLockAutoConfiguration {
         /**
          * @param client the client
          * @param properties the {@code zklock.} settings
-         * @return the registry, its locks under {@code <zklock.root>/registry}
+         * @return the registry, its locks under {@code <zklock.root>/spring-integration}; none if
+         *         the application defines its own {@code LockRegistry}
          */
         @Bean
-        @ConditionalOnMissingBean
+        @ConditionalOnMissingBean(type = "org.springframework.integration.support.locks.LockRegistry")
+        @ConditionalOnSingleCandidate(CuratorFramework.class)
         public ZkLockRegistry zkLockRegistry(CuratorFramework client, ZkLockProperties properties) {
-            return new ZkLockRegistry(client, ZkLockAutoConfiguration.under(properties.getRoot(), "registry"));
+            return new ZkLockRegistry(client, ZkLockAutoConfiguration.under(properties.getRoot(), ZkLockRegistry.DEFAULT_ROOT));
         }
     }
 
@@ -115,15 +147,39 @@ public class ZkLockAutoConfiguration {
          */
         @Bean
         @ConditionalOnMissingBean(type = "net.javacrumbs.shedlock.core.LockProvider")
+        @ConditionalOnSingleCandidate(CuratorFramework.class)
         public ZkLockProvider zkLockProvider(CuratorFramework client, ZkLockProperties properties) {
-            return new ZkLockProvider(client, ZkLockAutoConfiguration.under(properties.getRoot(), "shedlock"));
+            return new ZkLockProvider(client, ZkLockAutoConfiguration.under(properties.getRoot(), ZkLockProvider.DEFAULT_ROOT));
         }
     }
 
-    static String under(String root, String child) {
-        if (root == null || !root.startsWith("/")) {
-            throw new IllegalArgumentException("zklock.root must be an absolute ZooKeeper path, was '" + root + "'");
+    /**
+     * The path under {@code zklock.root} named as the last node of {@code defaultRoot}: with the
+     * default root, {@code defaultRoot} itself.
+     */
+    static String under(String root, String defaultRoot) {
+        if (root == null || root.isBlank()) {
+            throw new InvalidZkLockPropertyException("zklock.root", root, "it is blank: it must be an absolute ZooKeeper path");
         }
-        return root.equals("/") ? "/" + child : root + "/" + child;
+        try {
+            PathUtils.validatePath(root);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidZkLockPropertyException("zklock.root", root, "it is not a valid ZooKeeper path: " + e.getMessage());
+        }
+        if (root.equals("/zookeeper") || root.startsWith("/zookeeper/")) {
+            throw new InvalidZkLockPropertyException("zklock.root", root, "/zookeeper belongs to ZooKeeper and cannot hold locks");
+        }
+        return ZKPaths.makePath(root, ZKPaths.getNodeFromPath(defaultRoot));
+    }
+
+    private static int millis(String property, Duration value) {
+        if (value == null) {
+            throw new InvalidZkLockPropertyException(property, null, "it is missing: give a duration, e.g. 15s");
+        }
+        if (value.isNegative() || value.isZero() || value.toMillis() > Integer.MAX_VALUE) {
+            throw new InvalidZkLockPropertyException(property, value.toString(),
+                    "it must be positive and at most " + Integer.MAX_VALUE + " ms");
+        }
+        return (int) value.toMillis();
     }
 }

@@ -13,7 +13,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class ZkLockProperties {
     /** The ZooKeeper ensemble, host:port[,host:port...][/chroot]. */
     private String connectString = "localhost:2181";
-    /** The ZooKeeper path under which the starter's beans keep their locks (the lock registry's under <root>/registry, ShedLock's under <root>/shedlock). */
+    /** The ZooKeeper path under which the starter's beans keep their locks (the lock registry's under <root>/spring-integration, ShedLock's under <root>/shedlock). */
     private String root = "/zklock";
     /** The session timeout the client asks for; the server may bound it. */
     private Duration sessionTimeout = Duration.ofSeconds(60);
@@ -32,13 +32,14 @@ public class ZkLockProperties {
 
     /**
      * {@return the ZooKeeper path under which the starter's beans keep their locks; default
-     * {@code /zklock}: the lock registry under {@code <root>/registry}}
+     * {@code /zklock}: the lock registry under {@code <root>/spring-integration}, ShedLock's
+     * provider under {@code <root>/shedlock}}
      */
     public String getRoot() {
         return root;
     }
 
-    /** @param root an absolute ZooKeeper path */
+    /** @param root an absolute ZooKeeper path, not under {@code /zookeeper} */
     public void setRoot(String root) {
         this.root = root;
     }

@@ -5,7 +5,8 @@
  * (meters); {@link io.zklock.spring.boot.ZkLockHealthAutoConfiguration} with
  * {@link io.zklock.spring.boot.ZkLockHealthIndicator} (health); and the start-up failure report
  * for an unreachable ensemble ({@link io.zklock.spring.boot.EnsembleUnreachableException},
- * {@link io.zklock.spring.boot.EnsembleUnreachableFailureAnalyzer}).
+ * {@link io.zklock.spring.boot.EnsembleUnreachableFailureAnalyzer}) and for a bad {@code zklock.}
+ * setting ({@link io.zklock.spring.boot.InvalidZkLockPropertyFailureAnalyzer}).
  *
  * <p>Read {@code ZkLockAutoConfiguration}'s class comment first: which beans it makes, when, and
  * how each steps aside for the application's own.

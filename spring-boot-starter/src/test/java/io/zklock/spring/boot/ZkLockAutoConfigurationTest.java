@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -41,9 +43,12 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.integration.support.locks.DefaultLockRegistry;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
+import org.springframework.integration.support.locks.LockRegistry;
 
 /** The auto-configuration through Spring Boot's ApplicationContextRunner, against a real server. */
 class ZkLockAutoConfigurationTest {
@@ -64,7 +69,7 @@ class ZkLockAutoConfigurationTest {
         server.close();
     }
 
-    /** With only a connect string: a connected client, LockAdmin and a working registry under <root>/registry. */
+    /** With only a connect string: a connected client, LockAdmin and a working registry under <root>/spring-integration. */
     @Test
     void makesAClientLockAdminAndARegistryUnderTheRoot() {
         runner.withPropertyValues("zklock.connection-timeout=7s").run(context -> {
@@ -74,10 +79,10 @@ class ZkLockAutoConfigurationTest {
             assertThat(client.getZookeeperClient().isConnected()).isTrue();
             assertThat(client.getZookeeperClient().getConnectionTimeoutMs()).isEqualTo(7_000);
             ZkLockRegistry registry = context.getBean(ZkLockRegistry.class);
-            assertThat(registry.root()).isEqualTo("/boot/registry");
+            assertThat(registry.root()).isEqualTo("/boot/spring-integration");
             ZkRegistryLock lock = registry.obtain("job");
             assertThat(lock.tryLock()).isTrue();
-            assertThat(context.getBean(LockAdmin.class).status("/boot/registry/job").holders()).hasSize(1);
+            assertThat(context.getBean(LockAdmin.class).status("/boot/spring-integration/job").holders()).hasSize(1);
             lock.unlock();
         });
     }
@@ -95,7 +100,7 @@ class ZkLockAutoConfigurationTest {
                         assertThat(context.getBean(CuratorFramework.class)).isSameAs(own);
                         ZkRegistryLock lock = context.getBean(ZkLockRegistry.class).obtain("mine");
                         lock.lock();
-                        assertThat(ZkTesting.lockNodesBelow(own, "/boot/registry")).hasSize(1);
+                        assertThat(ZkTesting.lockNodesBelow(own, "/boot/spring-integration")).hasSize(1);
                         lock.unlock();
                     });
             assertThat(own.getZookeeperClient().isConnected()).as("the application's client is not closed").isTrue();
@@ -163,13 +168,162 @@ class ZkLockAutoConfigurationTest {
         runner.withPropertyValues("zklock.session-timeout=5s", "zklock.root=/other").run(context -> {
             ZkLockProperties bound = context.getBean(ZkLockProperties.class);
             assertThat(bound.getSessionTimeout()).hasSeconds(5);
-            assertThat(context.getBean(ZkLockRegistry.class).root()).isEqualTo("/other/registry");
+            assertThat(context.getBean(ZkLockRegistry.class).root()).isEqualTo("/other/spring-integration");
         });
-        runner.withPropertyValues("zklock.root=relative").run(context -> {
-            assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure())
-                    .hasStackTraceContaining("IllegalArgumentException: zklock.root must be an absolute ZooKeeper path, was 'relative'");
+        runner.withPropertyValues("zklock.root=/").run(context ->
+                assertThat(context.getBean(ZkLockRegistry.class).root()).isEqualTo("/spring-integration"));
+    }
+
+    /**
+     * A bad setting fails the start with one line naming the property and its value, reported
+     * by the failure analyzer found through spring.factories: a blank connect string, a root
+     * that is not a valid path or is under /zookeeper, a timeout that is empty, zero or too long.
+     */
+    @Test
+    void aBadSettingFailsTheStartWithOneLineNamingTheProperty() {
+        assertBadSetting("zklock.connect-string", "zklock.connect-string=", "zklock.connect-string = '' is not valid: it is blank");
+        assertBadSetting("zklock.root", "zklock.root=/x/", "zklock.root = '/x/' is not valid: it is not a valid ZooKeeper path");
+        assertBadSetting("zklock.root", "zklock.root=relative", "zklock.root = 'relative' is not valid: it is not a valid ZooKeeper path");
+        assertBadSetting("zklock.root", "zklock.root=/zookeeper/locks", "zklock.root = '/zookeeper/locks' is not valid: /zookeeper belongs to ZooKeeper");
+        assertBadSetting("zklock.connection-timeout", "zklock.connection-timeout=0s", "zklock.connection-timeout = 'PT0S' is not valid: it must be positive");
+        assertBadSetting("zklock.session-timeout", "zklock.session-timeout=30d", "zklock.session-timeout = 'PT720H' is not valid: it must be positive and at most");
+    }
+
+    /** An empty timeout setting keeps the default, and a null one set on the properties is refused naming it: never a NullPointerException. */
+    @Test
+    void anEmptyOrNullTimeoutIsNeverANullPointerException() {
+        runner.withPropertyValues("zklock.session-timeout=", "zklock.connection-timeout=").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(ZkLockProperties.class).getSessionTimeout()).hasSeconds(60);
+            assertThat(context.getBean(ZkLockProperties.class).getConnectionTimeout()).hasSeconds(15);
         });
+        ZkLockProperties properties = new ZkLockProperties();
+        properties.setConnectString(server.getConnectString());
+        properties.setSessionTimeout(null);
+        assertThatThrownBy(() -> new ZkLockAutoConfiguration.ClientConfiguration().zkLockCuratorFramework(properties))
+                .isInstanceOf(InvalidZkLockPropertyException.class)
+                .hasMessage("zklock.session-timeout has no value is not valid: it is missing: give a duration, e.g. 15s");
+        properties.setSessionTimeout(Duration.ofSeconds(30));
+        properties.setConnectionTimeout(null);
+        assertThatThrownBy(() -> new ZkLockAutoConfiguration.ClientConfiguration().zkLockCuratorFramework(properties))
+                .isInstanceOf(InvalidZkLockPropertyException.class).hasMessageStartingWith("zklock.connection-timeout has no value");
+    }
+
+    private void assertBadSetting(String property, String setting, String message) {
+        runner.withPropertyValues(setting).run(context -> {
+            assertThat(context).as(setting).hasFailed();
+            Throwable failure = context.getStartupFailure();
+            Throwable root = failure;
+            while (root.getCause() != null) {
+                root = root.getCause();
+            }
+            assertThat(root).as(setting).isInstanceOf(InvalidZkLockPropertyException.class).hasMessageStartingWith(message);
+            FailureAnalysis analysis = analyzer(InvalidZkLockPropertyFailureAnalyzer.class).analyze(failure);
+            assertThat(analysis).as(setting).isNotNull();
+            assertThat(analysis.getDescription()).startsWith(message).doesNotContain("\n");
+            assertThat(analysis.getAction()).isEqualTo("Set " + property + " to a valid value.");
+        });
+    }
+
+    private static FailureAnalyzer analyzer(Class<? extends FailureAnalyzer> type) {
+        List<FailureAnalyzer> analyzers = SpringFactoriesLoader.forDefaultResourceLocation()
+                .load(FailureAnalyzer.class, null, SpringFactoriesLoader.FailureHandler.handleMessage((message, e) -> { }));
+        return analyzers.stream().filter(type::isInstance).findFirst().orElseThrow();
+    }
+
+    /** A real SpringApplication with a blank connect string prints Spring Boot's failure report with our one line, and no stack of bean creation exceptions. */
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void aSpringApplicationReportsABlankConnectStringInOneLine(CapturedOutput output) {
+        SpringApplication application = new SpringApplication(Application.class);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        assertThatThrownBy(() -> application.run("--zklock.connect-string=", "--spring.main.banner-mode=off"))
+                .hasRootCauseInstanceOf(InvalidZkLockPropertyException.class);
+        assertThat(output.getAll())
+                .contains("Description:", "zklock.connect-string = '' is not valid: it is blank",
+                        "Action:", "Set zklock.connect-string to a valid value.")
+                .doesNotContain("UnsatisfiedDependencyException", "BeanCreationException", "NullPointerException");
+    }
+
+    /** The registry steps aside for any LockRegistry the application defines, as the ShedLock provider does for any LockProvider. */
+    @Test
+    void theRegistryStepsAsideForAnApplicationsLockRegistry() {
+        runner.withUserConfiguration(OwnLockRegistry.class).run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(LockRegistry.class).doesNotHaveBean(ZkLockRegistry.class);
+            assertThat(context.getBean(LockRegistry.class)).isInstanceOf(DefaultLockRegistry.class);
+        });
+    }
+
+    /** An application's own LockRegistry, of another kind than ours. */
+    @Configuration(proxyBeanMethods = false)
+    static class OwnLockRegistry {
+        @Bean
+        LockRegistry<?> myRegistry() {
+            return new DefaultLockRegistry();
+        }
+    }
+
+    /**
+     * With the default zklock.root, the starter's registry and provider live at
+     * ZkLockRegistry.DEFAULT_ROOT and ZkLockProvider.DEFAULT_ROOT: a service that makes its own
+     * registry with the default root is excluded by the starter's holder of the same key.
+     */
+    @Test
+    void withTheDefaultRootTheStarterLocksWhatTheModulesDefaultsLock() throws Exception {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(ZkLockAutoConfiguration.class))
+                .withPropertyValues("zklock.connect-string=" + server.getConnectString())
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(ZkLockRegistry.class).root()).isEqualTo(ZkLockRegistry.DEFAULT_ROOT);
+                    assertThat(context.getBean(ZkLockProvider.class).root()).isEqualTo(ZkLockProvider.DEFAULT_ROOT);
+                    ZkRegistryLock ours = context.getBean(ZkLockRegistry.class).obtain("shared");
+                    ours.lock();
+                    try (CuratorFramework elsewhere = ZkTesting.client(server.getConnectString(), 30_000)) {
+                        ZkRegistryLock theirs = new ZkLockRegistry(elsewhere).obtain("shared");
+                        assertThat(CompletableFuture.supplyAsync(theirs::tryLock).get(20, TimeUnit.SECONDS))
+                                .as("a default-root registry took a key the starter's registry holds").isFalse();
+                    } finally {
+                        ours.unlock();
+                    }
+                });
+    }
+
+    /**
+     * Two CuratorFramework beans do not break the start: the beans that use the client step
+     * aside, and with one marked primary they are made on that one.
+     */
+    @Test
+    void twoClientsDoNotBreakTheStartAndAPrimaryOneIsUsed() throws Exception {
+        try (CuratorFramework first = ZkTesting.client(server.getConnectString(), 30_000);
+             CuratorFramework second = ZkTesting.client(server.getConnectString(), 30_000)) {
+            runner.withBean("first", CuratorFramework.class, () -> first, bd -> bd.setDestroyMethodName(""))
+                    .withBean("second", CuratorFramework.class, () -> second, bd -> bd.setDestroyMethodName(""))
+                    .run(context -> assertThat(context).hasNotFailed()
+                            .doesNotHaveBean(ZkLockRegistry.class).doesNotHaveBean(ZkLockProvider.class)
+                            .doesNotHaveBean(LockAdmin.class).doesNotHaveBean(ZkLockHealthIndicator.class));
+            runner.withBean("first", CuratorFramework.class, () -> first, bd -> bd.setDestroyMethodName(""))
+                    .withBean("second", CuratorFramework.class, () -> second, bd -> {
+                        bd.setDestroyMethodName("");
+                        bd.setPrimary(true);
+                    })
+                    .run(context -> {
+                        assertThat(context).hasNotFailed().hasSingleBean(ZkLockRegistry.class).hasSingleBean(ZkLockProvider.class)
+                                .hasSingleBean(LockAdmin.class).hasSingleBean(ZkLockHealthIndicator.class);
+                        ZkRegistryLock lock = context.getBean(ZkLockRegistry.class).obtain("primary");
+                        lock.lock();
+                        try {
+                            String node = context.getBean(LockAdmin.class).status("/boot/spring-integration/primary").holders()
+                                    .get(0).nodePath();
+                            assertThat(first.checkExists().forPath(node).getEphemeralOwner()).as("the node's session")
+                                    .isEqualTo(second.getZookeeperClient().getZooKeeper().getSessionId());
+                        } finally {
+                            lock.unlock();
+                        }
+                    });
+            assertThat(first.getZookeeperClient().isConnected()).isTrue();
+            assertThat(second.getZookeeperClient().isConnected()).isTrue();
+        }
     }
 
     /** With Spring Boot's own metrics auto-configuration making the MeterRegistry, ours runs after it and binds to it. */
@@ -252,11 +406,7 @@ class ZkLockAutoConfigurationTest {
             }
             assertThat(root).isInstanceOf(EnsembleUnreachableException.class)
                     .hasMessage("cannot reach ZooKeeper at 127.0.0.1:1 within 300 ms");
-            List<FailureAnalyzer> analyzers = SpringFactoriesLoader.forDefaultResourceLocation()
-                    .load(FailureAnalyzer.class, null, SpringFactoriesLoader.FailureHandler.handleMessage((message, e) -> { }));
-            FailureAnalyzer ours = analyzers.stream().filter(a -> a instanceof EnsembleUnreachableFailureAnalyzer)
-                    .findFirst().orElseThrow();
-            FailureAnalysis analysis = ours.analyze(failure);
+            FailureAnalysis analysis = analyzer(EnsembleUnreachableFailureAnalyzer.class).analyze(failure);
             assertThat(analysis).isNotNull();
             assertThat(analysis.getDescription()).isEqualTo("cannot reach ZooKeeper at 127.0.0.1:1 within 300 ms")
                     .doesNotContain("\n");

@@ -3,6 +3,9 @@ package io.zklock.spring.integration;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -13,6 +16,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.springframework.integration.support.locks.DistributedLock;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
 import org.springframework.integration.support.locks.RenewableLockRegistry;
+import org.springframework.scheduling.TaskScheduler;
 
 /**
  * A Spring Integration lock registry on ZooKeeper, one zklock {@link ZkMutex} per key, for
@@ -34,9 +38,11 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
  * <p><b>Keys.</b> A key is a non-empty {@code String} of at most 512 chars. Each key is its own
  * node under the root, its name percent-encoded (see the README), so any key is safe: two keys
  * never share a lock, and no key ({@code ../x}, {@code a/b}, control characters) reaches
- * outside the root. {@link #obtain} returns the same instance for the same key until
- * {@link #expireUnusedOlderThan} drops it; mutual exclusion never depends on that identity,
- * since the nodes in ZooKeeper decide.
+ * outside the root. {@link #obtain} returns the same instance for the same key while a thread
+ * of this process holds or acquires it; {@link #expireUnusedOlderThan} drops only instances no
+ * thread uses, and a dropped instance still in a caller's hands keeps working on the key's
+ * current instance. Mutual exclusion never depends on that identity, since the nodes in
+ * ZooKeeper decide.
  *
  * <p><b>What the locks do</b> ({@link ZkRegistryLock} says it exactly): re-entrant per thread;
  * {@code lockInterruptibly()} waits on a ZooKeeper watch (no polling); {@code tryLock()} is one
@@ -47,6 +53,11 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
  * with its session returns {@code false}, so {@code LockRegistryLeaderInitiator} revokes its
  * leadership.
  *
+ * <p><b>No renewal scheduler.</b> {@link #setRenewalTaskScheduler} throws: a lock taken without
+ * a TTL never expires while its ZooKeeper session lives (the client's heartbeats keep the
+ * session), so there is nothing to renew in the background, and a TTL is a bound the caller
+ * chose, renewed only by {@link #renewLock}.
+ *
  * <p>The registry does not own the client: closing the registry stops its TTL timer thread
  * only, and closing the client ends every lock it holds.
  */
@@ -56,6 +67,12 @@ public final class ZkLockRegistry
     public static final String DEFAULT_ROOT = "/zklock/spring-integration";
 
     private static final AtomicInteger TIMERS = new AtomicInteger();
+    /**
+     * Where the TTL timers hand the close of an expired hold's lease, which may wait for
+     * ZooKeeper: the timer thread of a registry serves every lock of it. Daemon threads, kept
+     * while in use only.
+     */
+    static final Executor RELEASES = releases();
 
     private final CuratorFramework client;
     private final String root;
@@ -98,7 +115,8 @@ public final class ZkLockRegistry
 
     /**
      * The lock of {@code lockKey}: the same instance for the same key while the registry keeps
-     * it. Makes no call to ZooKeeper.
+     * it, and always while a thread of this process holds or acquires it. Makes no call to
+     * ZooKeeper.
      *
      * @param lockKey a non-empty {@code String} of at most 512 chars
      * @return the lock
@@ -108,27 +126,50 @@ public final class ZkLockRegistry
     @Override
     public ZkRegistryLock obtain(Object lockKey) {
         String name = LockKeys.nodeName(lockKey);
-        ZkRegistryLock lock = locks.computeIfAbsent((String) lockKey,
-                key -> new ZkRegistryLock(key, new ZkMutex(client, root + "/" + name), this::timer));
-        lock.touch();
-        return lock;
+        while (true) {
+            ZkRegistryLock lock = locks.computeIfAbsent((String) lockKey,
+                    key -> new ZkRegistryLock(key, new ZkMutex(client, root + "/" + name), this));
+            if (!lock.retired()) {
+                lock.touch();
+                return lock;
+            }
+            // retired by an expiry whose removal is under way: this waits for it, then the next round makes a new one
+            locks.remove(lockKey, lock);
+        }
     }
 
     /**
      * Forgets the locks that no thread of this process holds or is acquiring and that nobody
      * obtained, acquired or released in the last {@code age} milliseconds. A later
-     * {@link #obtain} of such a key makes a new instance. Makes no call to ZooKeeper.
+     * {@link #obtain} of such a key makes a new instance; a forgotten instance that a caller
+     * still has acts on that one. A lock in use is never forgotten, even if a thread takes it
+     * while this runs. Makes no call to ZooKeeper.
      *
      * @param age in milliseconds; zero or less forgets every unused lock
      */
     @Override
     public void expireUnusedOlderThan(long age) {
         long since = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(Math.max(0, age));
-        locks.forEach((key, lock) -> {
-            if (lock.unusedSince(since)) {
-                locks.remove(key, lock);
-            }
-        });
+        for (String key : locks.keySet()) {
+            locks.computeIfPresent(key, (k, lock) -> lock.retireIfUnused(since) ? null : lock);
+        }
+    }
+
+    /**
+     * Not supported: a lock taken without a TTL never expires while its ZooKeeper session lives
+     * (the client's heartbeats keep the session, whatever the thread is doing), so no background
+     * renewal is needed; a TTL is a bound the caller chose, which only {@link #renewLock}
+     * restarts. Throwing, rather than ignoring the scheduler, tells an application that expects
+     * TTL holds to be renewed for it that they are not.
+     *
+     * @param renewalTaskScheduler ignored
+     * @throws UnsupportedOperationException always
+     */
+    @Override
+    public void setRenewalTaskScheduler(TaskScheduler renewalTaskScheduler) {
+        throw new UnsupportedOperationException("ZkLockRegistry renews nothing in the background: a lock without"
+                + " a time to live lasts as long as its ZooKeeper session, and one with a time to live is renewed by"
+                + " renewLock only; take the lock without a time to live to hold it for as long as the work takes");
     }
 
     /**
@@ -190,7 +231,13 @@ public final class ZkLockRegistry
         return lock;
     }
 
-    private ScheduledExecutorService timer() {
+    /** {@return the key's live instance, or null if the registry keeps none (then no thread holds the key)} */
+    ZkRegistryLock live(String key) {
+        ZkRegistryLock lock = locks.get(key);
+        return lock == null || lock.retired() ? null : lock;
+    }
+
+    ScheduledExecutorService timer() {
         synchronized (timerLock) {
             if (closed) {
                 throw new IllegalStateException(this + " is closed: no lock with a time to live");
@@ -206,6 +253,16 @@ public final class ZkLockRegistry
             }
             return timer;
         }
+    }
+
+    private static Executor releases() {
+        AtomicInteger threads = new AtomicInteger();
+        ExecutorService pool = Executors.newCachedThreadPool(task -> {
+            Thread thread = new Thread(task, "zklock-lock-ttl-release-" + threads.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+        return pool;
     }
 
     static Duration checkTtl(Duration ttl) {

@@ -6,14 +6,12 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
-import java.util.function.Supplier;
 
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
@@ -41,9 +39,21 @@ import org.springframework.integration.support.locks.DistributedLock;
  *      the lease becomes the thread's Hold and, with a TTL, its expiry is scheduled.
  *
  * A Hold ends once, by whichever comes first of its last unlock, its TTL timer and a dropped
- * lost lease (a CAS on `ended`); the one that ends it closes the lease. The timer and a
- * renewal agree through a generation number read and written under the Hold's monitor, which
- * is never held while waiting for ZooKeeper.
+ * lost lease (a CAS on `ended`); the one that ends it closes the lease (the timer hands the
+ * close to another thread: a close may wait for ZooKeeper, and the registry's one timer thread
+ * serves every lock). The timer and a renewal agree through a generation number read and
+ * written under the Hold's monitor, which is never held while waiting for ZooKeeper.
+ *
+ * Users and retirement. `users` counts the threads of this process that hold the lock or are
+ * acquiring it: an acquisition counts itself in first and out when it ends without a Hold; a
+ * Hold keeps its count until it ends. expireUnusedOlderThan retires an instance only from 0 to
+ * -1 (a CAS, inside the registry map's computeIfPresent, so the retirement and the removal are
+ * one step), so an instance in use is never dropped, and obtain() never hands out a retired
+ * one (found while its removal is under way, it waits for the removal and makes a new
+ * instance). An acquisition that finds the instance
+ * retired goes to the key's live instance (registry.obtain), and so do unlock(),
+ * isHeldByCurrentThread() and fencingToken(): a thread that obtained the instance before it
+ * was retired still uses one lock per key.
  */
 /**
  * A Spring Integration {@link DistributedLock} for one key of a {@link ZkLockRegistry}, on a
@@ -74,15 +84,16 @@ public final class ZkRegistryLock implements DistributedLock {
 
     private final String key;
     private final ZkMutex mutex;
-    private final Supplier<ScheduledExecutorService> timer;
+    private final ZkLockRegistry registry;
     private final Map<Long, Hold> holds = new ConcurrentHashMap<>();
-    private final AtomicInteger acquiring = new AtomicInteger();
+    /** Threads holding or acquiring this lock; -1 once the registry retired it (see the Overview). */
+    private final AtomicInteger users = new AtomicInteger();
     private volatile long lastUsedNanos = System.nanoTime();
 
-    ZkRegistryLock(String key, ZkMutex mutex, Supplier<ScheduledExecutorService> timer) {
+    ZkRegistryLock(String key, ZkMutex mutex, ZkLockRegistry registry) {
         this.key = key;
         this.mutex = mutex;
-        this.timer = timer;
+        this.registry = registry;
     }
 
     /** {@return the key this lock was obtained for} */
@@ -97,6 +108,10 @@ public final class ZkRegistryLock implements DistributedLock {
 
     /** {@return whether the current thread holds this lock with a lease that is still valid} */
     public boolean isHeldByCurrentThread() {
+        if (retired()) {
+            ZkRegistryLock live = registry.live(key);
+            return live != null && live != this && live.isHeldByCurrentThread();
+        }
         Hold hold = holds.get(owner());
         return hold != null && !hold.ended.get() && hold.lease.isValid();
     }
@@ -110,6 +125,13 @@ public final class ZkRegistryLock implements DistributedLock {
      * @throws IllegalMonitorStateException if the current thread does not hold this lock
      */
     public long fencingToken() {
+        if (retired()) {
+            ZkRegistryLock live = registry.live(key);
+            if (live == null || live == this) {
+                throw notHeld();
+            }
+            return live.fencingToken();
+        }
         Hold hold = holds.get(owner());
         if (hold == null || hold.ended.get()) {
             throw notHeld();
@@ -156,8 +178,10 @@ public final class ZkRegistryLock implements DistributedLock {
     }
 
     /**
-     * One attempt: the lock is taken if it is free now (one round trip to ZooKeeper), or
-     * re-entered if the thread holds it with a valid lease.
+     * One attempt: the lock is taken if it is free now, or re-entered if the thread holds it
+     * with a valid lease. An attempt that does not re-enter costs the mutex's one attempt: the
+     * creation of a node and a listing of the lock's directory, and the node's deletion when
+     * the lock is not free; it never waits for another holder.
      *
      * @return whether the lock was taken; {@code false} also when the thread's own lease was
      *         lost or is suspended (the thread's hold is then dropped)
@@ -224,6 +248,14 @@ public final class ZkRegistryLock implements DistributedLock {
      */
     @Override
     public void unlock() {
+        if (retired()) {
+            ZkRegistryLock live = registry.live(key);
+            if (live == null || live == this) {
+                throw notHeld();
+            }
+            live.unlock();
+            return;
+        }
         long owner = owner();
         Hold hold = holds.get(owner);
         if (hold == null || hold.ended.get()) {
@@ -264,9 +296,32 @@ public final class ZkRegistryLock implements DistributedLock {
         }
     }
 
-    /** Whether no thread of this process holds or is acquiring this lock, and nobody used it since {@code nanos}. */
-    boolean unusedSince(long nanos) {
-        return holds.isEmpty() && acquiring.get() == 0 && lastUsedNanos - nanos <= 0;
+    /**
+     * Retires this instance if no thread of this process holds or is acquiring it and nobody
+     * used it since {@code nanos}; called by the registry inside the map's computeIfPresent.
+     *
+     * @return whether it is retired now (the registry then forgets it)
+     */
+    boolean retireIfUnused(long nanos) {
+        return lastUsedNanos - nanos <= 0 && users.compareAndSet(0, -1);
+    }
+
+    /** {@return whether the registry retired this instance} */
+    boolean retired() {
+        return users.get() < 0;
+    }
+
+    /** Counts the current thread in as a user; false if the instance was retired. */
+    private boolean enter() {
+        while (true) {
+            int now = users.get();
+            if (now < 0) {
+                return false;
+            }
+            if (users.compareAndSet(now, now + 1)) {
+                return true;
+            }
+        }
     }
 
     void touch() {
@@ -299,18 +354,21 @@ public final class ZkRegistryLock implements DistributedLock {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        touch();
-        long owner = owner();
-        Hold hold = holds.get(owner);
-        if (hold != null && hold.ended.get()) {
-            holds.remove(owner, hold);
-            hold = null;
+        if (!enter()) {
+            return registry.obtain(key).acquire(wait, ttl);     // retired: the key's live instance
         }
-        if (hold != null) {
-            return reenter(owner, hold, wait);
-        }
-        acquiring.incrementAndGet();
+        boolean counted = false;                                // whether a new Hold took over this count
         try {
+            touch();
+            long owner = owner();
+            Hold hold = holds.get(owner);
+            if (hold != null && hold.ended.get()) {
+                holds.remove(owner, hold);
+                hold = null;
+            }
+            if (hold != null) {
+                return reenter(owner, hold, wait);
+            }
             Lease lease;
             if (wait == null) {
                 lease = mutex.acquire();
@@ -322,6 +380,7 @@ public final class ZkRegistryLock implements DistributedLock {
                 lease = granted.get();
             }
             Hold fresh = new Hold(owner, lease);
+            counted = true;
             holds.put(owner, fresh);
             if (ttl != null) {
                 try {
@@ -334,7 +393,9 @@ public final class ZkRegistryLock implements DistributedLock {
             }
             return true;
         } finally {
-            acquiring.decrementAndGet();
+            if (!counted) {
+                users.decrementAndGet();
+            }
             touch();
         }
     }
@@ -433,7 +494,7 @@ public final class ZkRegistryLock implements DistributedLock {
             }
             long mine = ++generation;
             this.ttl = ttl;
-            expiry = timer.get().schedule(() -> expire(mine), ttl.toNanos(), TimeUnit.NANOSECONDS);
+            expiry = registry.timer().schedule(() -> expire(mine), ttl.toNanos(), TimeUnit.NANOSECONDS);
         }
 
         private void expire(long scheduled) {
@@ -445,8 +506,9 @@ public final class ZkRegistryLock implements DistributedLock {
                 ran = ttl;
             }
             holds.remove(owner, this);
+            users.decrementAndGet();
             LOG.info("lock '{}': its time to live of {} ran out before it was unlocked; released", key, ran);
-            lease.close();
+            ZkLockRegistry.RELEASES.execute(lease::close);      // never on the timer thread: a close may wait for ZooKeeper
         }
 
         /** Ends the hold if nothing else did: stops its timer and closes the lease. */
@@ -459,6 +521,7 @@ public final class ZkRegistryLock implements DistributedLock {
                     expiry.cancel(false);
                 }
             }
+            users.decrementAndGet();
             lease.close();
             return true;
         }

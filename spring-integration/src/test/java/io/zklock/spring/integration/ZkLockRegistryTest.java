@@ -7,10 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -18,6 +20,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
+import java.util.function.BiFunction;
 
 import io.zklock.testing.Await;
 import io.zklock.testing.ZkTesting;
@@ -30,6 +33,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.springframework.integration.support.locks.DistributedLock;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 /**
  * The registry through Spring Integration's public API, on one real server shared by the
@@ -388,6 +392,105 @@ class ZkLockRegistryTest {
             registry.expireUnusedOlderThan(0);
             assertNotSame(lock, registry.obtain("waited"));
         }
+    }
+
+    /**
+     * The registry's map of locks, slowed where expireUnusedOlderThan decides to drop a lock:
+     * after the decision, before the map changes. A real map; only the timing is widened.
+     */
+    private static final class SlowDrop extends ConcurrentHashMap<String, ZkRegistryLock> {
+        private static final long serialVersionUID = 1L;
+        final transient CountDownLatch deciding = new CountDownLatch(1);
+        private final long pauseMs;
+
+        SlowDrop(long pauseMs) {
+            this.pauseMs = pauseMs;
+        }
+
+        private void pause() {
+            deciding.countDown();
+            try {
+                Thread.sleep(pauseMs);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public boolean remove(Object key, Object value) {             // a check, then a separate removal
+            pause();
+            return super.remove(key, value);
+        }
+
+        @Override
+        public ZkRegistryLock computeIfPresent(String key,
+                BiFunction<? super String, ? super ZkRegistryLock, ? extends ZkRegistryLock> remapping) {
+            return super.computeIfPresent(key, (k, lock) -> {           // the decision and the removal in one step
+                ZkRegistryLock kept = remapping.apply(k, lock);
+                pause();
+                return kept;
+            });
+        }
+    }
+
+    /**
+     * A thread that locks while expireUnusedOlderThan drops the lock still has one lock per key:
+     * obtain() then gives the instance it holds, its re-entry through it is immediate, and either
+     * reference unlocks; one node throughout.
+     */
+    @Test
+    void aLockTakenWhileItIsBeingExpiredStaysOneLockForItsHolder() throws Exception {
+        SlowDrop map = new SlowDrop(Await.scaled(Duration.ofMillis(500)).toMillis());
+        Field locks = ZkLockRegistry.class.getDeclaredField("locks");
+        locks.setAccessible(true);
+        locks.set(registry, map);
+        ZkRegistryLock lock = registry.obtain("k");
+        Thread expirer = new Thread(() -> registry.expireUnusedOlderThan(0), "expirer");
+        expirer.start();
+        assertTrue(map.deciding.await(20, TimeUnit.SECONDS), "the expiry never reached its decision");
+        lock.lock();                           // while the expirer is between its decision and the map's change
+        expirer.join(20_000);
+        try {
+            ZkRegistryLock now = registry.obtain("k");
+            assertTrue(now.isHeldByCurrentThread(), "obtain() gave an instance the holder does not hold");
+            assertTrue(lock.isHeldByCurrentThread());
+            assertTrue(now.tryLock(), "the holder's re-entry through obtain() was refused");
+            assertSame(now, registry.obtain("k"), "a second instance for a key in use");
+            assertEquals(1, ZkTesting.lockNodesBelow(client, root).size());
+            now.unlock();
+        } finally {
+            lock.unlock();
+        }
+        assertFalse(registry.obtain("k").isHeldByCurrentThread());
+        assertThrows(IllegalMonitorStateException.class, lock::unlock);
+    }
+
+    /** A lock obtained before expireUnusedOlderThan dropped it still locks the key's one lock: a second instance of the key excludes it, and it unlocks. */
+    @Test
+    void aDroppedInstanceStillActsOnTheKeysLock() throws Exception {
+        ZkRegistryLock dropped = registry.obtain("k");
+        registry.expireUnusedOlderThan(0);
+        ZkRegistryLock current = registry.obtain("k");
+        assertNotSame(dropped, current);
+        dropped.lock();
+        try {
+            assertTrue(current.isHeldByCurrentThread());
+            assertTrue(current.tryLock(), "re-entry through the current instance");
+            current.unlock();
+            assertFalse(tried(registry.obtain("k")::tryLock), "another thread took a held key");
+            assertTrue(dropped.fencingToken() > 0);
+        } finally {
+            dropped.unlock();
+        }
+        assertFalse(current.isHeldByCurrentThread());
+    }
+
+    /** setRenewalTaskScheduler is refused, saying why: nothing is renewed in the background. */
+    @Test
+    void aRenewalSchedulerIsRefusedWithTheReason() {
+        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
+                () -> registry.setRenewalTaskScheduler(new ThreadPoolTaskScheduler()));
+        assertTrue(e.getMessage().contains("renewLock") && e.getMessage().contains("session"), e.getMessage());
     }
 
     /** executeLocked, Spring's default method, runs the task under the lock and releases it. */
