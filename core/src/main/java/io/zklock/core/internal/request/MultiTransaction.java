@@ -17,7 +17,6 @@ import io.zklock.core.internal.zk.Threads;
 import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.LockNode;
 import org.apache.curator.utils.ZKPaths;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 

@@ -4,7 +4,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
-import io.zklock.core.LockException;
 import io.zklock.core.internal.Failures;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.Backoff;
