@@ -23,6 +23,12 @@
  * {@code ReadWriteLockPropertiesTest} (readers with writers, downgrade, upgrade, the herd),
  * {@code MultiLockPropertiesTest} (deadlock-freedom, all or nothing, mixed kinds).
  *
+ * <p>Two classes hold what every recipe keeps against other clients, each on a server of its
+ * own and over {@code Recipe.all()}: {@code SecurityConformanceTest} (on a server with digest
+ * authentication: the ACL of every node zklock creates, the integrations' included; another
+ * identity refused at once with the cause; status for a read-only identity; AuthFailed sessions)
+ * and {@code HostileDataPropertiesTest} (node data and child names written by another client).
+ *
  * <p>Where a new property goes: into the group whose promises it assumes (a property that
  * needs a waiting request takes the recipe's rival, so that it holds for a shared recipe too);
  * into a recipe's own class only when no other recipe could keep it. A property is not written

@@ -1,4 +1,4 @@
-package io.zklock.conformance;
+package io.zklock.conformance.properties;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,24 +7,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BiFunction;
 
-import io.zklock.core.DistributedLock;
+import io.zklock.conformance.harness.Recipe;
 import io.zklock.core.Lease;
 import io.zklock.core.LockAdmin;
 import io.zklock.core.LockStatus;
+import io.zklock.core.RevocationResult;
 import io.zklock.core.spi.LockNode;
-import io.zklock.multilock.ZkMultiLock;
-import io.zklock.mutex.ZkMutex;
-import io.zklock.readwrite.ZkReadWriteLock;
-import io.zklock.semaphore.ZkSemaphore;
 import io.zklock.testing.ZkProbe;
 import io.zklock.testing.ZkTesting;
 import net.jqwik.api.Arbitraries;
@@ -49,6 +44,8 @@ class HostileDataPropertiesTest {
     private static final Duration LONG = Duration.ofSeconds(60);
     /** Requests the waiter behind a written node may send once woken: one listing and one watch read, twice over at most. */
     private static final long WAKE_BOUND = 4;
+    /** The semaphore whose waiting nodes carry grant notices, with one permit so that every node behind the first waits. */
+    private static final Recipe ONE_PERMIT = Recipe.semaphore(1);
 
     private static TestingServer server;
     private static ZkProbe probe;
@@ -98,12 +95,12 @@ class HostileDataPropertiesTest {
     void garbageInNodesNeverRevokesNeverLoopsAndNeverGrantsBeyondMaxLeases(@ForAll("hostile") byte[] bytes) throws Exception {
         String path = "/hostile/" + UUID.randomUUID();
         AtomicInteger handlerCalls = new AtomicInteger();
-        Lease holder = new ZkSemaphore(client(), path, 1).acquire();
+        Lease holder = ONE_PERMIT.create(client(), path).acquire();
         holder.onRevocationRequested(l -> handlerCalls.incrementAndGet());
-        CompletableFuture<Lease> first = new ZkSemaphore(client(), path, 1).acquireAsync(LONG);
+        CompletableFuture<Lease> first = ONE_PERMIT.create(client(), path).acquireAsync(LONG);
         awaitNodes(path, 2);
         CuratorFramework behindClient = client();
-        CompletableFuture<Lease> behind = new ZkSemaphore(behindClient, path, 1).acquireAsync(LONG);
+        CompletableFuture<Lease> behind = ONE_PERMIT.create(behindClient, path).acquireAsync(LONG);
         awaitNodes(path, 3);
         List<String> nodes = new LockAdmin(client()).status(path).participants().stream().map(p -> p.nodePath()).toList();
         Thread.sleep(200);                     // let the waiters set their watches
@@ -150,7 +147,7 @@ class HostileDataPropertiesTest {
     void aMegabyteOfGarbageStillTakesARequest() throws Exception {
         String path = "/hostile/" + UUID.randomUUID();
         AtomicInteger handlerCalls = new AtomicInteger();
-        Lease holder = new ZkSemaphore(client(), path, 1).acquire();
+        Lease holder = ONE_PERMIT.create(client(), path).acquire();
         holder.onRevocationRequested(l -> handlerCalls.incrementAndGet());
         byte[] huge = new byte[1_000_000];
         java.util.Arrays.fill(huge, (byte) 0xFF);
@@ -159,7 +156,7 @@ class HostileDataPropertiesTest {
         LockStatus status = admin.status(path);
         assertEquals(1, status.holders().size());
         assertTrue(status.problems().stream().anyMatch(p -> p.contains("unreadable")), status.problems().toString());
-        assertEquals(io.zklock.core.RevocationResult.REQUESTED, admin.requestRevocation(holder.nodePath()));
+        assertEquals(RevocationResult.REQUESTED, admin.requestRevocation(holder.nodePath()));
         long deadline = System.nanoTime() + LONG.toNanos();
         while (handlerCalls.get() == 0 && System.nanoTime() < deadline) {
             Thread.sleep(20);
@@ -177,50 +174,62 @@ class HostileDataPropertiesTest {
         }
     }
 
-
     /**
      * Foreign children that look almost like lock nodes (a kind with no sequence, a sequence with
      * no kind, a uuid of the wrong shape, an 11-digit sequence, no protected prefix), made by
-     * another client in the directory of every recipe: a waiter is still granted once the holder
-     * releases, nobody is granted while it holds, status lists every one as foreign, and zklock
-     * deletes none of them.
+     * another client in every lock directory of every recipe of {@link Recipe#all()} (each of a
+     * multi-lock's): a rival waiter is still granted once the holders release, nobody is granted
+     * while they hold, status lists every one as foreign, and zklock deletes none of them.
      */
     @Example
     void foreignChildrenThatAlmostLookLikeLockNodesAreIgnoredListedAndKept() throws Exception {
-        Map<String, BiFunction<CuratorFramework, String, DistributedLock>> recipes = new LinkedHashMap<>();
-        recipes.put("mutex", ZkMutex::new);
-        recipes.put("semaphore", (c, p) -> new ZkSemaphore(c, p, 1));
-        recipes.put("read-write", (c, p) -> new ZkReadWriteLock(c, p).writeLock());
-        recipes.put("multilock", (c, p) -> new ZkMultiLock(List.of(new ZkMutex(c, p))));
         CuratorFramework mallory = client();
-        for (Map.Entry<String, BiFunction<CuratorFramework, String, DistributedLock>> recipe : recipes.entrySet()) {
-            String path = "/foreign/" + recipe.getKey() + "-" + UUID.randomUUID();
-            Lease holder = recipe.getValue().apply(client(), path).acquire();
-            String name = holder.nodePath().substring(path.length() + 1);
-            String kind = LockNode.parse(name).orElseThrow().kind();
-            String uuid = UUID.randomUUID().toString();
-            List<String> foreign = List.of(
-                    "_c_" + uuid + "-" + kind,                                 // a kind with no sequence
-                    "_c_" + uuid + "--0000000001",                             // a sequence with no kind
-                    "_c_" + uuid.toUpperCase(java.util.Locale.ROOT) + "-" + kind + "-0000000000",   // a uuid of the wrong shape
-                    "_c_" + uuid.substring(1) + "-" + kind + "-0000000000",    // a uuid one character short
-                    "_c_" + uuid + "-" + kind + "-00000000001",                // eleven digits: past the counter's range
-                    "_c_" + uuid + "-" + kind + "-99999999999999999999",       // a sequence that overflows a long
-                    uuid + "-" + kind + "-0000000000",                         // no protected prefix
-                    "lock-0000000000");
-            for (String child : foreign) {
-                mallory.create().forPath(path + "/" + child);
+        for (Recipe recipe : Recipe.all()) {
+            String path = "/foreign/" + recipe.name() + "-" + UUID.randomUUID();
+            CuratorFramework holderClient = client();
+            List<Lease> holders = new ArrayList<>();
+            for (int i = 0; i < recipe.holds(); i++) {
+                holders.add(recipe.create(holderClient, path).tryAcquire(LONG).orElseThrow(() -> new AssertionError(recipe + ": holder not granted")));
             }
-            CompletableFuture<Lease> waiter = recipe.getValue().apply(client(), path).acquireAsync(LONG);
+            List<String> holderNodes = Recipe.nodesOf(holders.get(0));
+            List<List<String>> foreignByPart = new ArrayList<>();
+            for (int i = 0; i < recipe.parts().size(); i++) {
+                String dir = path + recipe.parts().get(i).subPath();
+                String nodeName = holderNodes.get(i).substring(dir.length() + 1);
+                List<String> foreign = almostLockNodes(LockNode.parse(nodeName).orElseThrow().kind());
+                for (String child : foreign) {
+                    mallory.create().forPath(dir + "/" + child);
+                }
+                foreignByPart.add(foreign);
+            }
+            CompletableFuture<Lease> waiter = recipe.rival(client(), path).acquireAsync(LONG);
             Thread.sleep(300);
-            assertFalse(waiter.isDone(), recipe.getKey() + ": nobody granted while the holder holds");
-            LockStatus status = new LockAdmin(mallory).status(path);
-            assertEquals(foreign.stream().sorted().toList(), status.foreignChildren(), recipe.getKey());
-            assertEquals(2, status.participants().size(), recipe.getKey());
-            holder.close();
+            assertFalse(waiter.isDone(), recipe + ": nobody granted while the holders hold");
+            String inspected = path + recipe.inspected().subPath();
+            LockStatus status = new LockAdmin(mallory).status(inspected);
+            assertEquals(foreignByPart.get(0).stream().sorted().toList(), status.foreignChildren(), recipe.name());
+            assertEquals(recipe.holds() + 1, status.participants().size(), recipe.name());
+            holders.forEach(Lease::close);
             waiter.get(LONG.toSeconds(), TimeUnit.SECONDS).close();
-            assertEquals(foreign.stream().sorted().toList(), ZkTesting.children(mallory, path).stream().sorted().toList(),
-                    recipe.getKey() + ": zklock deleted none of the foreign children, and left none of its own");
+            for (int i = 0; i < recipe.parts().size(); i++) {
+                String dir = path + recipe.parts().get(i).subPath();
+                assertEquals(foreignByPart.get(i).stream().sorted().toList(), ZkTesting.children(mallory, dir).stream().sorted().toList(),
+                        recipe + " at " + dir + ": zklock deleted none of the foreign children, and left none of its own");
+            }
         }
+    }
+
+    /** Names that almost parse as lock nodes of {@code kind}. */
+    private static List<String> almostLockNodes(String kind) {
+        String uuid = UUID.randomUUID().toString();
+        return List.of(
+                "_c_" + uuid + "-" + kind,                                 // a kind with no sequence
+                "_c_" + uuid + "--0000000001",                             // a sequence with no kind
+                "_c_" + uuid.toUpperCase(Locale.ROOT) + "-" + kind + "-0000000000",   // a uuid of the wrong shape
+                "_c_" + uuid.substring(1) + "-" + kind + "-0000000000",    // a uuid one character short
+                "_c_" + uuid + "-" + kind + "-00000000001",                // eleven digits: past the counter's range
+                "_c_" + uuid + "-" + kind + "-99999999999999999999",       // a sequence that overflows a long
+                uuid + "-" + kind + "-0000000000",                         // no protected prefix
+                "lock-0000000000");
     }
 }
