@@ -153,6 +153,25 @@ class EngineRacesTest {
         assertEquals(1, port.count(CHILDREN), "the early listing was wasted");
     }
 
+    /**
+     * A create's early listing answered after the create is decided on even when the create's
+     * step runs only after both replies were handled (a busy machine): the order of the replies
+     * decides, not the order of the steps, so no other listing is sent.
+     */
+    @Test
+    void earlyListingAnsweredAfterTheCreateIsUsedWhenTheCreatesStepRunsLate() {
+        Acquisition a = Acquisition.start(engine, Deadline.unbounded());
+        Call create = port.last(CREATE);
+        Call early = port.last(CHILDREN);
+
+        port.deliver(create, ok(create.nodePath(0), nodeStat(10, SESSION)));     // the create's reply comes first,
+        port.reply(early, listing(DIR, dirStat(DIR_CZXID, 1, 1), create.nodeName(0)));   // the listing's is handled at once,
+        port.complete(create);                                                 // and the create's step runs last
+
+        assertEquals(create.nodePath(0), lease(a).nodePath());
+        assertEquals(1, port.count(CHILDREN), "the early listing was wasted");
+    }
+
     /** After a kick starts a new loop, the older loops' replies (listings, a watch registration) and watch events drive nothing: one loop runs. */
     @Test
     void staleRepliesAndEventsAreDiscarded() {
