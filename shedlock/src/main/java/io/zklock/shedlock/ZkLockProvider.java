@@ -11,6 +11,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.zklock.core.Lease;
+import io.zklock.core.spi.LockPaths;
 import io.zklock.mutex.ZkMutex;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
@@ -131,20 +132,12 @@ public final class ZkLockProvider implements ExtensibleLockProvider {
         return root;
     }
 
-    /** The registry's rule for a root (zklock-spring-integration's LockKeys.root): a valid absolute path, not {@code /}, not under {@code /zookeeper}. */
+    /** A root follows the lock directories' rule ({@link LockPaths#validate}), the registry's too. */
     private static String checkRoot(String root) {
         if (root == null) {
             throw new IllegalArgumentException("root is null");
         }
-        try {
-            PathUtils.validatePath(root);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("root '" + root + "' is not a valid ZooKeeper path: " + e.getMessage(), e);
-        }
-        if (root.equals("/") || root.equals("/zookeeper") || root.startsWith("/zookeeper/")) {
-            throw new IllegalArgumentException("root '" + root + "' cannot hold locks: not the ZooKeeper root, nor under /zookeeper");
-        }
-        return root;
+        return LockPaths.validate(root);
     }
 
     /**

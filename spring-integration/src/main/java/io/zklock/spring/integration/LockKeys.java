@@ -2,7 +2,7 @@ package io.zklock.spring.integration;
 
 import java.nio.charset.StandardCharsets;
 
-import org.apache.zookeeper.common.PathUtils;
+import io.zklock.core.spi.LockPaths;
 
 /**
  * Lock keys to ZooKeeper node names, and the root they live under.
@@ -34,16 +34,7 @@ final class LockKeys {
         if (root == null) {
             throw new IllegalArgumentException("lock registry root is null");
         }
-        try {
-            PathUtils.validatePath(root);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("invalid lock registry root '" + root + "': " + e.getMessage(), e);
-        }
-        if (root.equals("/") || root.equals("/zookeeper") || root.startsWith("/zookeeper/")) {
-            throw new IllegalArgumentException("invalid lock registry root '" + root
-                    + "': the ZooKeeper root and /zookeeper cannot hold locks");
-        }
-        return root;
+        return LockPaths.validate(root);       // the lock directories' rule: a root is one's parent
     }
 
     /**
