@@ -1,22 +1,16 @@
 package io.zklock.shedlock;
 
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.StandardCharsets;
+import io.zklock.core.spi.LockPaths;
 
 /**
- * Maps a ShedLock job name to one ZooKeeper node name: ASCII letters, digits, {@code _} and
- * {@code -} stand for themselves; every other UTF-8 byte, {@code %} and {@code .} included,
- * becomes {@code %XX} (upper-case hex). The map is injective (UTF-8 is, and {@code %} never
- * stands for itself), its output never contains {@code /}, is never {@code .} or {@code ..}, and
- * uses no character ZooKeeper forbids: so two names never share a lock and no name leaves the
- * root.
+ * Maps a ShedLock job name to one ZooKeeper node name by {@link LockPaths#nodeNameOf} (the
+ * registry's map too: percent-encoding, injective, never {@code /}, {@code .} or {@code ..}), so
+ * two names never share a lock and no name leaves the root; a name is refused when its node name
+ * would be longer than {@link #MAX_NODE_NAME}.
  */
 final class JobNames {
     /** The longest node name a job maps to; a longer one is refused. */
     static final int MAX_NODE_NAME = 255;
-    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
     private JobNames() {
     }
@@ -39,26 +33,17 @@ final class JobNames {
             throw new IllegalArgumentException("job name '" + shown(name) + "' is too long: " + name.length()
                     + " characters, at most " + MAX_NODE_NAME + " fit in a node name");
         }
-        ByteBuffer bytes;
+        String out;
         try {
-            bytes = StandardCharsets.UTF_8.newEncoder().encode(CharBuffer.wrap(name));
-        } catch (CharacterCodingException e) {
-            throw new IllegalArgumentException("job name '" + shown(name) + "' is not well-formed text (an unpaired surrogate)", e);
-        }
-        StringBuilder out = new StringBuilder(bytes.remaining());
-        while (bytes.hasRemaining()) {
-            int b = bytes.get() & 0xFF;
-            if (b < 0x80 && (Character.isLetterOrDigit(b) || b == '_' || b == '-')) {
-                out.append((char) b);
-            } else {
-                out.append('%').append(HEX[b >> 4]).append(HEX[b & 0xF]);
-            }
+            out = LockPaths.nodeNameOf("it", name);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("job name '" + shown(name) + "': " + e.getMessage(), e);
         }
         if (out.length() > MAX_NODE_NAME) {
             throw new IllegalArgumentException("job name '" + shown(name) + "' is too long: it maps to a node name of "
                     + out.length() + " characters, at most " + MAX_NODE_NAME);
         }
-        return out.toString();
+        return out;
     }
 
     /** A name fit for a message: its first 60 characters, escaped where not printable. */

@@ -1,5 +1,6 @@
 package io.zklock.core.spi;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -71,5 +72,19 @@ class LockPathsTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LockPaths.validate(path));
 
         assertTrue(e.getMessage().codePoints().noneMatch(Character::isISOControl), e.getMessage());
+    }
+
+    /** A user's name maps to one node name: safe characters stay, the rest is %XX per UTF-8 byte, a dots-only name is encoded whole, a lone surrogate is refused by name. */
+    @Test
+    void namesMapToOneSafeNodeName() {
+        assertEquals("order-42_A.b", LockPaths.nodeNameOf("key", "order-42_A.b"));
+        assertEquals("a%2Fb", LockPaths.nodeNameOf("key", "a/b"));
+        assertEquals("a%252Fb", LockPaths.nodeNameOf("key", "a%2Fb"));
+        assertEquals("%2E%2E", LockPaths.nodeNameOf("key", ".."));
+        assertEquals("..%2Fx", LockPaths.nodeNameOf("key", "../x"));
+        assertEquals("%C3%A9%F0%9F%98%80", LockPaths.nodeNameOf("key", "\u00e9\ud83d\ude00"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LockPaths.nodeNameOf("job", "a\ud800"));
+        assertTrue(e.getMessage().startsWith("job holds a lone surrogate"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> LockPaths.nodeNameOf("job", ""));
     }
 }

@@ -1,24 +1,16 @@
 package io.zklock.spring.integration;
 
-import java.nio.charset.StandardCharsets;
-
 import io.zklock.core.spi.LockPaths;
 
 /**
  * Lock keys to ZooKeeper node names, and the root they live under.
  *
- * <p>A key becomes one node name by percent-encoding: letters, digits, {@code -}, {@code _}
- * and {@code .} stay as they are; every other character, {@code %} included, becomes
- * {@code %XX} for each byte of its UTF-8 form; a name made only of dots ({@code .},
- * {@code ..}, which ZooKeeper refuses) has its dots encoded too. Decoding gives the key back,
- * so two keys never share a node, and a name never holds {@code /}, so no key reaches outside
- * the root.
+ * <p>A key becomes one node name by {@link LockPaths#nodeNameOf} (percent-encoding, injective,
+ * never a {@code /}), so two keys never share a node and no key reaches outside the root.
  */
 final class LockKeys {
     /** The longest key, in chars: its node name is at most 9 times as long (a 3-byte char becomes 9). */
     static final int MAX_KEY_LENGTH = 512;
-
-    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
     private LockKeys() {
     }
@@ -57,33 +49,6 @@ final class LockKeys {
             throw new IllegalArgumentException("lock key is " + text.length() + " chars long, more than "
                     + MAX_KEY_LENGTH + ": '" + text.substring(0, 40) + "...'");
         }
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (Character.isSurrogate(c)) {
-                boolean paired = Character.isHighSurrogate(c) && i + 1 < text.length()
-                        && Character.isLowSurrogate(text.charAt(i + 1));
-                if (!paired) {
-                    throw new IllegalArgumentException("lock key has a lone surrogate \\u"
-                            + Integer.toHexString(c) + " at index " + i + ": it has no UTF-8 form");
-                }
-                i++;
-            }
-        }
-        boolean onlyDots = text.chars().allMatch(c -> c == '.');
-        StringBuilder out = new StringBuilder(text.length() + 8);
-        for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
-            int c = b & 0xFF;
-            if (isPlain(c) && !(onlyDots && c == '.')) {
-                out.append((char) c);
-            } else {
-                out.append('%').append(HEX[c >> 4]).append(HEX[c & 0xF]);
-            }
-        }
-        return out.toString();
-    }
-
-    private static boolean isPlain(int c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                || c == '-' || c == '_' || c == '.';
+        return LockPaths.nodeNameOf("lock key", text);
     }
 }
