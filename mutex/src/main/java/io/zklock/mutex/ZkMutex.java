@@ -8,6 +8,7 @@ import java.util.concurrent.locks.Lock;
 
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
+import io.zklock.core.LeaseCaching;
 import io.zklock.core.Participant;
 import io.zklock.core.spi.LockComponents;
 import io.zklock.core.spi.LockDriver;
@@ -39,7 +40,7 @@ import org.apache.curator.framework.CuratorFramework;
  * }
  * }</pre>
  */
-public final class ZkMutex implements DistributedLock {
+public final class ZkMutex implements DistributedLock, AutoCloseable {
     /** The kind written into this recipe's node names. */
     public static final String KIND = "lock";
 
@@ -51,7 +52,21 @@ public final class ZkMutex implements DistributedLock {
      * @throws IllegalArgumentException if the client is null or the path is invalid
      */
     public ZkMutex(CuratorFramework client, String path) {
-        this.sync = new ReentrantLockSupport(new LockEngine(client, path, KIND, LockDriver.EXCLUSIVE, 1));
+        this(client, path, LeaseCaching.off());
+    }
+
+    /**
+     * A mutex whose node the process may keep after use and take again locally, with no
+     * request, until another client asks for the lock (see {@link LeaseCaching}).
+     *
+     * @param client a started Curator client; may be shared with other locks
+     * @param path the lock's ZooKeeper path, absolute, e.g. {@code /locks/orders}
+     * @param caching whether and how long a node is kept after its last lease closes;
+     *        {@link LeaseCaching#off()} for none
+     * @throws IllegalArgumentException if the client or caching is null or the path is invalid
+     */
+    public ZkMutex(CuratorFramework client, String path, LeaseCaching caching) {
+        this.sync = new ReentrantLockSupport(new LockEngine(client, path, KIND, LockDriver.EXCLUSIVE, 1, caching, false));
         LockComponents.register(this, sync);
     }
 
@@ -96,6 +111,16 @@ public final class ZkMutex implements DistributedLock {
      */
     public List<Participant> participants() {
         return sync.engine().participants();
+    }
+
+    /**
+     * Releases the nodes this client keeps cached for this lock: idle ones now, one in use when
+     * its leases close. Leases in use stay valid. Nothing to do when caching is off; the mutex
+     * may still be used afterwards (it caches again).
+     */
+    @Override
+    public void close() {
+        sync.engine().releaseCached();
     }
 
     @Override

@@ -48,6 +48,12 @@ final class ReadWriteDriver implements LockDriver {
      * Decides {@code ours} by its kind: a read node by {@link #decideRead}, any other node
      * (write, or a foreign kind shown by {@code participants()}) as an exclusive one.
      */
+    /** Readers hold together: only a writer conflicts with a reader, and everything with a writer. */
+    @Override
+    public boolean conflicts(LockNode ahead, LockNode ours) {
+        return !(ahead.is(READ) && ours.is(READ));
+    }
+
     @Override
     public Decision decide(List<LockNode> sorted, LockNode ours, int maxLeases) {
         return ours.is(READ) ? decideRead(sorted, ours) : LockDriver.EXCLUSIVE.decide(sorted, ours, maxLeases);

@@ -8,6 +8,7 @@ import java.util.concurrent.locks.Lock;
 
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
+import io.zklock.core.LeaseCaching;
 import io.zklock.core.LeaseState;
 import io.zklock.core.Participant;
 import io.zklock.core.spi.Deadline;
@@ -111,7 +112,7 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  */
-public final class ZkReadWriteLock {
+public final class ZkReadWriteLock implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ZkReadWriteLock.class);
 
     private final ReentrantLockSupport readSync;
@@ -125,10 +126,25 @@ public final class ZkReadWriteLock {
      * @throws IllegalArgumentException if the client is null or the path is invalid
      */
     public ZkReadWriteLock(CuratorFramework client, String path) {
+        this(client, path, LeaseCaching.off());
+    }
+
+    /**
+     * A read-write lock whose read node the process may keep after use and share among its
+     * readers, with no request, until a writer of any client asks for it (see
+     * {@link LeaseCaching}). Write nodes are never kept.
+     *
+     * @param client a started Curator client; may be shared with other locks
+     * @param path the lock's ZooKeeper path, absolute, e.g. {@code /locks/catalog}
+     * @param readCaching whether and how long a read node is kept after its last read lease
+     *        closes; {@link LeaseCaching#off()} for none
+     * @throws IllegalArgumentException if the client or readCaching is null or the path is invalid
+     */
+    public ZkReadWriteLock(CuratorFramework client, String path, LeaseCaching readCaching) {
         this.writeSync = new ReentrantLockSupport(
                 new LockEngine(client, path, ReadWriteDriver.WRITE, ReadWriteDriver.INSTANCE, 1));
         this.readSync = new ReentrantLockSupport(
-                new LockEngine(client, path, ReadWriteDriver.READ, ReadWriteDriver.INSTANCE, 1));
+                new LockEngine(client, path, ReadWriteDriver.READ, ReadWriteDriver.INSTANCE, 1, readCaching, true));
         LockComponents.register(readLock, new Half(readSync, writeSync, "the current thread holds the write lock of "
                 + path + "; take its read lock on its own (a downgrade), not in a multi-lock"));
         LockComponents.register(writeLock, new Half(writeSync, readSync, "the current thread holds the read lock of "
@@ -156,6 +172,15 @@ public final class ZkReadWriteLock {
      */
     public List<Participant> participants() {
         return writeSync.engine().participants();
+    }
+
+    /**
+     * Releases the read nodes this client keeps cached for this lock: idle ones now, one in use
+     * when its read leases close. Leases in use stay valid. Nothing to do when caching is off.
+     */
+    @Override
+    public void close() {
+        readSync.engine().releaseCached();
     }
 
     @Override

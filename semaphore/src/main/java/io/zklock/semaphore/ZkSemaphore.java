@@ -8,6 +8,7 @@ import java.util.concurrent.locks.Lock;
 
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
+import io.zklock.core.LeaseCaching;
 import io.zklock.core.Participant;
 import io.zklock.core.spi.JucLockView;
 import io.zklock.core.spi.LockComponents;
@@ -42,7 +43,7 @@ import org.apache.curator.framework.CuratorFramework;
  * }
  * }</pre>
  */
-public final class ZkSemaphore implements DistributedLock {
+public final class ZkSemaphore implements DistributedLock, AutoCloseable {
     private final LockEngine engine;
     private final ThreadPermits permits = new ThreadPermits();
     private final Lock view = new JucLockView(this);
@@ -54,10 +55,27 @@ public final class ZkSemaphore implements DistributedLock {
      * @throws IllegalArgumentException if the client is null, the path invalid or maxLeases below 1
      */
     public ZkSemaphore(CuratorFramework client, String path, int maxLeases) {
+        this(client, path, maxLeases, LeaseCaching.off());
+    }
+
+    /**
+     * A semaphore whose permit nodes the process may keep after use and hand out again locally,
+     * with no request, until a waiter of any client asks for them (see {@link LeaseCaching}).
+     * Each kept node is one permit, used by one lease at a time.
+     *
+     * @param client a started Curator client; may be shared with other locks
+     * @param path the semaphore's ZooKeeper path, absolute
+     * @param maxLeases how many permits exist; at least 1, the same for every client of the path
+     * @param caching whether and how long a permit node is kept after its lease closes;
+     *        {@link LeaseCaching#off()} for none
+     * @throws IllegalArgumentException if the client or caching is null, the path invalid or
+     *         maxLeases below 1
+     */
+    public ZkSemaphore(CuratorFramework client, String path, int maxLeases, LeaseCaching caching) {
         if (maxLeases < 1) {
             throw new IllegalArgumentException("maxLeases must be at least 1, was " + maxLeases);
         }
-        this.engine = new LockEngine(client, path, SemaphoreDriver.kind(maxLeases), new SemaphoreDriver(), maxLeases);
+        this.engine = new LockEngine(client, path, SemaphoreDriver.kind(maxLeases), new SemaphoreDriver(), maxLeases, caching, false);
         LockEngine own = engine;
         LockComponents.register(this, () -> own);   // a permit taken through a multi-lock is one more permit
     }
@@ -116,6 +134,15 @@ public final class ZkSemaphore implements DistributedLock {
     /** {@return the holders and waiters in queue order; each with its owner and whether it holds a permit} */
     public List<Participant> participants() {
         return engine.participants();
+    }
+
+    /**
+     * Releases the permit nodes this client keeps cached for this semaphore: idle ones now, one
+     * in use when its lease closes. Leases in use stay valid. Nothing to do when caching is off.
+     */
+    @Override
+    public void close() {
+        engine.releaseCached();
     }
 
     @Override

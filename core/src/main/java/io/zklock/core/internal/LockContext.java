@@ -4,6 +4,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
+import io.zklock.core.LeaseCaching;
 import io.zklock.core.LockException;
 import io.zklock.core.internal.request.Cleanup;
 import io.zklock.core.internal.zk.CuratorPort;
@@ -35,6 +36,8 @@ public final class LockContext {
     private final SessionMonitor monitor;
     private final ZkPort port;
     private final Cleanup cleanup = new Cleanup(this);
+    private final LeaseCaching caching;
+    private final boolean sharedLocally;
 
     /**
      * @param client the Curator client (null only under a scripted port)
@@ -50,6 +53,11 @@ public final class LockContext {
      */
     public LockContext(CuratorFramework client, SessionMonitor monitor, ZkPort port, String path, String kind, String namePrefix,
             LockDriver driver, int maxLeases) {
+        this(client, monitor, port, path, kind, namePrefix, driver, maxLeases, LeaseCaching.off(), false);
+    }
+
+    private LockContext(CuratorFramework client, SessionMonitor monitor, ZkPort port, String path, String kind, String namePrefix,
+            LockDriver driver, int maxLeases, LeaseCaching caching, boolean sharedLocally) {
         if (driver == null) {
             throw new IllegalArgumentException("driver is null");
         }
@@ -64,6 +72,39 @@ public final class LockContext {
         this.maxLeases = maxLeases;
         this.monitor = monitor;
         this.port = port != null ? port : new CuratorPort(client, monitor);
+        this.caching = caching;
+        this.sharedLocally = sharedLocally;
+    }
+
+    /**
+     * The same directory, whose nodes may be kept cached after use.
+     *
+     * @param caching whether and how long a node is kept after its last local lease
+     * @param sharedLocally whether one cached node serves many local leases at once (a read
+     *        lock's) or one at a time (a mutex's, a semaphore permit's)
+     * @return the context
+     * @throws IllegalArgumentException if {@code caching} is null
+     */
+    public LockContext withCaching(LeaseCaching caching, boolean sharedLocally) {
+        if (caching == null) {
+            throw new IllegalArgumentException("caching is null; use LeaseCaching.off()");
+        }
+        return new LockContext(client, monitor, port, path, kind, namePrefix, driver, maxLeases, caching, sharedLocally);
+    }
+
+    /** {@return whether this directory's nodes may be kept cached after use} */
+    public LeaseCaching caching() {
+        return caching;
+    }
+
+    /** {@return whether one cached node serves many local leases at once} */
+    public boolean sharedLocally() {
+        return sharedLocally;
+    }
+
+    /** {@return the uuid of a new node's protected name: of the caching version when caching is on} */
+    public String newProtectedId() {
+        return LockNode.newProtectedId(caching.isOn());
     }
 
     /** The context of {@code path} on {@code client}'s own door. */
@@ -74,7 +115,7 @@ public final class LockContext {
         return new LockContext(client, SessionMonitor.of(client), null, path, kind, kind, driver, maxLeases);
     }
 
-    /** The same directory and kind, with nodes anchored at {@code anchorSequence}, decided by {@code driver}. */
+    /** The same directory and kind, with nodes anchored at {@code anchorSequence}, decided by {@code driver}; never cached. */
     public LockContext anchoredAt(long anchorSequence, LockDriver driver) {
         return new LockContext(client, monitor, port, path, kind, LockNode.anchoredPrefix(kind, anchorSequence), driver, maxLeases);
     }

@@ -37,6 +37,20 @@ public interface LockDriver {
     }
 
     /**
+     * Whether {@code ahead}, a node queued before {@code ours}, keeps {@code ours} from its
+     * grant while it holds: a waiter asks the cached nodes ahead that conflict with it to come
+     * back (see {@link LockNode#caches()}). True unless the two can hold together; a read lock's
+     * readers do not conflict with each other.
+     *
+     * @param ahead a node before ours in queue order
+     * @param ours the waiting node
+     * @return whether {@code ahead} holding keeps {@code ours} waiting
+     */
+    default boolean conflicts(LockNode ahead, LockNode ours) {
+        return true;
+    }
+
+    /**
      * The exclusive driver of mutexes and write locks: granted at the head of the queue,
      * otherwise watch the immediate predecessor, so each release wakes exactly one waiter.
      */

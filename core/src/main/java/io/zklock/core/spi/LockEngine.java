@@ -6,10 +6,12 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import io.zklock.core.Lease;
+import io.zklock.core.LeaseCaching;
 import io.zklock.core.LockException;
 import io.zklock.core.Participant;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.inspect.Inspection;
+import io.zklock.core.internal.lease.LeaseCache;
 import io.zklock.core.internal.lease.ZkLease;
 import io.zklock.core.internal.request.AcquireTally;
 import io.zklock.core.internal.request.Acquisition;
@@ -29,6 +31,7 @@ import org.apache.curator.framework.CuratorFramework;
  */
 public final class LockEngine {
     private final LockContext context;
+    private final LeaseCache cache;            // null unless caching is on
 
     /**
      * @param client a Curator client; it may be shared by many locks
@@ -42,8 +45,42 @@ public final class LockEngine {
         this(LockContext.of(client, path, kind, driver, maxLeases));
     }
 
+    /**
+     * An engine whose nodes may be kept cached after use (see {@link LeaseCaching}).
+     *
+     * @param client a Curator client; it may be shared by many locks
+     * @param path the lock directory
+     * @param kind the kind written into this engine's node names
+     * @param driver decides grants
+     * @param maxLeases holders admitted at once
+     * @param caching whether, and how long, a node is kept after its last local lease closes
+     * @param sharedLocally whether one cached node serves many local leases at once (a read
+     *        lock's) or one at a time (a mutex's, a semaphore permit's)
+     * @throws IllegalArgumentException naming the bad argument
+     */
+    public LockEngine(CuratorFramework client, String path, String kind, LockDriver driver, int maxLeases,
+            LeaseCaching caching, boolean sharedLocally) {
+        this(LockContext.of(client, path, kind, driver, maxLeases).withCaching(caching, sharedLocally));
+    }
+
     LockEngine(LockContext context) {
         this.context = context;
+        this.cache = context.caching().isOn() ? LeaseCache.of(context) : null;
+    }
+
+    /** {@return whether, and how long, this engine's nodes are kept after use} */
+    public LeaseCaching caching() {
+        return context.caching();
+    }
+
+    /**
+     * Releases the nodes this engine's client keeps cached on this directory and kind: idle
+     * ones now, those in use when their leases close. Nothing when caching is off.
+     */
+    public void releaseCached() {
+        if (cache != null) {
+            cache.clear();
+        }
     }
 
     /**
@@ -96,14 +133,33 @@ public final class LockEngine {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
+        Lease local = local();
+        if (local != null) {
+            return Optional.of(local);
+        }
         return Blocking.await(start(deadline), outcome -> ZkLease.releaseAll(List.of(lease(outcome))), "acquisition of lock " + path())
-                .map(LockEngine::lease);
+                .map(this::handOut);
     }
 
     /** See {@link io.zklock.core.DistributedLock#acquireAsync(Duration)}. */
     public CompletableFuture<Lease> acquireAsync(Duration timeout) {
         Deadline deadline = Deadline.after(timeout);
-        return Blocking.userFuture(() -> start(deadline), LockEngine::lease, LockEngine::release);
+        Lease local = local();
+        if (local != null) {
+            return CompletableFuture.completedFuture(local);
+        }
+        return Blocking.userFuture(() -> start(deadline), this::handOut, LockEngine::release);
+    }
+
+    /** A local re-grant of a cached node, with no request; null if there is none to take. */
+    private Lease local() {
+        return cache == null ? null : cache.tryLocal(context.caching().idle());
+    }
+
+    /** The lease of a grant ZooKeeper made: kept in the cache when caching is on. */
+    private Lease handOut(Acquisition.End outcome) {
+        ZkLease lease = lease(outcome);
+        return cache == null ? lease : cache.adopt(lease, context.caching().idle());
     }
 
     private Acquisition start(Deadline deadline) {

@@ -13,6 +13,11 @@ import java.util.OptionalLong;
  * recipe's kind ({@code lock}, {@code read}, {@code write}, ...) and the ten-digit sequence
  * number ZooKeeper appended.
  *
+ * <p>A node whose process may keep it after use (a cached lease, see
+ * {@link io.zklock.core.LeaseCaching}) says so in its uuid: version 8 ("custom", RFC 9562)
+ * instead of the random version 4, so a waiter knows from a listing alone which nodes ahead
+ * to ask back ({@link #caches()}).
+ *
  * <p>A node may also carry an <b>anchor</b>, {@code _c_<uuid>-<kind>.<anchor>-<sequence>}: the
  * sequence number of an older node of the same directory whose place in the queue it takes
  * (a read lock's downgrade queues its read node at its own write node's place, ahead of the
@@ -65,6 +70,33 @@ public record LockNode(String name, String protectedId, String kind, long sequen
     /** Whether {@code child} is a node that the request with {@code uuid} created. */
     public static boolean createdBy(String child, String uuid) {
         return child.startsWith(PROTECTED_PREFIX + uuid + "-");
+    }
+
+    /** Index in a uuid's text of its version digit. */
+    private static final int UUID_VERSION_AT = 14;
+    private static final char CACHING_VERSION = '8';
+
+    /**
+     * A new random uuid for a protected create: version 4, or version 8 for a node its process
+     * may keep cached after use.
+     *
+     * @param caching whether the node may be cached
+     * @return the uuid's text
+     */
+    public static String newProtectedId(boolean caching) {
+        String uuid = java.util.UUID.randomUUID().toString();
+        return caching ? uuid.substring(0, UUID_VERSION_AT) + CACHING_VERSION + uuid.substring(UUID_VERSION_AT + 1) : uuid;
+    }
+
+    /**
+     * Whether the node's process may keep it after its last lease closes (a cached lease); a
+     * conflicting waiter behind it asks it back. Names are written by other clients too: a false
+     * claim only draws a revocation request onto its node.
+     *
+     * @return whether the uuid is of the caching version
+     */
+    public boolean caches() {
+        return protectedId.length() > UUID_VERSION_AT && protectedId.charAt(UUID_VERSION_AT) == CACHING_VERSION;
     }
 
     /** A node without an anchor. */

@@ -32,8 +32,10 @@ import org.slf4j.LoggerFactory;
  *   2. DECIDE   on the children less this session's released nodes whose delete waits for the
  *               reconnection (nobody holds them). Our node missing, or owned by a session that
  *               is no longer the client's: NodeLost.
- *               The driver grants: Granted. It refuses: IllegalStateException. The deadline has
- *               passed, or this was a zero timeout's one attempt: TimeoutException. Otherwise 3.
+ *               The driver grants: Granted. It refuses: IllegalStateException. Otherwise the
+ *               cached nodes ahead that conflict with ours are asked back (AskBack), and: the
+ *               deadline has passed, or this was a zero timeout's one attempt: TimeoutException;
+ *               else 3.
  *   3. WATCH    getData(the node the driver names) with a watcher. NoNode, or data already
  *               changed (the node announced its own grant): 1 at once. Otherwise wait for the
  *               event: 1. A directory decision waits on the children watch of the listing.
@@ -53,6 +55,7 @@ final class GrantWait {
     private final Watches watches;
     private final PendingRetry retry;
     private final AcquireTally tally;
+    private final AskBack askBack;
     /** Completed outside the lock, once. */
     final CompletableFuture<WaitEnd> result = new CompletableFuture<>();
 
@@ -70,6 +73,7 @@ final class GrantWait {
         this.lock = lock;
         this.watches = new Watches(context.monitor().watches(), context.port());
         this.retry = new PendingRetry(lock);
+        this.askBack = new AskBack(context, node.node());
     }
 
     /** Step 1 for the first time; call from a step of the request. */
@@ -174,6 +178,7 @@ final class GrantWait {
             case GRANTED -> end(new WaitEnd.Granted(sorted));
             case REFUSED -> fail(new IllegalStateException("lock " + context.path() + ": " + decision.refusal()));
             case WATCH_NODE, WATCH_DIRECTORY -> {
+                askBack.ask(sorted);           // cached nodes ahead that keep us waiting
                 if (deadline.hasExpired()) {
                     fail(context.timedOut());
                 } else if (decision.verdict() == Decision.Verdict.WATCH_NODE) {

@@ -1,7 +1,6 @@
 package io.zklock.core.internal.request;
 
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -37,19 +36,28 @@ final class InferenceTransaction {
         this.vouched = vouched;
     }
 
-    /** Sends the transaction for {@code context}'s next node; null if it cannot even be built. */
+    /**
+     * Sends the transaction for {@code context}'s next node; null if it cannot even be built.
+     * Without a view (null) it only creates: the node of a caching context, whose uuid Curator's
+     * protected create could not carry, made where no inference is possible.
+     */
     static InferenceTransaction send(LockContext context, DirectoryView view, long session, byte[] ownerData) {
-        String uuid = UUID.randomUUID().toString();
+        String uuid = context.newProtectedId();
         List<Op> ops;
         try {
-            ops = List.of(Op.setData(context.port().serverPath(context.path()), EMPTY, -1),
-                    context.port().createOp(ZKPaths.makePath(context.path(), LockNode.protectedName(uuid, context.namePrefix())), ownerData));
+            Op create = context.port().createOp(ZKPaths.makePath(context.path(), LockNode.protectedName(uuid, context.namePrefix())), ownerData);
+            ops = view == null ? List.of(create) : List.of(Op.setData(context.port().serverPath(context.path()), EMPTY, -1), create);
         } catch (RuntimeException e) {
             LOG.debug("could not build the transaction on {}; creating through Curator", context.path(), e);
-            view.invalidate();
+            if (view != null) {
+                view.invalidate();
+            }
             return null;
         }
         AtomicReference<List<String>> vouched = new AtomicReference<>();
+        if (view == null) {
+            return new InferenceTransaction(uuid, context.port().multi(ops, r -> { }), vouched);
+        }
         return new InferenceTransaction(uuid, context.port().multi(ops, r -> vouched.set(view.transacted(session, r))), vouched);
     }
 
@@ -79,6 +87,6 @@ final class InferenceTransaction {
     }
 
     private static OpResult.CreateResult created(ZkPort.Reply reply) {
-        return (OpResult.CreateResult) reply.results().get(1);
+        return (OpResult.CreateResult) reply.results().get(reply.results().size() - 1);
     }
 }

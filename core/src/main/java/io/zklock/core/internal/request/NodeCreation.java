@@ -85,6 +85,8 @@ final class NodeCreation {
         long session = context.port().sessionId();
         if (view.usable(session) && context.monitor().multiCreateReturnsStat()) {
             transaction(view, session);
+        } else if (context.caching().isOn()) {
+            transaction(null, session);        // a caching node's uuid: Curator's protected create picks its own
         } else {
             create();
         }
@@ -212,10 +214,33 @@ final class NodeCreation {
             leftover = new Leftover.Nothing();
             if (error != null && context.port().isClosed()) {
                 fail(context.clientClosed());
+            } else if (error == null && reply.noNode() && context.caching().isOn()) {
+                makeDirectory();               // a caching node is made by a transaction: the directory first
             } else {
                 create();                      // e.g. no directory yet: the plain create makes it
             }
         }
+    }
+
+    /** Makes the lock directory (a container) for a caching context's transaction, then sends it again. */
+    private void makeDirectory() {
+        if (++reapedInARow > MAX_REAPED) {
+            fail(new LockException("lock directory " + context.path() + " was deleted under " + MAX_REAPED + " creates in a row"));
+            return;
+        }
+        state = State.CALLING;
+        tally.issued();
+        context.port().makeContainer(context.path()).whenComplete((reply, error) -> lock.run(() -> {
+            if (state == State.STOPPED) {
+                stopped.complete(null);
+            } else if (error != null) {
+                fail(context.refused("create of " + context.path(), error));
+            } else if (reply.ok() || reply.rc() == KeeperException.Code.NODEEXISTS) {
+                transaction(null, context.port().sessionId());
+            } else {
+                failedCall(reply.rc(), "create of " + context.path(), this::makeDirectory);
+            }
+        }));
     }
 
     /** Lists the directory to learn whether a transaction whose reply was lost created our node. */

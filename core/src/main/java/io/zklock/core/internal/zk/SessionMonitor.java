@@ -45,6 +45,8 @@ public final class SessionMonitor {
     };                                                                  // guarded by itself
     /** The nodes of released leases whose delete has not landed yet, by server path: the session that owns each. */
     private final Map<String, Long> releasing = new ConcurrentHashMap<>();
+    /** What the client's locks share per directory (the lease caches), by key. */
+    private final Map<String, Object> shared = new ConcurrentHashMap<>();
     private volatile Thread eventThread;
     private LongSupplier detachedSession;  // set once, before the monitor is shared
     private volatile boolean closed;
@@ -84,6 +86,15 @@ public final class SessionMonitor {
         }
         client.getConnectionStateListenable().addListener((c, state) -> stateChanged(state));
         return this;
+    }
+
+    /**
+     * The one object of this client under {@code key}, made by {@code make} the first time:
+     * what every lock object of the client on one directory shares (a lease cache).
+     */
+    @SuppressWarnings("unchecked")
+    public <T> T shared(String key, java.util.function.Supplier<T> make) {
+        return (T) shared.computeIfAbsent(key, k -> make.get());
     }
 
     /** The id of the client's current session, or 0 when it has none. */

@@ -1,0 +1,79 @@
+package io.zklock.core;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Whether a lock keeps its node after the last local lease closes, and for how long (the lock
+ * caching of distributed lock managers). Off by default.
+ *
+ * <p>With caching on, a process that closes its last lease on a node keeps the node for the
+ * idle period and grants the lock again locally, with no ZooKeeper request, to the next
+ * acquisition in the same process (any lock object of the same client, lock path and kind;
+ * any thread). A node keeps its fencing token across such re-grants; a later node's token is
+ * larger. A conflicting waiter of any process that queues behind a cached node asks for it
+ * back with a revocation request; from then on the process grants nothing more on that node
+ * and deletes it once the leases in use on it close, so a waiter waits for the leases in use
+ * and one notification, never for the idle period. Leases in use that opted in to
+ * {@link Lease#onRevocationRequested revocation} hear that request.
+ *
+ * <p>Turn it on for a lock that one process takes again and again while others rarely
+ * conflict: a read-mostly read lock, a mutex one service instance re-takes, a semaphore whose
+ * permits a process reuses. It costs a conflicting client one write per cached node it queues
+ * behind, and the holder one read of its node per new node.
+ */
+public final class LeaseCaching {
+    private static final LeaseCaching OFF = new LeaseCaching(Duration.ZERO);
+    /** The longest idle period accepted. */
+    public static final Duration MAX_IDLE = Duration.ofHours(1);
+
+    private final Duration idle;
+
+    private LeaseCaching(Duration idle) {
+        this.idle = idle;
+    }
+
+    /** {@return no caching: each lease's close deletes its node, as by default} */
+    public static LeaseCaching off() {
+        return OFF;
+    }
+
+    /**
+     * Caching on: a node is kept for {@code idle} after its last local lease closes.
+     *
+     * @param idle how long an unused node is kept; positive, at most {@link #MAX_IDLE}
+     * @return the setting
+     * @throws IllegalArgumentException if {@code idle} is null, not positive or above {@link #MAX_IDLE}
+     */
+    public static LeaseCaching keepIdleFor(Duration idle) {
+        if (idle == null || idle.isNegative() || idle.isZero() || idle.compareTo(MAX_IDLE) > 0) {
+            throw new IllegalArgumentException("idle period must be positive and at most " + MAX_IDLE + ", was " + idle);
+        }
+        return new LeaseCaching(idle);
+    }
+
+    /** {@return whether caching is on} */
+    public boolean isOn() {
+        return !idle.isZero();
+    }
+
+    /** {@return how long an unused node is kept; zero when caching is off} */
+    public Duration idle() {
+        return idle;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof LeaseCaching other && idle.equals(other.idle);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hashCode(idle);
+    }
+
+    @Override
+    public String toString() {
+        return isOn() ? "LeaseCaching[keep idle for " + idle + "]" : "LeaseCaching[off]";
+    }
+}

@@ -1,0 +1,222 @@
+package io.zklock.core.internal.lease;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.zklock.core.Lease;
+import io.zklock.core.LeaseState;
+import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.zk.Threads;
+import io.zklock.core.spi.LockNode;
+import org.apache.curator.utils.ZKPaths;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Overview.
+ *
+ * The cached nodes of one client on one lock directory and node kind (one cache, shared by
+ * every lock object and thread of the client there; SessionMonitor.shared). Each entry is a
+ * node granted through ZooKeeper (its ZkLease, the base) that the process may keep after its
+ * last local lease closes:
+ *   ADOPT     a fresh grant of a caching node (LockNode.caches) becomes an entry with one lease
+ *             in use; its revocation watch is started at once (one getData with a watch), so a
+ *             waiter's request reaches it whatever its state.
+ *   LOCAL     tryLocal(): an entry that is HELD, not asked back, and has room (a read node any
+ *             number of local leases at once; a mutex node or a semaphore permit one) is
+ *             granted again with no request: a new view of the base (HoldLease), same token.
+ *   CLOSE     the last local lease of an entry closes: asked back (or the cache was cleared):
+ *             the base is released (the view follows it until the node is gone); otherwise the
+ *             entry goes idle and a timer releases it after the idle period.
+ *   ASKED     a revocation request (a waiter's, or an operator's) marks the entry: nothing more
+ *             is granted on it; idle, it is released at once.
+ *   FINAL     the base LOST (session loss, forced deletion) or RELEASED: the entry is dropped;
+ *             the views in use hear LOST through their base.
+ * Serialisation: the entries and each entry's count, flag and timer are guarded by the cache's
+ * monitor; releases and ZooKeeper calls are made after it is let go.
+ */
+/** The lease cache of one client and lock directory; see the comment above. */
+public final class LeaseCache {
+    private static final Logger LOG = LoggerFactory.getLogger(LeaseCache.class);
+
+    private final boolean sharedLocally;
+    private final List<Entry> entries = new ArrayList<>();    // guarded by this
+
+    private LeaseCache(boolean sharedLocally) {
+        this.sharedLocally = sharedLocally;
+    }
+
+    /**
+     * The cache of {@code context}'s client, directory and node kind.
+     *
+     * @param context a caching context
+     * @return the one cache every lock object of that client, directory and kind shares
+     */
+    public static LeaseCache of(LockContext context) {
+        String key = "lease-cache\n" + context.port().serverPath(context.path()) + "\n" + context.namePrefix()
+                + "\n" + context.maxLeases();
+        return context.monitor().shared(key, () -> new LeaseCache(context.sharedLocally()));
+    }
+
+    /**
+     * A local re-grant of a cached node, with no request.
+     *
+     * @param idle how long the node is kept once this lease and the others on it close
+     * @return a new lease on a cached node, or null if none can take one now
+     */
+    public Lease tryLocal(Duration idle) {
+        Entry found = null;
+        synchronized (this) {
+            for (Entry e : entries) {
+                if (e.admits()) {
+                    e.inUse++;                 // a pending idle timer finds it in use, or idle again since
+                    found = e;
+                    break;
+                }
+            }
+        }
+        if (found == null) {
+            return null;
+        }
+        Entry e = found;
+        LOG.trace("{} granted again from the cache", e.base.nodePath());
+        return e.views.newView(() -> closeOne(e, idle));
+    }
+
+    /**
+     * Keeps a fresh grant in the cache, if its node is a caching one.
+     *
+     * @param base the lease ZooKeeper granted
+     * @param idle how long the node is kept once its leases close
+     * @return the lease to hand out: a view of the cached node, or {@code base} itself when
+     *         its node cannot be cached (made by a plain create)
+     */
+    public Lease adopt(ZkLease base, Duration idle) {
+        boolean caches = LockNode.parse(ZKPaths.getNodeFromPath(base.nodePath())).map(LockNode::caches).orElse(false);
+        if (!caches) {
+            return base;
+        }
+        Entry e = new Entry(base);
+        synchronized (this) {
+            entries.add(e);
+        }
+        base.addListener((lease, state) -> {
+            if (ZkLease.isFinal(state)) {
+                drop(e);
+            }
+        });
+        base.onRevocationRequested(lease -> askedBack(e));
+        return e.views.newView(() -> closeOne(e, idle));
+    }
+
+    /**
+     * Releases every idle cached node now, and each one in use when its leases close: what a
+     * lock object's close() does.
+     */
+    public void clear() {
+        List<Entry> idle = new ArrayList<>();
+        synchronized (this) {
+            for (Entry e : List.copyOf(entries)) {
+                e.askedBack = true;
+                if (e.inUse == 0) {
+                    e.cancelTimer();
+                    entries.remove(e);
+                    idle.add(e);
+                }
+            }
+        }
+        idle.forEach(e -> e.base.release());
+    }
+
+    /** {@return how many nodes the cache holds, in use or idle} */
+    public synchronized int size() {
+        return entries.size();
+    }
+
+    /** One view closed; true if it was the last and released the node (see HoldLease). */
+    private boolean closeOne(Entry e, Duration idle) {
+        synchronized (this) {
+            if (--e.inUse > 0) {
+                return false;
+            }
+            if (!e.askedBack && entries.contains(e)) {
+                e.idleSince = System.nanoTime();
+                e.idle = idle.toNanos();
+                if (e.timer == null) {         // one timer per idle stretch, not one per local close
+                    e.timer = Threads.TIMER.schedule(() -> idleEnded(e), e.idle, TimeUnit.NANOSECONDS);
+                }
+                return false;
+            }
+            entries.remove(e);
+        }
+        e.base.close();
+        return true;
+    }
+
+    private void askedBack(Entry e) {
+        synchronized (this) {
+            e.askedBack = true;
+            if (e.inUse > 0 || !entries.remove(e)) {
+                return;                        // released when its leases close, or already gone
+            }
+            e.cancelTimer();
+        }
+        LOG.debug("cached node {} asked back; releasing it", e.base.nodePath());
+        e.base.release();
+    }
+
+    /** The idle timer: releases a node idle for its whole period; otherwise waits for the rest of it. */
+    private void idleEnded(Entry e) {
+        synchronized (this) {
+            e.timer = null;
+            if (e.inUse > 0 || e.askedBack || !entries.contains(e)) {
+                return;                        // in use: its next last close starts a timer again
+            }
+            long left = e.idle - (System.nanoTime() - e.idleSince);
+            if (left > 0) {
+                e.timer = Threads.TIMER.schedule(() -> idleEnded(e), left, TimeUnit.NANOSECONDS);
+                return;
+            }
+            entries.remove(e);
+        }
+        LOG.debug("cached node {} idle for its period; releasing it", e.base.nodePath());
+        e.base.release();
+    }
+
+    private void drop(Entry e) {
+        synchronized (this) {
+            entries.remove(e);
+            e.cancelTimer();
+        }
+    }
+
+    /** One cached node. Fields guarded by the cache's monitor. */
+    private final class Entry {
+        final ZkLease base;
+        final HoldLease.Base views;
+        int inUse = 1;
+        boolean askedBack;
+        ScheduledFuture<?> timer;              // pending idle timer, if any
+        long idleSince;                        // System.nanoTime() of the last close that left it idle
+        long idle;                             // the idle period of that close, in nanoseconds
+
+        Entry(ZkLease base) {
+            this.base = base;
+            this.views = new HoldLease.Base(base);
+        }
+
+        boolean admits() {
+            return !askedBack && base.state() == LeaseState.HELD && (sharedLocally || inUse == 0);
+        }
+
+        void cancelTimer() {
+            if (timer != null) {
+                timer.cancel(false);
+                timer = null;
+            }
+        }
+    }
+}

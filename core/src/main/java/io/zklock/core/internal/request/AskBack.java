@@ -1,0 +1,93 @@
+package io.zklock.core.internal.request;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.zklock.core.OwnerInfo;
+import io.zklock.core.RevocationRequest;
+import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.NodeData;
+import io.zklock.core.spi.LockNode;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Overview.
+ *
+ * A waiting node asks back the cached nodes ahead of it (LockNode.caches(): their process may
+ * keep them after use) that conflict with it (LockDriver.conflicts), each once per wait, with a
+ * revocation request written into the cached node's data, which its process watches (a cached
+ * lease always does): the process then grants nothing more on that node and deletes it when
+ * the leases in use on it close. Per node asked:
+ *   1. READ   getData; gone, or already carrying a request (someone asked): done.
+ *   2. WRITE  setData(data + the request, version read). BADVERSION (written meanwhile): 1,
+ *             up to MAX_TRIES in all.
+ * Connection trouble forgets the node, so the next listing of the wait asks it again. Nodes
+ * that are not cached cost nothing: a listing's names say which are.
+ */
+/** The asking back of cached nodes for one wait; see the comment above. */
+final class AskBack {
+    private static final Logger LOG = LoggerFactory.getLogger(AskBack.class);
+    private static final int MAX_TRIES = 3;
+
+    private final LockContext context;
+    private final LockNode ours;
+    private final Set<String> asked = ConcurrentHashMap.newKeySet();
+
+    AskBack(LockContext context, LockNode ours) {
+        this.context = context;
+        this.ours = ours;
+    }
+
+    /**
+     * Asks the cached nodes ahead of ours in {@code sorted} that conflict with it and were not
+     * asked yet by this wait.
+     *
+     * @return how many were asked now
+     */
+    int ask(List<LockNode> sorted) {
+        int n = 0;
+        for (LockNode node : sorted) {
+            if (node.equals(ours)) {
+                break;
+            }
+            if (node.caches() && context.driver().conflicts(node, ours) && asked.add(node.name())) {
+                read(node.name(), 1);
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private void read(String name, int attempt) {
+        String path = ZKPaths.makePath(context.path(), name);
+        context.port().data(path, null).whenComplete((reply, error) -> {
+            if (error != null || reply.connectionTrouble()) {
+                asked.remove(name);            // asked again after the next listing
+            } else if (reply.ok() && NodeData.revocationRequest(reply.data()).isEmpty()) {
+                write(name, path, reply.data(), reply.stat().getVersion(), attempt);
+            }
+        });
+    }
+
+    private void write(String name, String path, byte[] data, int version, int attempt) {
+        OwnerInfo me = OwnerInfo.current();
+        RevocationRequest request = new RevocationRequest("waiter " + ours.name() + " of " + me.thread() + "@" + me.host()
+                + "[pid " + me.pid() + "]", Instant.now());
+        context.port().setData(path, NodeData.withRevocationRequest(data, request), version).whenComplete((reply, error) -> {
+            if (error != null || reply.connectionTrouble()) {
+                asked.remove(name);
+            } else if (reply.rc() == KeeperException.Code.BADVERSION && attempt < MAX_TRIES) {
+                read(name, attempt + 1);
+            } else if (!reply.ok() && !reply.noNode()) {
+                LOG.debug("could not ask {} back ({}); it is released when its idle period ends", path, reply.rc());
+            } else if (reply.ok()) {
+                LOG.debug("asked cached node {} back for {}", path, ours.name());
+            }
+        });
+    }
+}
