@@ -123,7 +123,7 @@ public final class Benchmarks {
             }
         }
         if (outcomes.isEmpty()) {
-            throw new IllegalArgumentException("no scenario " + options.scenario() + "; scenarios are 1-7");
+            throw new IllegalArgumentException("no scenario " + options.scenario() + "; scenarios are 1-7 and c1-c3");
         }
         printTable(outcomes, options, out);
         printTargets(outcomes, out);

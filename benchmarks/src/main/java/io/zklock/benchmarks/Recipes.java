@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import io.zklock.core.DistributedLock;
+import io.zklock.core.LeaseCaching;
 import io.zklock.multilock.ZkMultiLock;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
@@ -34,6 +35,11 @@ interface Recipes {
 
     Lock multi(CuratorFramework client, List<String> paths);
 
+    /** The same library with cached leases on where it has them (zklock); itself otherwise. */
+    default Recipes cached() {
+        return this;
+    }
+
     /** A blocking acquire that returns the release. */
     @FunctionalInterface
     interface Lock {
@@ -45,39 +51,49 @@ interface Recipes {
         void release() throws Exception;
     }
 
-    Recipes ZKLOCK = new Recipes() {
-        @Override
-        public String name() {
-            return "zklock";
-        }
+    Recipes ZKLOCK = zklock(LeaseCaching.off());
 
-        @Override
-        public Lock mutex(CuratorFramework client, String path) {
-            return of(new ZkMutex(client, path));
-        }
+    /** zklock's recipes, with {@code caching} for the mutex, the read lock and the semaphore. */
+    static Recipes zklock(LeaseCaching caching) {
+        return new Recipes() {
+            @Override
+            public String name() {
+                return "zklock";
+            }
 
-        @Override
-        public Lock[] readWrite(CuratorFramework client, String path) {
-            var rw = new ZkReadWriteLock(client, path);
-            return new Lock[] {of(rw.readLock()), of(rw.writeLock())};
-        }
+            @Override
+            public Recipes cached() {
+                return caching.isOn() ? this : zklock(LeaseCaching.keepIdleFor(java.time.Duration.ofSeconds(30)));
+            }
 
-        @Override
-        public Lock semaphore(CuratorFramework client, String path, int maxLeases) {
-            return of(new ZkSemaphore(client, path, maxLeases));
-        }
+            @Override
+            public Lock mutex(CuratorFramework client, String path) {
+                return of(new ZkMutex(client, path, caching));
+            }
 
-        @Override
-        public Lock multi(CuratorFramework client, List<String> paths) {
-            List<DistributedLock> locks = new ArrayList<>();
-            paths.forEach(p -> locks.add(new ZkMutex(client, p)));
-            return of(new ZkMultiLock(locks));
-        }
+            @Override
+            public Lock[] readWrite(CuratorFramework client, String path) {
+                var rw = new ZkReadWriteLock(client, path, caching);
+                return new Lock[] {of(rw.readLock()), of(rw.writeLock())};
+            }
 
-        private Lock of(DistributedLock lock) {
-            return () -> lock.acquire()::close;
-        }
-    };
+            @Override
+            public Lock semaphore(CuratorFramework client, String path, int maxLeases) {
+                return of(new ZkSemaphore(client, path, maxLeases, caching));
+            }
+
+            @Override
+            public Lock multi(CuratorFramework client, List<String> paths) {
+                List<DistributedLock> locks = new ArrayList<>();
+                paths.forEach(p -> locks.add(new ZkMutex(client, p)));
+                return of(new ZkMultiLock(locks));
+            }
+
+            private Lock of(DistributedLock lock) {
+                return () -> lock.acquire()::close;
+            }
+        };
+    }
 
     Recipes CURATOR = new Recipes() {
         @Override

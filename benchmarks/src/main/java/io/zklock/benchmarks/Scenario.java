@@ -90,7 +90,13 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
                 new Scenario("7b", "scale: contended mutex, 1 holder + 8 waiting sessions",
                         List.of("acquire+release", "hand-off"), (r, cs, root) -> contended(r, cs, root, 9, 1)),
                 new Scenario("7c", "scale: contended mutex, 1 holder + 32 waiting sessions",
-                        List.of("acquire+release", "hand-off"), (r, cs, root) -> contended(r, cs, root, 33, 1)));
+                        List.of("acquire+release", "hand-off"), (r, cs, root) -> contended(r, cs, root, 33, 1)),
+                new Scenario("c1", "cached leases: scenario 2r with zklock caching on (Curator as in 2r)",
+                        List.of("acquire+release"), (r, cs, root) -> uncontended(r.cached(), cs, root)),
+                new Scenario("c2", "cached leases: scenario 4 with zklock's read lock caching on (Curator as in 4)",
+                        List.of("read acquire+release", "write acquire+release"), (r, cs, root) -> readHeavy(r.cached(), cs, root)),
+                new Scenario("c3", "cached leases: scenario 5 with zklock's permits caching on (Curator as in 5)",
+                        List.of("acquire+release (hold excluded)"), (r, cs, root) -> semaphore(r.cached(), cs, root)));
     }
 
     private static Workload uncontended(Recipes recipes, String connectString, String root) {

@@ -83,7 +83,7 @@ final class StatusReport {
             String age = Durations.format(age(p.createdAt(), now));
             rows.add(new String[] {
                 Integer.toString(i + 1),
-                p.holding() ? "HOLDS" : "waits",
+                p.holding() ? (p.cached() ? "HOLDS (cached, may be idle)" : "HOLDS") : "waits",
                 p.mode(),
                 owner(p.owner()),
                 p.holding() ? "held <= " + age : "waiting " + age,
@@ -152,6 +152,7 @@ final class StatusReport {
                 j.append(k == 0 ? "" : ",").append("{\"position\":").append(k + 1)
                         .append(",\"node\":").append(string(p.nodeName()))
                         .append(",\"holding\":").append(p.holding())
+                        .append(",\"cached\":").append(p.cached())
                         .append(",\"mode\":").append(string(p.mode()))
                         .append(",\"owner\":{\"thread\":").append(string(o.thread()))
                         .append(",\"host\":").append(string(o.host()))

@@ -41,6 +41,17 @@ public record Participant(String nodePath, String mode, long sequence, OwnerInfo
         }
     }
 
+    /**
+     * Whether the node's process may keep it after its last lease closes (a cached lease, see
+     * {@link LeaseCaching}): a holder marked so may be idle, granted to nobody in its process,
+     * and goes once a conflicting waiter asks for it or its idle period ends.
+     *
+     * @return whether the node is a caching one, as its name says
+     */
+    public boolean cached() {
+        return io.zklock.core.spi.LockNode.parse(nodeName()).map(io.zklock.core.spi.LockNode::caches).orElse(false);
+    }
+
     /** {@return the node's name, relative to its lock directory} */
     public String nodeName() {
         return nodePath.substring(nodePath.lastIndexOf('/') + 1);

@@ -193,7 +193,7 @@ public final class ZkReadWriteLock implements AutoCloseable {
      * while no writer holds or waits ahead of them. A blocking acquisition by a thread that
      * holds the write lock is a downgrade: granted at once, see the class comment.
      */
-    public final class ReadLock implements DistributedLock {
+    public final class ReadLock implements DistributedLock, AutoCloseable {
         private final Lock view = new JucLockView(this);
 
         private ReadLock() {
@@ -243,6 +243,12 @@ public final class ZkReadWriteLock implements AutoCloseable {
         @Override
         public Lock asLock() {
             return view;
+        }
+
+        /** Releases the read nodes this client keeps cached for the lock; as {@link ZkReadWriteLock#close()}. */
+        @Override
+        public void close() {
+            ZkReadWriteLock.this.close();
         }
 
         @Override

@@ -121,6 +121,28 @@ class FaultScheduleProperties {
         check(Recipe.semaphore(2), schedule, server.getConnectString(), null, SESSION_MS);
     }
 
+    /**
+     * Mutex with cached leases (a holder keeps its node after use; a waiter asks it back) under
+     * any single-server fault schedule: no two valid holders, a cached re-grant fenced like a
+     * grant, holders told, no stranded waiter behind a cached node, no orphan.
+     */
+    @Property(tries = 3, shrinking = ShrinkingMode.FULL)
+    void cachedMutexKeepsEveryInvariantUnderGeneratedFaults(@ForAll("singleServerSchedules") FaultSchedule schedule) {
+        check(Recipe.CACHED_MUTEX, schedule, server.getConnectString(), null, SESSION_MS);
+    }
+
+    /** Semaphore of 2 with cached permits under any single-server fault schedule: never three valid holders, holders told, no stranded waiter, no orphan. */
+    @Property(tries = 3, shrinking = ShrinkingMode.FULL)
+    void cachedSemaphoreKeepsEveryInvariantUnderGeneratedFaults(@ForAll("singleServerSchedules") FaultSchedule schedule) {
+        check(Recipe.cachedSemaphore(2), schedule, server.getConnectString(), null, SESSION_MS);
+    }
+
+    /** Read lock with cached read nodes, mixed with writers, under any single-server fault schedule: no valid reader beside a valid writer, no writer stranded behind a cached reader, no orphan. */
+    @Property(tries = 3, shrinking = ShrinkingMode.FULL)
+    void cachedReadLockKeepsEveryInvariantUnderGeneratedFaults(@ForAll("singleServerSchedules") FaultSchedule schedule) {
+        check(Recipe.CACHED_READ_LOCK, schedule, server.getConnectString(), null, SESSION_MS);
+    }
+
     /** Read lock, its readers mixed with writers, under any single-server fault schedule: no valid reader beside a valid writer, holders told, no stranded waiter, no orphan. */
     @Property(tries = 5, shrinking = ShrinkingMode.FULL)
     void readLockKeepsEveryInvariantUnderGeneratedFaults(@ForAll("singleServerSchedules") FaultSchedule schedule) {

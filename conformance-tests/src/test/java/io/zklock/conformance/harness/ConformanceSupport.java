@@ -298,9 +298,21 @@ public abstract class ConformanceSupport {
         return Long.parseLong(name);
     }
 
-    /** No lock node of this try is left, and the server holds no watch, while the clients are open. */
+    /**
+     * No lock node of this try is left, and the server holds no watch, while the clients are
+     * open. A cached recipe keeps its nodes until its lock objects close: each client's cache on
+     * the path is closed first (through a lock object of the same client and path, which shares
+     * it), and then nothing may be left either.
+     */
     protected void assertClean() {
         assertEquals(List.of(), List.copyOf(errors));
+        if (recipe().cached()) {
+            for (CuratorFramework client : List.copyOf(clients)) {
+                if (client.getState() == org.apache.curator.framework.imps.CuratorFrameworkState.STARTED) {
+                    Recipe.closeLock(recipe().create(client, path));
+                }
+            }
+        }
         CuratorFramework any = ZkTesting.client(zk.connectString(), SESSION_TIMEOUT_MS);
         clients.add(any);
         Await.equal("nodes left under " + path, List.of(), LONG, () -> ZkTesting.lockNodesBelow(any, path));

@@ -241,6 +241,12 @@ public final class FaultScheduleRunner implements AutoCloseable {
             }
         }
         probe();          // armed faults (lost reply, reaped directory) may still fire here: one-shot, transient
+        if (recipe.cached()) {
+            for (Client c : clients) {   // cached nodes stay (with their watch) until their lock objects close
+                Recipe.closeLock(c.lock.lock());
+                Recipe.closeLock(c.rival.lock());
+            }
+        }
         checkWatches();
         armed = false;
         for (Client c : clients) {

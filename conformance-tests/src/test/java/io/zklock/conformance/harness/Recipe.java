@@ -1,9 +1,11 @@
 package io.zklock.conformance.harness;
 
+import java.time.Duration;
 import java.util.List;
 
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
+import io.zklock.core.LeaseCaching;
 import io.zklock.core.MultiLease;
 import io.zklock.multilock.ZkMultiLock;
 import io.zklock.mutex.ZkMutex;
@@ -34,9 +36,12 @@ import org.apache.curator.framework.CuratorFramework;
  * @param rival makes a lock on the same path whose holders exclude the recipe's holders
  * @param components a multi-lock's components, in the order it lists them; empty for a single lock
  * @param inspected where status finds the recipe's nodes below the path, and how it names them
+ * @param cached whether the lock keeps its nodes after use ({@link LeaseCaching}, idle period
+ *        {@link #CACHE_IDLE}): a released lease's node may stay until the idle period ends,
+ *        a conflicting waiter asks for it, or the lock object is closed
  */
 public record Recipe(String name, Sharing sharing, int permits, boolean reentrant, LockFactory lock, LockFactory rival,
-        List<Component> components, Inspected inspected) {
+        List<Component> components, Inspected inspected, boolean cached) {
 
     /** How many holders of one recipe may hold at once. */
     public enum Sharing {
@@ -79,21 +84,33 @@ public record Recipe(String name, Sharing sharing, int permits, boolean reentran
     /** The semaphore's permits in the list of recipes. */
     public static final int SEMAPHORE_PERMITS = 3;
 
+    /** How long the cached recipes keep an idle node: longer than any property's pauses, so re-grants come from the cache. */
+    public static final Duration CACHE_IDLE = Duration.ofSeconds(30);
+    private static final LeaseCaching CACHING = LeaseCaching.keepIdleFor(CACHE_IDLE);
+
     public static final Recipe MUTEX = new Recipe("mutex", Sharing.EXCLUSIVE, 1, true, ZkMutex::new, ZkMutex::new, List.of(),
-            new Inspected("", "mutex", "mutex", 1));
+            new Inspected("", "mutex", "mutex", 1), false);
+    /** The mutex with cached leases. */
+    public static final Recipe CACHED_MUTEX = new Recipe("cached-mutex", Sharing.EXCLUSIVE, 1, true,
+            (c, p) -> new ZkMutex(c, p, CACHING), (c, p) -> new ZkMutex(c, p, CACHING), List.of(),
+            new Inspected("", "mutex", "mutex", 1), true);
+    /** The read lock with cached leases; its rival, the write lock, never caches. */
+    public static final Recipe CACHED_READ_LOCK = new Recipe("cached-read-lock", Sharing.SHARED, 1, true,
+            (c, p) -> new ZkReadWriteLock(c, p, CACHING).readLock(), (c, p) -> new ZkReadWriteLock(c, p, CACHING).writeLock(), List.of(),
+            new Inspected("", "readwrite", "read", 1), true);
     public static final Recipe SEMAPHORE = semaphore(SEMAPHORE_PERMITS);
     public static final Recipe READ_LOCK = new Recipe("read-lock", Sharing.SHARED, 1, true,
             (c, p) -> new ZkReadWriteLock(c, p).readLock(), (c, p) -> new ZkReadWriteLock(c, p).writeLock(), List.of(),
-            new Inspected("", "readwrite", "read", 1));
+            new Inspected("", "readwrite", "read", 1), false);
     public static final Recipe WRITE_LOCK = new Recipe("write-lock", Sharing.EXCLUSIVE, 1, true,
             (c, p) -> new ZkReadWriteLock(c, p).writeLock(), (c, p) -> new ZkReadWriteLock(c, p).writeLock(), List.of(),
-            new Inspected("", "readwrite", "write", 1));
+            new Inspected("", "readwrite", "write", 1), false);
     /** A multi-lock over a mutex, a read lock, a write lock and a semaphore permit, each the list's own recipe. */
     public static final Recipe MULTI_LOCK = new Recipe("multi-lock", Sharing.EXCLUSIVE, 1, true,
             (c, p) -> multiLock(Recipe.MULTI_LOCK.components(), c, p), (c, p) -> multiLock(Recipe.MULTI_LOCK.components(), c, p),
             List.of(new Component("/mutex", MUTEX), new Component("/read", READ_LOCK), new Component("/write", WRITE_LOCK),
                     new Component("/semaphore", SEMAPHORE)),
-            new Inspected("/mutex", "mutex", "multi", 1));
+            new Inspected("/mutex", "mutex", "multi", 1), false);
 
     /** A multi-lock over {@code components}, in that order, below {@code path}, for {@code client}. */
     public static ZkMultiLock multiLock(List<Component> components, CuratorFramework client, String path) {
@@ -105,10 +122,32 @@ public record Recipe(String name, Sharing sharing, int permits, boolean reentran
         return List.of(MUTEX, SEMAPHORE, READ_LOCK, WRITE_LOCK, MULTI_LOCK);
     }
 
+    /** Every recipe that can cache, with caching on: mutex, semaphore, read lock. */
+    public static List<Recipe> allCached() {
+        return List.of(CACHED_MUTEX, cachedSemaphore(SEMAPHORE_PERMITS), CACHED_READ_LOCK);
+    }
+
     /** A semaphore of {@code permits} (the list's has {@link #SEMAPHORE_PERMITS}). */
     public static Recipe semaphore(int permits) {
         return new Recipe("semaphore", Sharing.BOUNDED, permits, false, (c, p) -> new ZkSemaphore(c, p, permits),
-                (c, p) -> new ZkSemaphore(c, p, permits), List.of(), new Inspected("", "semaphore", "permit", permits));
+                (c, p) -> new ZkSemaphore(c, p, permits), List.of(), new Inspected("", "semaphore", "permit", permits), false);
+    }
+
+    /** A semaphore of {@code permits} with cached leases. */
+    public static Recipe cachedSemaphore(int permits) {
+        return new Recipe("cached-semaphore", Sharing.BOUNDED, permits, false, (c, p) -> new ZkSemaphore(c, p, permits, CACHING),
+                (c, p) -> new ZkSemaphore(c, p, permits, CACHING), List.of(), new Inspected("", "semaphore", "permit", permits), true);
+    }
+
+    /** Closes a lock object that keeps cached nodes (releasing them); nothing for one that does not. */
+    public static void closeLock(DistributedLock lock) {
+        if (lock instanceof AutoCloseable closeable) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("closing " + lock + " failed", e);
+            }
+        }
     }
 
     /** A new lock of this recipe on {@code path} for {@code client}. */

@@ -18,6 +18,8 @@ import org.apache.zookeeper.data.Stat;
  *   multi=<n>                             on each node of a multi-lock's transaction over n locks
  *   granted=yes                           once a semaphore node announced its grant
  *   revoke-requested=, revoke-by=         a RevocationRequest, written by LockAdmin
+ *   asked-back-by=<waiting node>          a waiter asks a cached node back (AskBack); only the
+ *                                         holder's cache hears it, never its lease's handlers
  * Every writer keeps the lines it found and appends its own: a node's data only grows, up to
  * MAX_WRITTEN bytes; past that (another client wrote up to ZooKeeper's 1 MB into the node) a
  * writer keeps only this codec's lines, as a larger write would be refused by the server as a
@@ -37,6 +39,7 @@ public final class NodeData {
     private static final String MULTI = "multi=";
     private static final String REVOKE_AT = "revoke-requested=";
     private static final String REVOKE_BY = "revoke-by=";
+    private static final String ASKED_BACK = "asked-back-by=";
     private static final long LAST_FOUR_DIGIT_DAY = LocalDate.of(9999, 12, 31).toEpochDay();
     /** The most a writer here lets a node's data grow to; ZooKeeper refuses packets over about 1 MB. */
     static final int MAX_WRITTEN = 512 * 1024;
@@ -72,7 +75,18 @@ public final class NodeData {
         return withLine(withLine(data, REVOKE_AT + request.requestedAt()), REVOKE_BY + oneLine(request.requestedBy()));
     }
 
+    /** {@return {@code data} with a waiter's ask for the cached node appended; the lines found are kept} */
+    public static byte[] withAskBack(byte[] data, String waitingNode) {
+        return withLine(data, ASKED_BACK + oneLine(waitingNode));
+    }
+
     // ---- reading ----------------------------------------------------------------------------
+
+    /** {@return whether a waiter asked the node back (a cached node's process then lets it go)} */
+    public static boolean askedBack(byte[] data) {
+        String by = fields(data).get(ASKED_BACK);
+        return by != null && !by.isBlank();
+    }
 
     /**
      * The owner the data names; anything missing or unreadable becomes {@code "?"}, {@code -1}
@@ -207,7 +221,7 @@ public final class NodeData {
         StringBuilder kept = new StringBuilder();
         fields(data).forEach((key, value) -> {
             if (key.equals(HOST) || key.equals(PID) || key.equals(THREAD) || key.equals(REQUESTED) || key.equals(MULTI)
-                    || key.equals(REVOKE_AT) || key.equals(REVOKE_BY) || (key + value).equals(GRANTED)) {
+                    || key.equals(REVOKE_AT) || key.equals(REVOKE_BY) || key.equals(ASKED_BACK) || (key + value).equals(GRANTED)) {
                 kept.append(key).append(value).append('\n');
             }
         });

@@ -124,12 +124,34 @@ class LeaseCachingTest {
                 }
             });
             Await.until("b asked a's node back", Duration.ofSeconds(10),
-                    () -> ZkTesting.children(a, "/c/c").size() == 2 && new String(data(a, held.nodePath())).contains("revoke-requested="));
+                    () -> ZkTesting.children(a, "/c/c").size() == 2 && new String(data(a, held.nodePath())).contains("asked-back-by="));
             held.close();
             Lease bLease = waiter.get(20, TimeUnit.SECONDS).orElseThrow();
             assertTrue(bLease.fencingToken() > held.fencingToken());
             bLease.close();
             assertEquals(List.of(), ZkTesting.children(a, "/c/c"), "b does not cache; a's node was deleted");
+        }
+    }
+
+    /**
+     * A closed local lease's guard fails although its node stays cached; the guard of the lease
+     * granted again on the same node passes.
+     */
+    @Test
+    void aClosedLocalLeaseGuardsNothingWhileItsNodeStaysCached() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000)) {
+            client.create().forPath("/g", new byte[0]);
+            ReentrantLockSupport lock = mutex(client, "/c/g", HOUR);
+            Lease first = lock.acquire();
+            first.close();
+            assertThrows(org.apache.zookeeper.KeeperException.NoNodeException.class,
+                    () -> client.transaction().forOperations(first.guard(), client.transactionOp().setData().forPath("/g", new byte[] {1})));
+            try (Lease again = lock.acquire()) {
+                assertEquals(first.nodePath(), again.nodePath());
+                client.transaction().forOperations(again.guard(), client.transactionOp().setData().forPath("/g", new byte[] {2}));
+                assertEquals(2, client.getData().forPath("/g")[0]);
+            }
         }
     }
 

@@ -31,8 +31,9 @@ import org.slf4j.LoggerFactory;
  *   CLOSE     the last local lease of an entry closes: asked back (or the cache was cleared):
  *             the base is released (the view follows it until the node is gone); otherwise the
  *             entry goes idle and a timer releases it after the idle period.
- *   ASKED     a revocation request (a waiter's, or an operator's) marks the entry: nothing more
- *             is granted on it; idle, it is released at once.
+ *   ASKED     a waiter's ask-back (AskBack), or an operator's revocation request, marks the
+ *             entry: nothing more is granted on it; idle, it is released at once. Only the
+ *             operator's request reaches the leases' own revocation handlers.
  *   FINAL     the base LOST (session loss, forced deletion) or RELEASED: the entry is dropped;
  *             the views in use hear LOST through their base.
  * Serialisation: the entries and each entry's count, flag and timer are guarded by the cache's
@@ -108,7 +109,8 @@ public final class LeaseCache {
                 drop(e);
             }
         });
-        base.onRevocationRequested(lease -> askedBack(e));
+        base.onAskedBack(() -> askedBack(e));            // a waiter's ask
+        base.onRevocationRequested(lease -> askedBack(e));  // an operator's request
         return e.views.newView(() -> closeOne(e, idle));
     }
 
@@ -205,7 +207,7 @@ public final class LeaseCache {
 
         Entry(ZkLease base) {
             this.base = base;
-            this.views = new HoldLease.Base(base);
+            this.views = new HoldLease.Base(base, true);
         }
 
         boolean admits() {

@@ -40,6 +40,21 @@ final class RevocationOptIn {
         w.add(handler);
     }
 
+    /** Adds a listener of waiters' ask-backs (see RevocationWatch); nothing once the lease ended. */
+    void addAskListener(Runnable listener) {
+        RevocationWatch w;
+        synchronized (this) {
+            if (ended) {
+                return;
+            }
+            if (watch == null) {
+                watch = new RevocationWatch(context, lease, deletedUnderUs);
+            }
+            w = watch;
+        }
+        w.addAskListener(listener);
+    }
+
     /** The same session reconnected: a failed read is made again. */
     void reconnected() {
         RevocationWatch w;

@@ -25,6 +25,8 @@ import org.slf4j.LoggerFactory;
  *   1. READ    getData(our node) with a data watch, counted in the session's watch book (a
  *              waiter of this session that watches our node and gives up then cannot remove it).
  *   2. DECIDE  the data carries a request seen for the first time: tell every handler once,
+ *              and a waiter's ask-back (a cached node's) seen for the first time: tell the
+ *              ask listeners (the lease cache) once, on a library thread, never the handlers;
  *              each on a library thread (never ZooKeeper's event thread), and keep watching (the
  *              holder may not let go, and a forced deletion must still reach it); the node is
  *              gone: stop; connection trouble: READ again when the session reconnects.
@@ -50,11 +52,14 @@ final class RevocationWatch {
     private final Watches watches;
     private final Watcher watcher = this::event;
     private final List<Consumer<? super Lease>> handlers = new CopyOnWriteArrayList<>();
+    private final List<Runnable> askListeners = new CopyOnWriteArrayList<>();
 
     // guarded by this
     private State state = State.READING;
     private int step;
     private RevocationRequest request;
+    private boolean started;                   // the first handler or ask listener started the reads
+    private boolean askedBack;
 
     /**
      * @param deletedUnderUs told, on the event thread, when the watch finds the node gone; the
@@ -77,14 +82,37 @@ final class RevocationWatch {
             if (state == State.ENDED && seen == null) {
                 return;                        // the lease ended before any request
             }
-            first = handlers.isEmpty();
+            first = !started;
             handlers.add(handler);
             if (first && seen == null) {
+                started = true;
                 read();
             }
         }
         if (seen != null) {
             tell(handler, seen);
+        }
+    }
+
+    /**
+     * Adds a listener of waiters' ask-backs (the lease cache's); the first listener of any kind
+     * starts the watch. An ask already seen is told at once.
+     */
+    void addAskListener(Runnable listener) {
+        boolean seen;
+        synchronized (this) {
+            seen = askedBack;
+            if (state == State.ENDED && !seen) {
+                return;
+            }
+            askListeners.add(listener);
+            if (!started && !seen) {
+                started = true;
+                read();
+            }
+        }
+        if (seen) {
+            Threads.COMPLETION.execute(listener);
         }
     }
 
@@ -112,6 +140,7 @@ final class RevocationWatch {
 
     private void answered(ZkPort.Reply reply, Throwable error, int s) {
         List<Consumer<? super Lease>> toTell = List.of();
+        List<Runnable> asksToTell = List.of();
         RevocationRequest found = null;
         boolean gone = false;
         synchronized (this) {
@@ -138,10 +167,15 @@ final class RevocationWatch {
                     found = request;
                     toTell = request == null ? List.of() : List.copyOf(handlers);
                 }
+                if (!askedBack && NodeData.askedBack(reply.data())) {
+                    askedBack = true;
+                    asksToTell = List.copyOf(askListeners);
+                }
             }
         }
         RevocationRequest seen = found;
         toTell.forEach(handler -> tell(handler, seen));
+        asksToTell.forEach(Threads.COMPLETION::execute);
         if (gone) {
             deletedUnderUs.run();
         }

@@ -137,9 +137,27 @@ public final class ZkLease implements Lease, SessionListener {
         }
     }
 
+    /**
+     * A guard that always fails (NoNode): a check of a child of this node, which cannot exist
+     * under an ephemeral node. What a view closed while the node stays (held by other views, or
+     * cached) guards with, as a closed lease's guard must fail.
+     */
+    public CuratorOp failingGuard() {
+        try {
+            return context.client().transactionOp().check().forPath(nodePath + "/released");
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot build the guard of " + nodePath + ": " + e, e);
+        }
+    }
+
     @Override
     public void onRevocationRequested(Consumer<? super Lease> handler) {
         revocation.add(handler);
+    }
+
+    /** Runs {@code listener} once a waiter asks this cached node back (the lease cache's hook). */
+    public void onAskedBack(Runnable listener) {
+        revocation.addAskListener(listener);
     }
 
     /**

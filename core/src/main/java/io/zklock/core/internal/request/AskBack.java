@@ -1,12 +1,9 @@
 package io.zklock.core.internal.request;
 
-import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.zklock.core.OwnerInfo;
-import io.zklock.core.RevocationRequest;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.NodeData;
 import io.zklock.core.spi.LockNode;
@@ -19,12 +16,14 @@ import org.slf4j.LoggerFactory;
  * Overview.
  *
  * A waiting node asks back the cached nodes ahead of it (LockNode.caches(): their process may
- * keep them after use) that conflict with it (LockDriver.conflicts), each once per wait, with a
- * revocation request written into the cached node's data, which its process watches (a cached
+ * keep them after use) that conflict with it (LockDriver.conflicts), each once per wait, with an
+ * ask written into the cached node's data, which its process watches (a cached
  * lease always does): the process then grants nothing more on that node and deletes it when
- * the leases in use on it close. Per node asked:
- *   1. READ   getData; gone, or already carrying a request (someone asked): done.
- *   2. WRITE  setData(data + the request, version read). BADVERSION (written meanwhile): 1,
+ * the leases in use on it close. The ask is its own data line (NodeData: asked-back-by), not a
+ * revocation request: only the holder's cache hears it, never its leases' revocation handlers,
+ * so caching changes nothing a holder's code sees. Per node asked:
+ *   1. READ   getData; gone, or already asked back (by anyone): done.
+ *   2. WRITE  setData(data + the ask, version read). BADVERSION (written meanwhile): 1,
  *             up to MAX_TRIES in all.
  * Connection trouble forgets the node, so the next listing of the wait asks it again. Nodes
  * that are not cached cost nothing: a listing's names say which are.
@@ -68,17 +67,14 @@ final class AskBack {
         context.port().data(path, null).whenComplete((reply, error) -> {
             if (error != null || reply.connectionTrouble()) {
                 asked.remove(name);            // asked again after the next listing
-            } else if (reply.ok() && NodeData.revocationRequest(reply.data()).isEmpty()) {
+            } else if (reply.ok() && !NodeData.askedBack(reply.data())) {
                 write(name, path, reply.data(), reply.stat().getVersion(), attempt);
             }
         });
     }
 
     private void write(String name, String path, byte[] data, int version, int attempt) {
-        OwnerInfo me = OwnerInfo.current();
-        RevocationRequest request = new RevocationRequest("waiter " + ours.name() + " of " + me.thread() + "@" + me.host()
-                + "[pid " + me.pid() + "]", Instant.now());
-        context.port().setData(path, NodeData.withRevocationRequest(data, request), version).whenComplete((reply, error) -> {
+        context.port().setData(path, NodeData.withAskBack(data, ours.name()), version).whenComplete((reply, error) -> {
             if (error != null || reply.connectionTrouble()) {
                 asked.remove(name);
             } else if (reply.rc() == KeeperException.Code.BADVERSION && attempt < MAX_TRIES) {
