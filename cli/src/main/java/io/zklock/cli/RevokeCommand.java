@@ -253,7 +253,7 @@ public final class RevokeCommand implements Callable<Integer> {
     }
 
     private static String describe(Participant p) {
-        return p.nodeName() + "  " + (p.holding() ? "HOLDS" : "waits") + "  " + p.mode() + "  "
+        return p.nodeName() + "  " + (p.holding() ? (p.cached() ? "CACHED" : "HOLDS") : "waits") + "  " + p.mode() + "  "
                 + StatusReport.owner(p.owner()) + "  token " + StatusReport.token(p.fencingToken());
     }
 

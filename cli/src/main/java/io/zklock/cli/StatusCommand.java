@@ -47,7 +47,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "status", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
             "Shows who holds and who waits at each lock path, in queue order: role",
-            "(HOLDS / waits), kind (mutex, read, write, permit, multi), owner",
+            "(HOLDS; CACHED: holds, and its process keeps the node after use, so it may",
+            "be idle; waits), kind (mutex, read, write, permit, multi), owner",
             "(thread@host[pid N]), age, fencing token, and a pending revocation request.",
             "",
             "A holder's age is that of its node, an upper bound of the hold (the server",

@@ -83,7 +83,7 @@ final class StatusReport {
             String age = Durations.format(age(p.createdAt(), now));
             rows.add(new String[] {
                 Integer.toString(i + 1),
-                p.holding() ? (p.cached() ? "HOLDS (cached, may be idle)" : "HOLDS") : "waits",
+                p.holding() ? (p.cached() ? "CACHED" : "HOLDS") : "waits",
                 p.mode(),
                 owner(p.owner()),
                 p.holding() ? "held <= " + age : "waiting " + age,

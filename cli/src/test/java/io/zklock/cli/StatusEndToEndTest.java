@@ -98,6 +98,34 @@ class StatusEndToEndTest extends LiveServerTest {
         assertRow(lines.get(2), 1, "HOLDS", "multi", "mover", "held <= ");
     }
 
+    /**
+     * A holder that keeps its node cached after use (here idle: its lease is closed) shows as
+     * CACHED, and as {@code "cached": true} in --json; a plain holder as HOLDS and false.
+     */
+    @Test
+    void aCachedIdleNodeShowsAsCached() throws Exception {
+        String path = "/status/cached";
+        onThread("cacher", () -> {
+            new ZkMutex(zk.session(), path, io.zklock.core.LeaseCaching.keepIdleFor(java.time.Duration.ofMinutes(5))).acquire().close();
+            return null;
+        });
+        awaitParticipants(path, 1);
+        List<String> lines = zklock("status", path, "--connect", zk.connect()).out().lines().toList();
+        assertRow(lines.get(2), 1, "CACHED", "mutex", "cacher", "held <= ");
+
+        Map<?, ?> doc = (Map<?, ?>) MiniJson.parse(zklock("status", path, "--json", "--connect", zk.connect()).out());
+        Map<?, ?> only = (Map<?, ?>) ((List<?>) ((Map<?, ?>) ((List<?>) doc.get("locks")).get(0)).get("participants")).get(0);
+        assertEquals(Boolean.TRUE, only.get("cached"));
+        assertEquals(Boolean.TRUE, only.get("holding"));
+
+        String plain = "/status/not-cached";
+        onThread("plain", () -> new ZkMutex(zk.session(), plain).acquire());
+        awaitParticipants(plain, 1);
+        Map<?, ?> plainDoc = (Map<?, ?>) MiniJson.parse(zklock("status", plain, "--json", "--connect", zk.connect()).out());
+        Map<?, ?> holder = (Map<?, ?>) ((List<?>) ((Map<?, ?>) ((List<?>) plainDoc.get("locks")).get(0)).get("participants")).get(0);
+        assertEquals(Boolean.FALSE, holder.get("cached"));
+    }
+
     /** --json prints one document that parses back, with each participant's place, role, owner and exact token; strings are escaped. */
     @Test
     void jsonIsOneDocumentThatParsesBack() throws Exception {

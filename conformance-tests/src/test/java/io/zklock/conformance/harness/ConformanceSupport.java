@@ -306,17 +306,38 @@ public abstract class ConformanceSupport {
      */
     protected void assertClean() {
         assertEquals(List.of(), List.copyOf(errors));
-        if (recipe().cached()) {
-            for (CuratorFramework client : List.copyOf(clients)) {
-                if (client.getState() == org.apache.curator.framework.imps.CuratorFrameworkState.STARTED) {
-                    Recipe.closeLock(recipe().create(client, path));
-                }
-            }
-        }
+        releaseCaches();
         CuratorFramework any = ZkTesting.client(zk.connectString(), SESSION_TIMEOUT_MS);
         clients.add(any);
         Await.equal("nodes left under " + path, List.of(), LONG, () -> ZkTesting.lockNodesBelow(any, path));
         Await.equal("watches left on the server", 0, LONG, zk.probe::watchCount);
+    }
+
+    /**
+     * How many of the try's lock nodes are caching ones ({@code LockNode.caches()}): each holds
+     * one data watch of its process's cache (for waiters' asks) while it lives.
+     */
+    protected int cachingNodes() {
+        CuratorFramework any = clients.get(0);
+        return (int) ZkTesting.lockNodesBelow(any, path).stream()
+                .map(p -> io.zklock.core.spi.LockNode.parse(p.substring(p.lastIndexOf('/') + 1)))
+                .filter(n -> n.isPresent() && n.get().caches()).count();
+    }
+
+    /**
+     * For a cached recipe, closes each open client's cache on the try's path (through a new
+     * lock object of the same client and path, which shares it): its idle nodes go now. Nothing
+     * for other recipes.
+     */
+    protected void releaseCaches() {
+        if (!recipe().cached()) {
+            return;
+        }
+        for (CuratorFramework client : List.copyOf(clients)) {
+            if (client.getState() == org.apache.curator.framework.imps.CuratorFrameworkState.STARTED) {
+                Recipe.closeLock(recipe().create(client, path));
+            }
+        }
     }
 
     /** Session timeout of the holder in {@link #closeWhileCutOffKeepsTheLeaseUntilItsNodeIsGone}: outlives the outage. */
@@ -362,6 +383,7 @@ public abstract class ConformanceSupport {
 
     /** Waits until the server has reaped the try's empty lock directory. */
     protected void awaitReaped() {
+        releaseCaches();                       // a cached node would keep the directory
         CuratorFramework any = clients.get(0);
         Await.until("empty lock directory reaped", LONG, () -> {
             try {

@@ -28,9 +28,11 @@ import org.slf4j.LoggerFactory;
  *   LOCAL     tryLocal(): an entry that is HELD, not asked back, and has room (a read node any
  *             number of local leases at once; a mutex node or a semaphore permit one) is
  *             granted again with no request: a new view of the base (HoldLease), same token.
- *   CLOSE     the last local lease of an entry closes: asked back (or the cache was cleared):
- *             the base is released (the view follows it until the node is gone); otherwise the
- *             entry goes idle and a timer releases it after the idle period.
+ *   CLOSE     the last local lease of an entry closes: asked back, the cache cleared, or the
+ *             node not HELD (cut off: a lease is never RELEASED while its node may live on, and
+ *             a node whose session may be ending is not worth keeping): the base is released
+ *             (the view follows it until the node is gone); otherwise the entry goes idle and a
+ *             timer releases it after the idle period.
  *   ASKED     a waiter's ask-back (AskBack), or an operator's revocation request, marks the
  *             entry: nothing more is granted on it; idle, it is released at once. Only the
  *             operator's request reaches the leases' own revocation handlers.
@@ -116,7 +118,8 @@ public final class LeaseCache {
 
     /**
      * Releases every idle cached node now, and each one in use when its leases close: what a
-     * lock object's close() does.
+     * lock object's close() does. Returns once each idle node's delete was answered (as a
+     * lease's close() does: at most a moment, never on a ZooKeeper thread or while cut off).
      */
     public void clear() {
         List<Entry> idle = new ArrayList<>();
@@ -130,7 +133,7 @@ public final class LeaseCache {
                 }
             }
         }
-        idle.forEach(e -> e.base.release());
+        idle.forEach(e -> e.base.close());
     }
 
     /** {@return how many nodes the cache holds, in use or idle} */
@@ -144,7 +147,7 @@ public final class LeaseCache {
             if (--e.inUse > 0) {
                 return false;
             }
-            if (!e.askedBack && entries.contains(e)) {
+            if (!e.askedBack && entries.contains(e) && e.base.state() == LeaseState.HELD) {
                 e.idleSince = System.nanoTime();
                 e.idle = idle.toNanos();
                 if (e.timer == null) {         // one timer per idle stretch, not one per local close
