@@ -209,8 +209,8 @@ class SemaphorePropertiesTest extends ConformanceSupport {
 
     /**
      * A killed waiter never strands a permit: while one waiter's process is dead (its
-     * connection cut, so it writes nothing more, while the server keeps its session and its
-     * node), live clients release in any order, and every live waiter whose node comes within
+     * connection frozen, so nothing more from it reaches the server, which keeps its session
+     * and its node), live clients release in any order, and every live waiter whose node comes within
      * the first maxLeases nodes is granted within {@link #PROMOTION_BOUND}, long before the
      * dead session could expire; and never more than maxLeases nodes hold, the dead one
      * counted once it is among the first maxLeases.
@@ -238,7 +238,7 @@ class SemaphorePropertiesTest extends ConformanceSupport {
                 Await.equal("waiter " + i + " queued", before + 1, LONG, this::lockNodes);
             }
             awaitQuiet(sessionsOf(waiterClients));   // every waiter has listed and set its watch
-            proxy.cut();                             // the process dies: nothing more from it
+            proxy.freeze();                          // the process dies: nothing more from it reaches the server
             // the queue in order: the holders (in the order they release), then the waiters
             List<Object> queue = new ArrayList<>(holders);
             for (int i = 0; i < waiting; i++) {
@@ -280,10 +280,10 @@ class SemaphorePropertiesTest extends ConformanceSupport {
                     assertFalse(waiters.get(w).isDone(), "waiter " + w + " granted outside the first " + maxLeases + " nodes");
                 }
                 assertFalse(waiters.get(dead).isDone() && !waiters.get(dead).isCompletedExceptionally(),
-                        "the dead waiter was granted while cut off");
+                        "the dead waiter was granted while frozen");
             }
             granted.forEach(Lease::close);
-            proxy.heal();                            // let its session end by a close, not an expiry 30 s later
+            proxy.heal();                            // its session ends by a close, not by an expiry long after the try
             waiterClients.get(dead).close();
         }
         assertClean();
