@@ -47,23 +47,25 @@ import io.zklock.core.spi.LockNode;
  *     - j >= maxLeases + 2: L watches A and B, the nodes then at j - 2 and j - 1. If either is
  *       gone, L woke (its deletion, or NoNode when the watch was set). Otherwise both are still
  *       right ahead of L, so both are among the first maxLeases now. At least one of them, X,
- *       is live (one dead waiter: only one can be dead), so by induction X is granted; its
- *       granting listing came after L's (X was at >= maxLeases in L's) and so shows L behind
- *       it: X touches its data, and the touch fires L's watch (a waiter that set its watch
- *       after the touch sees a data version above 0 and looks again at once).
- *     The cases the issue asked after, one dead waiter each: a dead head is passed over by the
- *     second, which watches the directory; a dead second leaves the third watching the head,
- *     whose grant wakes it (it then watches the directory as the second); a dead third or later
- *     leaves the waiter behind it the live node two ahead; a dead waiter that moves into the
- *     window holds one permit and the waiters behind it, on the directory by then, get the
- *     others; out-of-order releases are directory events; an abandoned waiter's deletion wakes
- *     both nodes watching it. The limit: two dead waiters side by side in front of a live
+ *       is live (with one dead waiter in the queue they cannot both be dead), so by induction
+ *       X is granted (or, giving up, deleted: L woke); its granting listing came after L's (X
+ *       was at >= maxLeases in L's) and so shows L behind it: X touches its data, and the
+ *       touch fires L's watch (a waiter that set its watch after the touch sees a data
+ *       version above 0 and looks again at once).
+ *     The cases, one dead waiter each: a dead head takes the next free permit, and the second,
+ *     on the directory, moves up behind it and takes the one after; a dead second leaves the
+ *     third watching the head, whose grant wakes it (it then watches the directory as the
+ *     second); a dead third or later leaves the waiter behind it the live node two ahead; a
+ *     dead waiter that moves into the window holds one permit and the waiters behind it, on
+ *     the directory by then, get the others; out-of-order releases are directory events; an
+ *     abandoned waiter's deletion wakes both nodes watching it. The limit: two dead waiters side by side in front of a live
  *     waiter L, both inside the window while a permit is free for L, can hold L until one of
  *     their sessions ends (a permit is only lost this way with maxLeases >= 3); watching k
  *     nodes would tolerate k - 1 neighbours dead, at k wake-ups per grant.
- * (3) no herd: a release wakes the head and the second (directory), and the grant it leads to
- *     wakes the at most two waiters that watch the granted node's data: in a settled queue the
- *     third only, as the node right behind the head watches the directory. Three wake-ups per
+ * (3) no herd: a release wakes the head and the second (directory; a holder has no data
+ *     watcher left, its grant announcement fired them), and the grant it leads to wakes the at
+ *     most two waiters that watch the granted node's data: in a settled queue the third only,
+ *     as the node right behind the head watches the directory. Three wake-ups per
  *     release (four at most), whatever the queue. New arrivals wake the head and the second,
  *     two per arrival.
  *     No node has more than two data watchers: a waiter watching X listed X at most two ahead
