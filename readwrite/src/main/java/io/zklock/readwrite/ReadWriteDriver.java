@@ -30,6 +30,15 @@ import io.zklock.core.spi.LockNode;
  *
  * Both rules are monotone: removing nodes ahead of ours never adds a write node ahead of ours
  * and never moves ours off the head, so a grant stays a grant.
+ *
+ * A waiter whose process died (its session alive, its node in place) strands nothing a live
+ * waiter could have: every node a waiter watches must go before that waiter can be granted (a
+ * writer needs every node ahead gone; a reader needs every blocking write node ahead gone, and
+ * it watches the last of them), and grants are only ever told by deletions. So a dead node holds
+ * exactly what queue order gives it (the write lock, or a read lease that keeps writers out),
+ * until its session ends, as a dead holder would; whoever waits for it would wait for it alive
+ * too. Contrast the semaphore, whose waiters move up on the release of any holder, so a waiter
+ * watching a dead node could sleep through a free permit (see SemaphoreDriver).
  */
 /** The decision of the read-write lock: exclusive for write nodes, shared among read nodes. */
 final class ReadWriteDriver implements LockDriver {

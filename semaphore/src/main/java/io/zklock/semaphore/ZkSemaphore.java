@@ -23,7 +23,10 @@ import org.apache.curator.framework.CuratorFramework;
  *
  * <p><b>Fairness.</b> Permits go in arrival order (node sequence order). When a permit frees,
  * whichever holder released it, the earliest waiter is granted at once; a release wakes that
- * waiter and, through its grant, the one behind it: two clients, whatever the queue length.
+ * waiter and the one behind it and, through its grant, the third: three clients, whatever the
+ * queue length. A waiter whose process dies keeps its place and, once it reaches a permit,
+ * that permit until its session expires; it never holds back the live waiters behind it from
+ * the other permits.
  * An uncontended acquisition costs two ZooKeeper requests (create, list), a release one; a
  * grant to a waiter with someone queued behind it costs one more small write.
  *

@@ -183,17 +183,21 @@ class RevocationFaultsTest extends ServerFaults {
     /**
      * The version-0 grant notice racing a request: a semaphore node asked while it waits (its
      * data version moved) is granted with a waiter behind it, and the reply to its first or
-     * second grant-notice write is lost. The waiter behind it still moves up and takes the
-     * next free permit (no stranded permit), and then sleeps (no busy loop).
+     * second grant-notice write is lost. The waiter two behind it, which watches it and a node
+     * whose process died (frozen: that node moves into a permit and never announces), hears
+     * only that notice, still moves up and takes the next free permit (no stranded permit), and
+     * then sleeps (no busy loop).
      */
     @ParameterizedTest(name = "reply to grant-notice write {0} lost")
     @ValueSource(ints = {1, 2})
     void semaphoreNodeAskedWhileWaitingStillWakesTheWaiterBehindItWhenGrantedAndItsNoticeReplyIsLost(int lostWrite)
             throws Exception {
-        int permits = 2;
+        int permits = 3;
         CuratorFramework holderClient = client(SESSION_MS);
         FaultProxy proxy = FaultProxy.to(server.getConnectString());
         CuratorFramework askedClient = proxied(proxy, SESSION_MS);
+        FaultProxy deadProxy = FaultProxy.to(server.getConnectString());
+        CuratorFramework deadClient = proxied(deadProxy, SESSION_MS);
         CuratorFramework behindClient = client(SESSION_MS);
         List<Lease> holders = new ArrayList<>();
         for (int i = 0; i < permits; i++) {
@@ -202,8 +206,12 @@ class RevocationFaultsTest extends ServerFaults {
         DistributedLock askedLock = new ZkSemaphore(askedClient, path, permits);
         CompletableFuture<Lease> asked = askedLock.acquireAsync(LONG);
         awaitNodes(permits + 1);
-        CompletableFuture<Lease> behind = new ZkSemaphore(behindClient, path, permits).acquireAsync(LONG);
+        new ZkSemaphore(deadClient, path, permits).acquireAsync(LONG);
         awaitNodes(permits + 2);
+        CompletableFuture<Lease> behind = new ZkSemaphore(behindClient, path, permits).acquireAsync(LONG);
+        awaitNodes(permits + 3);
+        ConformanceSupport.awaitQuiet(probe, Set.of(currentSession(deadClient), currentSession(behindClient)));
+        deadProxy.freeze();                    // its process dies: nothing more from it reaches the server
         String askedNode = nodes().stream().sorted((a, b) -> a.substring(a.lastIndexOf('-')).compareTo(b.substring(b.lastIndexOf('-'))))
                 .toList().get(permits);
         assertEquals(RevocationResult.REQUESTED, new LockAdmin(checker).requestRevocation(askedNode));
@@ -223,7 +231,8 @@ class RevocationFaultsTest extends ServerFaults {
                 throw new IllegalStateException(e);
             }
         });
-        holders.get(1).close();                // a permit is free while the asked node holds
+        holders.get(1).close();                // the dead node moves into a permit
+        holders.get(2).close();                // a permit is free while the asked and the dead node hold
         Lease behindLease = behind.get(Await.scaled(ConformanceSupport.REVOCATION_BOUND).toMillis(), TimeUnit.MILLISECONDS);
 
         assertEquals(1, proxy.repliesDropped(), "the notice's reply was lost");
@@ -236,6 +245,8 @@ class RevocationFaultsTest extends ServerFaults {
         proxy.beforeRequest(null);
         askedLease.close();
         behindLease.close();
+        deadProxy.heal();                      // its session ends by a close, not by an expiry
+        deadClient.close();
         Await.equal("nodes left", List.of(), LONG, this::nodes);
         Await.equal("watches left", 0, LONG, probe::watchCount);
     }

@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.zklock.conformance.harness.ConformanceSupport;
+import io.zklock.conformance.harness.FaultProxy;
 import io.zklock.conformance.harness.Recipe;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
@@ -126,11 +127,12 @@ class SemaphorePropertiesTest extends ConformanceSupport {
     }
 
     /**
-     * No herd: one release wakes the earliest waiter and, through its grant, the one waiter
-     * behind it, and no other client, however long the queue.
+     * No herd: one release wakes the earliest waiter and the second (both watch the directory)
+     * and, through the earliest one's grant, the third (it watches the two nodes ahead of it),
+     * and no other client, however long the queue.
      */
     @Property(tries = 5, shrinking = ShrinkingMode.BOUNDED)
-    void aReleaseWakesAtMostTwoWaitersWhateverTheQueueLength(
+    void aReleaseWakesAtMostThreeWaitersWhateverTheQueueLength(
             @ForAll @IntRange(min = 1, max = 3) int maxLeases,
             @ForAll @IntRange(min = 1, max = 8) int waiting,
             @ForAll @IntRange(min = 0, max = 2) int whichHolder) throws Exception {
@@ -148,7 +150,7 @@ class SemaphorePropertiesTest extends ConformanceSupport {
             waiters.get(0).get(LONG.toSeconds(), TimeUnit.SECONDS);
             Thread.sleep(QUIET_WINDOW.toMillis());
         });
-        Set<Long> expected = new HashSet<>(sessions.subList(0, Math.min(2, waiting)));
+        Set<Long> expected = new HashSet<>(sessions.subList(0, Math.min(3, waiting)));
         assertEquals(expected, woken, "sessions woken by one release, queue of " + waiting);
         holders.add(waiters.get(0).get());
         for (Lease lease : holders) {
@@ -196,6 +198,93 @@ class SemaphorePropertiesTest extends ConformanceSupport {
         granted.close();
         for (int i = 1; i < waiting; i++) {
             waiters.get(i).get(LONG.toSeconds(), TimeUnit.SECONDS).close();
+        }
+        assertClean();
+    }
+
+    /** Session timeout of the waiter whose process dies: far beyond {@link #PROMOTION_BOUND}, so its expiry frees nothing in a try. */
+    private static final int DEAD_SESSION_MS = 30_000;
+    /** How soon a live waiter inside the permit window must be granted. */
+    private static final Duration PROMOTION_BOUND = Duration.ofSeconds(5);
+
+    /**
+     * A killed waiter never strands a permit: while one waiter's process is dead (its
+     * connection frozen, so nothing more from it reaches the server, which keeps its session
+     * and its node), live clients release in any order, and every live waiter whose node comes within
+     * the first maxLeases nodes is granted within {@link #PROMOTION_BOUND}, long before the
+     * dead session could expire; and never more than maxLeases nodes hold, the dead one
+     * counted once it is among the first maxLeases.
+     */
+    @Property(tries = 6, shrinking = ShrinkingMode.OFF)
+    void aKilledWaiterNeverStrandsAPermit(
+            @ForAll @IntRange(min = 2, max = 3) int maxLeases,
+            @ForAll @IntRange(min = 2, max = 5) int waiting,
+            @ForAll @IntRange(min = 0, max = 3) int deadAt,
+            @ForAll @Size(min = 12, max = 12) List<@IntRange(min = 0, max = 7) Integer> whichReleases) throws Exception {
+        permits = maxLeases;
+        int dead = deadAt % (waiting - 1);     // someone queues behind the dead waiter
+        List<Lease> holders = new ArrayList<>(fillToCapacity(locksOnNewSessions(1).get(0)));
+        try (FaultProxy proxy = FaultProxy.to(zk.connectString())) {
+            List<CompletableFuture<Lease>> waiters = new ArrayList<>();
+            List<CuratorFramework> waiterClients = new ArrayList<>();
+            for (int i = 0; i < waiting; i++) {
+                CuratorFramework client = i == dead
+                        ? ZkTesting.client(proxy.connectString(), DEAD_SESSION_MS)
+                        : ZkTesting.client(zk.connectString(), QUIET_SESSION_MS);
+                clients.add(client);
+                waiterClients.add(client);
+                int before = lockNodes();
+                waiters.add(recipe().create(client, path).acquireAsync(LONG));
+                Await.equal("waiter " + i + " queued", before + 1, LONG, this::lockNodes);
+            }
+            awaitQuiet(sessionsOf(waiterClients));   // every waiter has listed and set its watch
+            proxy.freeze();                          // the process dies: nothing more from it reaches the server
+            // the queue in order: the holders (in the order they release), then the waiters
+            List<Object> queue = new ArrayList<>(holders);
+            for (int i = 0; i < waiting; i++) {
+                queue.add(i);
+            }
+            List<Integer> live = new ArrayList<>();
+            for (int i = 0; i < waiting; i++) {
+                if (i != dead) {
+                    live.add(i);
+                }
+            }
+            List<Lease> granted = new ArrayList<>(holders);   // the live holders
+            int releases = 0;
+            while (!live.isEmpty()) {
+                Lease released = granted.remove(whichReleases.get(releases++ % whichReleases.size()) % granted.size());
+                released.close();
+                queue.remove(released);
+                for (int at = 0; at < maxLeases; at++) {
+                    if (queue.get(at) instanceof Integer w && w != dead && live.contains(w)) {
+                        Lease lease;
+                        try {
+                            lease = waiters.get(w).get(PROMOTION_BOUND.toMillis(), TimeUnit.MILLISECONDS);
+                        } catch (java.util.concurrent.TimeoutException e) {
+                            throw new AssertionError("waiter " + w + " of " + waiting + " (dead: " + dead + ", maxLeases "
+                                    + maxLeases + ") is among the first " + maxLeases + " nodes after " + releases
+                                    + " releases but not granted within " + PROMOTION_BOUND + ": a stranded permit", e);
+                        }
+                        assertTrue(lease.isValid(), "waiter " + w + " granted a valid permit");
+                        queue.set(at, lease);
+                        granted.add(lease);
+                        live.remove(w);
+                    }
+                }
+                int valid = (int) granted.stream().filter(Lease::isValid).count();
+                boolean deadHolds = queue.indexOf((Object) dead) < maxLeases;
+                assertTrue(valid + (deadHolds ? 1 : 0) <= maxLeases, valid + " valid leases"
+                        + (deadHolds ? " beside the dead waiter's permit" : "") + " of " + maxLeases);
+                for (int w : live) {
+                    assertFalse(waiters.get(w).isDone(), "waiter " + w + " granted outside the first " + maxLeases + " nodes");
+                }
+                assertFalse(waiters.get(dead).isDone() && !waiters.get(dead).isCompletedExceptionally(),
+                        "the dead waiter was granted while frozen");
+            }
+            granted.forEach(Lease::close);
+            proxy.heal();                            // its session ends by a close, not by an expiry long after the try
+            waiterClients.get(dead).close();
         }
         assertClean();
     }

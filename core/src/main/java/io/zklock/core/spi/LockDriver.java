@@ -27,9 +27,9 @@ public interface LockDriver {
     Decision decide(List<LockNode> sorted, LockNode ours, int maxLeases);
 
     /**
-     * Whether a newly granted node must tell the node queued right behind it, because that
-     * node may be waiting on it with {@link Decision#watch} although the grant did not delete
-     * it (a semaphore's waiters do; a mutex's never need to). When true, the engine touches the
+     * Whether a newly granted node must tell the nodes queued behind it, because they may be
+     * waiting on it with {@link Decision#watch} although the grant did not delete it (a
+     * semaphore's waiters do; a mutex's never need to). When true, the engine touches the
      * granted node's data once, and only if a node follows it in the listing that granted it.
      */
     default boolean announcesGrants() {

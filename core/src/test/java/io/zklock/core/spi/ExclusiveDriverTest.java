@@ -158,6 +158,35 @@ class ExclusiveDriverTest {
         assertEquals(DIR + "/" + node.name(), d.pathToWatch(DIR));
     }
 
+    /** A decision to watch two nodes names both, first first, with their paths; one node watched names only it. */
+    @Test
+    void twoNodeWatchNamesBothNodesAndPaths() {
+        List<LockNode> nodes = queue(List.of("sem2", "sem2"));
+        Decision d = Decision.watch(nodes.get(1), nodes.get(0));
+
+        assertEquals(Decision.Verdict.WATCH_NODE, d.verdict());
+        assertSame(nodes.get(1), d.nodeToWatch());
+        assertSame(nodes.get(0), d.secondToWatch());
+        assertEquals(List.of(nodes.get(1), nodes.get(0)), d.nodesToWatch());
+        assertEquals(List.of(DIR + "/" + nodes.get(1).name(), DIR + "/" + nodes.get(0).name()), d.pathsToWatch(DIR));
+        assertEquals(DIR + "/" + nodes.get(1).name(), d.pathToWatch(DIR));
+        assertEquals(List.of(nodes.get(0)), Decision.watch(nodes.get(0)).nodesToWatch());
+        assertEquals(List.of(), Decision.watchDirectory().nodesToWatch());
+        assertEquals(List.of(), Decision.granted().pathsToWatch(DIR));
+    }
+
+    /** A two-node watch needs two nodes, and two different ones; a second node goes only with a first. */
+    @Test
+    void twoNodeWatchRejectsNullAndTheSameNodeTwice() {
+        List<LockNode> nodes = queue(List.of("sem2", "sem2"));
+        assertThrows(NullPointerException.class, () -> Decision.watch(nodes.get(0), null));
+        assertThrows(NullPointerException.class, () -> Decision.watch(null, nodes.get(0)));
+        IllegalArgumentException twice = assertThrows(IllegalArgumentException.class, () -> Decision.watch(nodes.get(0), nodes.get(0)));
+        assertTrue(twice.getMessage().contains(nodes.get(0).name()), twice.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new Decision(Decision.Verdict.WATCH_DIRECTORY, null, null, nodes.get(0)));
+        assertThrows(IllegalArgumentException.class, () -> new Decision(Decision.Verdict.GRANTED, null, null, nodes.get(0)));
+    }
+
     /** watch(null) is rejected. */
     @Test
     void watchRejectsNull() {

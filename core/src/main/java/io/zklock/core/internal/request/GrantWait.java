@@ -1,6 +1,8 @@
 package io.zklock.core.internal.request;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import io.zklock.core.internal.LockContext;
@@ -36,9 +38,11 @@ import org.slf4j.LoggerFactory;
  *               cached nodes ahead that conflict with ours are asked back (AskBack), and: the
  *               deadline has passed, or this was a zero timeout's one attempt: TimeoutException;
  *               else 3.
- *   3. WATCH    getData(the node the driver names) with a watcher. NoNode, or data already
- *               changed (the node announced its own grant): 1 at once. Otherwise wait for the
- *               event: 1. A directory decision waits on the children watch of the listing.
+ *   3. WATCH    getData(each node the driver names: one, or two) with a watcher, all in one
+ *               step. NoNode, or data already changed (the node announced its own grant), on
+ *               any of them: 1 at once. Otherwise wait for the first event on any: 1 (a watch
+ *               left on the other node fires later and is only bookkept). A directory decision
+ *               waits on the children watch of the listing.
  * A call that fails on the connection backs off and is issued again, or at once when the session
  * monitor reports the connection back (kick). Each call carries the step that issued it; a
  * reply of an older step only does watch bookkeeping, so two loops never run at once.
@@ -63,7 +67,8 @@ final class GrantWait {
     private State state = State.LISTING;
     private int step;
     private boolean watchDirectory;        // the last decision was WATCH_DIRECTORY
-    private long announcementSeen = -1;    // mzxid of the grant announcement last looked again for
+    /** Per watched path, the mzxid of the grant announcement last looked again for. */
+    private final Map<String, Long> announcementSeen = new HashMap<>();
 
     GrantWait(LockContext context, QueuedNode node, Deadline deadline, RequestLock lock, AcquireTally tally) {
         this.context = context;
@@ -119,7 +124,7 @@ final class GrantWait {
             return;
         }
         WatchKey key = WatchKey.children(context.port().serverPath(context.path()));
-        Watcher watcher = event -> lock.run(() -> watchEvent(event, s));
+        Watcher watcher = event -> lock.run(() -> watchEvent(event, s, key));
         watches.register(key, () -> context.list(watcher))
                 .whenComplete((reply, error) -> lock.run(() -> listed(reply, error, s, key)));
     }
@@ -182,7 +187,7 @@ final class GrantWait {
                 if (deadline.hasExpired()) {
                     fail(context.timedOut());
                 } else if (decision.verdict() == Decision.Verdict.WATCH_NODE) {
-                    watch(decision.pathToWatch(context.path()));
+                    watch(decision.pathsToWatch(context.path()));
                 } else if (directoryWatched) {
                     state = State.WATCHING;    // this very listing left the children watch
                 } else {
@@ -222,20 +227,23 @@ final class GrantWait {
 
     // ---- 3. watch ---------------------------------------------------------------------------
 
-    private void watch(String path) {
+    private void watch(List<String> paths) {
         state = State.WATCHING;
         int s = ++step;
-        tally.issued();
-        WatchKey key = WatchKey.data(context.port().serverPath(path));
-        Watcher watcher = event -> lock.run(() -> watchEvent(event, s));
-        watches.register(key, () -> context.port().data(path, watcher))
-                .whenComplete((reply, error) -> lock.run(() -> watchSet(reply, error, key, s)));
+        announcementSeen.keySet().retainAll(paths);
+        for (String path : paths) {
+            tally.issued();
+            WatchKey key = WatchKey.data(context.port().serverPath(path));
+            Watcher watcher = event -> lock.run(() -> watchEvent(event, s, key));
+            watches.register(key, () -> context.port().data(path, watcher))
+                    .whenComplete((reply, error) -> lock.run(() -> watchSet(reply, error, key, path, s)));
+        }
     }
 
-    private void watchSet(ZkPort.Reply reply, Throwable error, WatchKey key, int s) {
+    private void watchSet(ZkPort.Reply reply, Throwable error, WatchKey key, String path, int s) {
         watches.answered(error == null ? reply.rc() : null, key, s);
-        if (state == State.ENDED || s != step) {
-            return;
+        if (state != State.WATCHING || s != step) {
+            return;                            // ended, or the other watch of this step moved on
         }
         if (error != null) {
             fail(context.refused("watch of " + key.path(), error));
@@ -244,10 +252,10 @@ final class GrantWait {
         } else if (!reply.ok()) {
             failedCall(reply.rc(), "watch of " + key.path(), () -> list(watchDirectory));
         } else if (context.driver().announcesGrants() && NodeData.announcedGrant(reply.stat(), reply.data())
-                && reply.stat().getMzxid() != announcementSeen) {
-            // it announced its grant before our watch was set. Once only per write: a listing after
-            // a true grant moves us on, so the same announcement seen again was forged by another client
-            announcementSeen = reply.stat().getMzxid();
+                && !Long.valueOf(reply.stat().getMzxid()).equals(announcementSeen.get(path))) {
+            // it announced its grant before our watch was set. Once only per write and node: a listing
+            // after a true grant moves us on, so the same announcement seen again was forged by another client
+            announcementSeen.put(path, reply.stat().getMzxid());
             list(watchDirectory);
         }
         // otherwise the watch is set: watchEvent takes it from here
@@ -258,14 +266,14 @@ final class GrantWait {
      * means another waiter of this session removed the shared server watch (a retried removal
      * can land after our registration), so the watch is gone and we must look again.
      */
-    private void watchEvent(WatchedEvent event, int s) {
+    private void watchEvent(WatchedEvent event, int s, WatchKey key) {
         if (event.getType() == Watcher.Event.EventType.None) {
             if (event.getState() == Watcher.Event.KeeperState.Closed && context.port().isClosed() && state != State.ENDED) {
                 fail(context.clientClosed());   // a namespace facade's monitor hears no CLOSING of its own
             }
             return;                            // other connection news: the session monitor kicks us
         }
-        watches.fired(s);
+        watches.fired(s, key);
         if (state == State.WATCHING && s == step) {
             list(watchDirectory);
         }

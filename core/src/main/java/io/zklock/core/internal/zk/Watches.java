@@ -38,7 +38,8 @@ import org.apache.zookeeper.KeeperException;
  *
  * Each wait keeps its own registrations here too (used under its owner's lock): which calls
  * that register a watch are in flight, which registrations the server confirmed (by the step
- * that issued them), and, once the wait ends, the removal of every confirmed one. A
+ * that issued them and their key: one step may watch several paths), and, once the wait ends,
+ * the removal of every confirmed one. A
  * registration still in flight when the wait ends is removed when its reply arrives, and
  * endAll() completes only after that.
  */
@@ -46,7 +47,7 @@ import org.apache.zookeeper.KeeperException;
 public final class Watches {
     private final Book book;
     private final ZkPort port;
-    private final Map<Integer, Counted> confirmed = new HashMap<>();
+    private final Map<Slot, Counted> confirmed = new HashMap<>();
     /** Per key, the epochs of the registrations in flight, in the order they were issued. */
     private final Map<WatchKey, List<Integer>> inFlight = new HashMap<>();
     private final List<CompletableFuture<Void>> removals = new ArrayList<>();
@@ -55,6 +56,9 @@ public final class Watches {
 
     /** A registration counted in the book's epoch {@code epoch}. */
     private record Counted(WatchKey key, int epoch) { }
+
+    /** Which confirmed registration: the step that issued it, and its key. */
+    private record Slot(int step, WatchKey key) { }
 
     public Watches(Book book, ZkPort port) {
         this.book = book;
@@ -82,7 +86,7 @@ public final class Watches {
             if (ending) {
                 removals.add(book.ended(counted, true, port));   // the wait ended while it was in flight
             } else {
-                confirmed.put(step, counted);
+                confirmed.put(new Slot(step, key), counted);
             }
         }
         completeIfEnded();
@@ -114,9 +118,14 @@ public final class Watches {
         return epoch;
     }
 
-    /** The watch registered at {@code step} fired: the server has dropped it. */
+    /** The watch registered at {@code step} fired: the server has dropped it. For a step that registered one key. */
     public void fired(int step) {
-        Counted counted = confirmed.remove(step);
+        confirmed.keySet().stream().filter(slot -> slot.step() == step).toList().forEach(slot -> fired(step, slot.key()));
+    }
+
+    /** The watch of {@code key} registered at {@code step} fired: the server has dropped it. */
+    public void fired(int step, WatchKey key) {
+        Counted counted = confirmed.remove(new Slot(step, key));
         if (counted != null) {
             book.ended(counted, false, port);
         }
