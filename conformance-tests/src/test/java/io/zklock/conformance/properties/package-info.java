@@ -23,6 +23,14 @@
  * {@code ReadWriteLockPropertiesTest} (readers with writers, downgrade, upgrade, the herd),
  * {@code MultiLockPropertiesTest} (deadlock-freedom, all or nothing, mixed kinds).
  *
+ * <p>Cached leases: every recipe that caches runs its group again with caching on, one class
+ * per recipe of {@code Recipe.allCached()} ({@code CachedMutexConformanceTest},
+ * {@code CachedSemaphoreConformanceTest}, {@code CachedReadLockConformanceTest}). A property
+ * that checks what is left after a close calls {@code releaseCaches()} first (a cached node stays
+ * until its lock object closes: that is the feature); nothing else is relaxed for them. What only
+ * caching promises a conflicting client (asked back without waiting for the idle period, FIFO
+ * across processes, no starvation by local re-grants) is {@code CachedLeasePropertiesTest}.
+ *
  * <p>Two classes hold what every recipe keeps against other clients, each on a server of its
  * own and over {@code Recipe.all()}: {@code SecurityConformanceTest} (on a server with digest
  * authentication: the ACL of every node zklock creates, the integrations' included; another
