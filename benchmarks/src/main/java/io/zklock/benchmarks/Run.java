@@ -22,6 +22,13 @@ final class Run {
     static final class Result {
         final Samples[] metrics;
         long wallNanos;
+        /**
+         * Server requests and notifications (by {@link NotificationCounter.Kind}) of a round
+         * that counted its own, because the caller's before/after would include set-up it does
+         * not measure; -1 and null when the caller counts.
+         */
+        long packets = -1;
+        long[] notifications;
 
         Result(int metricCount) {
             metrics = new Samples[metricCount];
