@@ -23,8 +23,8 @@ import org.apache.curator.test.TestingServer;
  * {@link NotificationCounter}) over the same operations.
  *
  * <p>Arguments: {@code --quick} (short rounds and tiny scale sizes: a smoke run, its timings
- * mean nothing), {@code --scenario N} (only scenario N and those named N plus letters, e.g.
- * {@code 7} for 7a-7c) and the sizes of the scale scenarios 8-11 ({@link Options#USAGE}).
+ * mean nothing), {@code --scenario N[,N...]} (only scenario N and those named N plus letters,
+ * e.g. {@code 7} for 7a-7c) and the sizes of the scale scenarios 8-11 ({@link Options#USAGE}).
  */
 public final class Benchmarks {
     private static final String[] SIDES = {"zklock", "Curator"};
@@ -34,9 +34,9 @@ public final class Benchmarks {
      * scenarios (8-11), whose defaults are the issue's and whose quick sizes are tiny.
      */
     record Options(boolean quick, String scenario, List<Integer> queues, int queueSessions, int[] herd,
-            int held, int heldThreads, int[] crowd) {
-        static final String USAGE = "usage: [--quick] [--scenario N] [--queue 1,8,64,256] [--queue-sessions 16] "
-                + "[--herd READERS,SESSIONS,WRITERS] [--held 10000] [--held-threads 4] [--crowd SESSIONS,LOCKS]";
+            int held, int heldThreads, int heldRounds, int[] crowd) {
+        static final String USAGE = "usage: [--quick] [--scenario N[,N...]] [--queue 1,8,64,256] [--queue-sessions 16] "
+                + "[--herd READERS,SESSIONS,WRITERS] [--held 10000] [--held-threads 4] [--held-rounds 1] [--crowd SESSIONS,LOCKS]";
 
         static Options parse(String... args) {
             boolean quick = List.of(args).contains("--quick");
@@ -46,6 +46,7 @@ public final class Benchmarks {
             int[] herd = quick ? new int[] {4, 2, 1} : new int[] {32, 16, 4};
             int held = quick ? 50 : 10_000;
             int heldThreads = quick ? 2 : 4;
+            int heldRounds = 1;
             int[] crowd = quick ? new int[] {6, 2} : new int[] {200, 20};
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
@@ -56,6 +57,7 @@ public final class Benchmarks {
                     case "--herd" -> herd = positives(args[i], value(args, i++), 3);
                     case "--held" -> held = positives(args[i], value(args, i++), 1)[0];
                     case "--held-threads" -> heldThreads = positives(args[i], value(args, i++), 1)[0];
+                    case "--held-rounds" -> heldRounds = positives(args[i], value(args, i++), 1)[0];
                     case "--crowd" -> crowd = positives(args[i], value(args, i++), 2);
                     default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "'; " + USAGE);
                 }
@@ -64,7 +66,7 @@ public final class Benchmarks {
                 throw new IllegalArgumentException("--herd " + herd[0] + "," + herd[1] + "," + herd[2]
                         + ": more reader sessions than readers");
             }
-            return new Options(quick, scenario, queues, queueSessions, herd, held, heldThreads, crowd);
+            return new Options(quick, scenario, queues, queueSessions, herd, held, heldThreads, heldRounds, crowd);
         }
 
         private static String value(String[] args, int i) {
@@ -98,10 +100,20 @@ public final class Benchmarks {
             return java.util.Arrays.stream(values).boxed().toArray(Integer[]::new);
         }
 
-        /** Whether scenario {@code id} is selected: all, or N itself and N followed by letters (7: 7a-7c, not 70). */
+        /**
+         * Whether scenario {@code id} is selected: all, or for each N of the comma-separated
+         * list N itself and N followed by letters (7: 7a-7c, not 70).
+         */
         boolean selects(String id) {
-            return scenario == null || id.equals(scenario)
-                    || (id.startsWith(scenario) && id.substring(scenario.length()).chars().allMatch(Character::isLetter));
+            if (scenario == null) {
+                return true;
+            }
+            for (String n : scenario.split(",")) {
+                if (id.equals(n) || (id.startsWith(n) && id.substring(n.length()).chars().allMatch(Character::isLetter))) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         long warmupNanos() {
@@ -131,7 +143,22 @@ public final class Benchmarks {
         }
 
         long notificationsTotal() {
-            return java.util.Arrays.stream(notifications).sum();
+            return java.util.Arrays.stream(notifications, 0, NotificationCounter.PREMATURE_AT).sum();
+        }
+
+        long prematureTotal() {
+            return java.util.Arrays.stream(notifications, NotificationCounter.PREMATURE_AT, notifications.length).sum();
+        }
+
+        /** Premature wake-ups (see {@link NotificationCounter}) per operation of the first metric. */
+        double prematurePerOp() {
+            return (double) prematureTotal() / result.ops();
+        }
+
+        /** Premature notifications about nodes of {@code kind} per operation of {@code metric}. */
+        double prematurePer(NotificationCounter.Kind kind, int metric) {
+            return (double) notifications[NotificationCounter.PREMATURE_AT + kind.ordinal()]
+                    / result.metrics[metric].size();
         }
 
         /** Watch notifications (clients woken over the network) per operation of the first metric. */
@@ -221,8 +248,7 @@ public final class Benchmarks {
         var workloads = new Scenario.Workload[2];
         var pooled = new Run.Result[] {new Run.Result(metricCount), new Run.Result(metricCount)};
         long[] packets = new long[2];
-        int kinds = NotificationCounter.Kind.values().length;
-        long[][] notifications = new long[2][kinds];
+        long[][] notifications = new long[2][NotificationCounter.snapshot().length];
         try {
             for (int s = 0; s < 2; s++) {
                 workloads[s] = scenario.opener().open(recipes[s], connectString,
@@ -239,16 +265,14 @@ public final class Benchmarks {
                 for (int k = 0; k < 2; k++) {
                     int s = (round + k) % 2;
                     long before = counter.packetsReceived();
-                    long[] notifiedBefore = new long[kinds];
-                    for (int n = 0; n < kinds; n++) {
-                        notifiedBefore[n] = NotificationCounter.count(NotificationCounter.Kind.values()[n]);
-                    }
+                    long[] notifiedBefore = NotificationCounter.snapshot();
                     Run.Result result = workloads[s].run(metricCount, options.roundNanos());
                     pooled[s].add(result);
                     packets[s] += result.packets >= 0 ? result.packets : counter.packetsReceived() - before;
-                    for (int n = 0; n < kinds; n++) {
-                        notifications[s][n] += result.notifications != null ? result.notifications[n]
-                                : NotificationCounter.count(NotificationCounter.Kind.values()[n]) - notifiedBefore[n];
+                    long[] notified = result.notifications != null ? result.notifications
+                            : NotificationCounter.delta(notifiedBefore, NotificationCounter.snapshot());
+                    for (int n = 0; n < notified.length; n++) {
+                        notifications[s][n] += notified[n];
                     }
                 }
             }
@@ -309,41 +333,48 @@ public final class Benchmarks {
         var queues = outcomes.stream().filter(o -> o.scenario().id().startsWith("8")).toList();
         if (!queues.isEmpty()) {
             out.println();
-            out.println("Queue (8): per hand-off (one acquire+release cycle of the queue), by queue length.");
+            out.println("Queue (8): per hand-off (one acquire+release cycle of the queue), by queue length. "
+                    + "Wake-ups: watch notifications the server sent; premature: those that freed none of the "
+                    + "woken session's nodes.");
             out.println();
-            out.println("| # | waiters | library | req/hand-off | wake-ups/hand-off | hand-off med ms | hand-off p99 ms "
-                    + "| hand-offs/s |");
-            out.println("|---|--:|---|--:|--:|--:|--:|--:|");
+            out.println("| # | waiters | library | req/hand-off | wake-ups/hand-off | premature/hand-off "
+                    + "| hand-off med ms | hand-off p99 ms | hand-offs/s |");
+            out.println("|---|--:|---|--:|--:|--:|--:|--:|--:|");
             for (Outcome o : queues) {
                 int waiters = options.queues().get(o.scenario().id().charAt(1) - 'a');
                 for (int s = 0; s < 2; s++) {
                     Side side = s == 0 ? o.zklock() : o.curator();
-                    out.printf(Locale.ROOT, "| %s | %d | %s | %.2f | %.2f | %.3f | %.3f | %.0f |%n", o.scenario().id(),
-                            waiters, SIDES[s], side.requestsPerOp(), side.wakeUpsPerOp(), side.medianMs(1),
+                    out.printf(Locale.ROOT, "| %s | %d | %s | %.2f | %.2f | %.2f | %.3f | %.3f | %.0f |%n",
+                            o.scenario().id(), waiters, SIDES[s], side.requestsPerOp(), side.wakeUpsPerOp(),
+                            side.prematurePerOp(), side.medianMs(1),
                             side.p99Ms(1), side.opsPerSecond());
                 }
             }
-            Outcome small = queues.get(0);
-            Outcome large = queues.get(queues.size() - 1);
             out.println();
             for (int s = 0; s < 2; s++) {
-                Side a = s == 0 ? small.zklock() : small.curator();
-                Side b = s == 0 ? large.zklock() : large.curator();
-                out.printf(Locale.ROOT, "  %-8s scenario %s over %s: req/hand-off x%.2f, wake-ups/hand-off x%.2f, "
-                                + "hand-off median x%.2f, p99 x%.2f%n", SIDES[s], large.scenario().id(),
-                        small.scenario().id(), b.requestsPerOp() / a.requestsPerOp(),
-                        b.wakeUpsPerOp() / a.wakeUpsPerOp(), b.medianMs(1) / a.medianMs(1), b.p99Ms(1) / a.p99Ms(1));
+                int side = s;
+                out.printf(Locale.ROOT, "  %-8s by queue length %s: req/hand-off %s; wake-ups/hand-off %s "
+                                + "(premature %s); hand-off median ms %s; p99 ms %s%n", SIDES[s],
+                        series(queues, o -> (double) options.queues().get(o.scenario().id().charAt(1) - 'a'), "%.0f"),
+                        series(queues, o -> pick(o, side).requestsPerOp(), "%.2f"),
+                        series(queues, o -> pick(o, side).wakeUpsPerOp(), "%.2f"),
+                        series(queues, o -> pick(o, side).prematurePerOp(), "%.2f"),
+                        series(queues, o -> pick(o, side).medianMs(1), "%.3f"),
+                        series(queues, o -> pick(o, side).p99Ms(1), "%.3f"));
             }
         }
         find(outcomes, "9").ifPresent(o -> {
             out.println();
-            out.println("Herd (9): wake-ups (notifications about deleted nodes of that kind) per release of that kind.");
+            out.println("Herd (9): wake-ups (notifications about deleted nodes of that kind) per release of that kind, "
+                    + "and how many of them were premature (freed none of the woken session's nodes).");
+            var write = NotificationCounter.Kind.WRITE;
+            var read = NotificationCounter.Kind.READ;
             for (int s = 0; s < 2; s++) {
                 Side side = s == 0 ? o.zklock() : o.curator();
-                out.printf(Locale.ROOT, "  %-8s per writer release %.2f, per reader release %.2f, other %d "
-                                + "(%d write and %d read releases)%n", SIDES[s],
-                        side.wakeUpsPer(NotificationCounter.Kind.WRITE, 1),
-                        side.wakeUpsPer(NotificationCounter.Kind.READ, 0),
+                out.printf(Locale.ROOT, "  %-8s per writer release %.2f (premature %.2f), per reader release %.2f "
+                                + "(premature %.2f), other notifications %d (%d write and %d read releases)%n", SIDES[s],
+                        side.wakeUpsPer(write, 1), side.prematurePer(write, 1),
+                        side.wakeUpsPer(read, 0), side.prematurePer(read, 0),
                         side.notifications()[NotificationCounter.Kind.OTHER.ordinal()],
                         side.result().metrics[1].size(), side.result().ops());
             }
@@ -358,6 +389,16 @@ public final class Benchmarks {
                 }
             }
         }
+    }
+
+    private static Side pick(Outcome o, int side) {
+        return side == 0 ? o.zklock() : o.curator();
+    }
+
+    private static String series(List<Outcome> outcomes, java.util.function.ToDoubleFunction<Outcome> value,
+            String format) {
+        return String.join(" > ", outcomes.stream().map(o -> String.format(Locale.ROOT, format, value.applyAsDouble(o)))
+                .toList());
     }
 
     private static String values(List<Double> values) {

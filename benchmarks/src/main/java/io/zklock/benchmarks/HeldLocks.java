@@ -48,7 +48,7 @@ final class HeldLocks {
     /** The scenario's workload for one library: each round is one child JVM. */
     static Scenario.Workload workload(Recipes recipes, String connectString, String root, Benchmarks.Options sizes) {
         var w = new Scenario.Workload(connectString);
-        w.maxRounds = 2;        // each library once first, once second
+        w.maxRounds = sizes.heldRounds();       // 2: each library once first, once second
         int[] round = {0};
         w.round = self -> child(self, recipes, root + "/r" + round[0]++, sizes.held(), sizes.heldThreads());
         return w;
@@ -66,7 +66,7 @@ final class HeldLocks {
             int watchesBefore = w.counters.watchCount();
             expect(in, "READY");
             long packets = w.counters.packetsReceived();
-            long[] notified = notifications();
+            long[] notified = NotificationCounter.snapshot();
             expect(in, "HELD");
             w.figure("server watches while held", w.counters.watchCount() - watchesBefore);
             out.write("release\n");
@@ -74,11 +74,7 @@ final class HeldLocks {
             String[] done = expect(in, "DONE").split(" ");
             var result = new Run.Result(2);
             result.packets = w.counters.packetsReceived() - packets;
-            long[] after = notifications();
-            result.notifications = new long[after.length];
-            for (int k = 0; k < after.length; k++) {
-                result.notifications[k] = after[k] - notified[k];
-            }
+            result.notifications = NotificationCounter.delta(notified, NotificationCounter.snapshot());
             result.wallNanos = Long.parseLong(done[1]) + Long.parseLong(done[2]);
             long baseline = Long.parseLong(done[3]);
             long held = Long.parseLong(done[4]);
@@ -97,15 +93,6 @@ final class HeldLocks {
         } finally {
             process.destroyForcibly();
         }
-    }
-
-    private static long[] notifications() {
-        var kinds = NotificationCounter.Kind.values();
-        long[] counts = new long[kinds.length];
-        for (int k = 0; k < kinds.length; k++) {
-            counts[k] = NotificationCounter.count(kinds[k]);
-        }
-        return counts;
     }
 
     private static String expect(BufferedReader in, String word) throws IOException {
