@@ -133,13 +133,19 @@ public final class Benchmarks {
      * One library's pooled result for a scenario: samples, server requests, the server's watch
      * notifications by {@link NotificationCounter.Kind}, and the figures its rounds reported.
      */
-    record Side(Run.Result result, long packets, long[] notifications, Map<String, List<Double>> figures) {
+    record Side(Run.Result result, long packets, long[] notifications, long cpuNanos,
+            Map<String, List<Double>> figures) {
         double opsPerSecond() {
             return result.ops() / (result.wallNanos / 1e9);
         }
 
         double requestsPerOp() {
             return (double) packets / result.ops();
+        }
+
+        /** CPU time per operation of the first metric, microseconds: this JVM's, server included. */
+        double cpuMicrosPerOp() {
+            return cpuNanos / 1e3 / result.ops();
         }
 
         long notificationsTotal() {
@@ -249,6 +255,7 @@ public final class Benchmarks {
         var pooled = new Run.Result[] {new Run.Result(metricCount), new Run.Result(metricCount)};
         long[] packets = new long[2];
         long[][] notifications = new long[2][NotificationCounter.snapshot().length];
+        long[] cpu = new long[2];
         try {
             for (int s = 0; s < 2; s++) {
                 workloads[s] = scenario.opener().open(recipes[s], connectString,
@@ -266,7 +273,9 @@ public final class Benchmarks {
                     int s = (round + k) % 2;
                     long before = counter.packetsReceived();
                     long[] notifiedBefore = NotificationCounter.snapshot();
+                    long cpuBefore = Run.Result.processCpuNanos();
                     Run.Result result = workloads[s].run(metricCount, options.roundNanos());
+                    cpu[s] += result.cpuNanos >= 0 ? result.cpuNanos : Run.Result.processCpuNanos() - cpuBefore;
                     pooled[s].add(result);
                     packets[s] += result.packets >= 0 ? result.packets : counter.packetsReceived() - before;
                     long[] notified = result.notifications != null ? result.notifications
@@ -283,8 +292,8 @@ public final class Benchmarks {
                 }
             }
         }
-        return new Outcome(scenario, new Side(pooled[0], packets[0], notifications[0], workloads[0].figures),
-                new Side(pooled[1], packets[1], notifications[1], workloads[1].figures));
+        return new Outcome(scenario, new Side(pooled[0], packets[0], notifications[0], cpu[0], workloads[0].figures),
+                new Side(pooled[1], packets[1], notifications[1], cpu[1], workloads[1].figures));
     }
 
     private static void printTable(List<Outcome> outcomes, Options options, PrintStream out) {
@@ -326,6 +335,12 @@ public final class Benchmarks {
         for (Outcome o : outcomes) {
             out.printf("%s: %s%n", o.scenario().id(), o.scenario().title());
         }
+        out.println();
+        out.println("CPU per operation of the first metric, microseconds (this JVM's threads: both libraries' "
+                + "clients, idle while the other runs, and the embedded server; scenario 10: its client JVM and "
+                + "this one), zklock / Curator: less sensitive to other work on the machine than the timings.");
+        out.println("  " + String.join("; ", outcomes.stream().map(o -> String.format(Locale.ROOT, "%s %.0f / %.0f",
+                o.scenario().id(), o.zklock().cpuMicrosPerOp(), o.curator().cpuMicrosPerOp())).toList()));
     }
 
     /** The scale scenarios' own figures: the queue's flatness, the herd's wake-ups by release, held locks. */

@@ -30,7 +30,7 @@ import org.apache.curator.framework.CuratorFramework;
  *   child  READY                  connected and warmed up (a few hundred cycles on other paths)
  *   child  HELD                   every lock acquired; the parent reads the server's watches
  *   parent release                the child releases every lock
- *   child  DONE acquireWall releaseWall heapBaseline heapHeld heapReleased
+ *   child  DONE acquireWall releaseWall heapBaseline heapHeld heapReleased cpuNanos
  *   child  ACQ n n n ...          acquire latencies, nanoseconds
  *   child  REL n n n ...          release latencies
  * </pre>
@@ -67,6 +67,7 @@ final class HeldLocks {
             expect(in, "READY");
             long packets = w.counters.packetsReceived();
             long[] notified = NotificationCounter.snapshot();
+            long cpu = Run.Result.processCpuNanos();
             expect(in, "HELD");
             w.figure("server watches while held", w.counters.watchCount() - watchesBefore);
             out.write("release\n");
@@ -75,6 +76,7 @@ final class HeldLocks {
             var result = new Run.Result(2);
             result.packets = w.counters.packetsReceived() - packets;
             result.notifications = NotificationCounter.delta(notified, NotificationCounter.snapshot());
+            result.cpuNanos = Run.Result.processCpuNanos() - cpu + Long.parseLong(done[6]);
             result.wallNanos = Long.parseLong(done[1]) + Long.parseLong(done[2]);
             long baseline = Long.parseLong(done[3]);
             long held = Long.parseLong(done[4]);
@@ -138,6 +140,7 @@ final class HeldLocks {
         for (int i = 0; i < count; i++) {
             locks[i] = recipes.mutex(client, root + "/h" + i);
         }
+        long cpu = Run.Result.processCpuNanos();       // the acquires' and releases', not the collections'
         long t0 = System.nanoTime();
         var allHeld = new CountDownLatch(threads);
         var release = new CountDownLatch(1);
@@ -173,12 +176,14 @@ final class HeldLocks {
         }
         allHeld.await();
         long acquireWall = System.nanoTime() - t0;
+        cpu = Run.Result.processCpuNanos() - cpu;
         check(failure);
         long heldHeap = usedHeapAfterGc();
         out.println("HELD");
         if (!"release".equals(stdin.readLine())) {
             throw new IllegalStateException("the parent did not ask for the release");
         }
+        long releaseCpu = Run.Result.processCpuNanos();
         releaseStart[0] = System.nanoTime();
         release.countDown();
         for (Thread worker : workers) {
@@ -186,9 +191,11 @@ final class HeldLocks {
         }
         long releaseWall = System.nanoTime() - releaseStart[0];
         check(failure);
+        cpu += Run.Result.processCpuNanos() - releaseCpu;
         long releasedHeap = usedHeapAfterGc();
         Reference.reachabilityFence(locks);
-        out.println("DONE " + acquireWall + " " + releaseWall + " " + baseline + " " + heldHeap + " " + releasedHeap);
+        out.println("DONE " + acquireWall + " " + releaseWall + " " + baseline + " " + heldHeap + " " + releasedHeap
+                + " " + cpu);
         out.println("ACQ " + join(acquireNanos));
         out.println("REL " + join(releaseNanos));
         client.close();

@@ -29,6 +29,14 @@ final class Run {
          */
         long packets = -1;
         long[] notifications;
+        /** CPU time of a round that counted its own (e.g. in a second JVM); -1 when the caller counts. */
+        long cpuNanos = -1;
+
+        /** CPU time this JVM has used so far, all threads (the clients' and the embedded server's). */
+        static long processCpuNanos() {
+            return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                    .getOperatingSystemMXBean()).getProcessCpuTime();
+        }
 
         Result(int metricCount) {
             metrics = new Samples[metricCount];
