@@ -133,7 +133,7 @@ public final class Benchmarks {
      * One library's pooled result for a scenario: samples, server requests, the server's watch
      * notifications by {@link NotificationCounter.Kind}, and the figures its rounds reported.
      */
-    record Side(Run.Result result, long packets, long[] notifications, long cpuNanos,
+    record Side(Run.Result result, long packets, long[] notifications, long cpuNanos, long serverCpuNanos,
             Map<String, List<Double>> figures) {
         double opsPerSecond() {
             return result.ops() / (result.wallNanos / 1e9);
@@ -143,9 +143,14 @@ public final class Benchmarks {
             return (double) packets / result.ops();
         }
 
-        /** CPU time per operation of the first metric, microseconds: this JVM's, server included. */
-        double cpuMicrosPerOp() {
-            return cpuNanos / 1e3 / result.ops();
+        /** CPU time per operation of the first metric, microseconds: the clients' (the rest of the process). */
+        double clientCpuMicrosPerOp() {
+            return (cpuNanos - serverCpuNanos) / 1e3 / result.ops();
+        }
+
+        /** CPU time of the embedded server's threads per operation of the first metric, microseconds. */
+        double serverCpuMicrosPerOp() {
+            return serverCpuNanos / 1e3 / result.ops();
         }
 
         long notificationsTotal() {
@@ -256,6 +261,7 @@ public final class Benchmarks {
         long[] packets = new long[2];
         long[][] notifications = new long[2][NotificationCounter.snapshot().length];
         long[] cpu = new long[2];
+        long[] serverCpu = new long[2];
         try {
             for (int s = 0; s < 2; s++) {
                 workloads[s] = scenario.opener().open(recipes[s], connectString,
@@ -274,8 +280,12 @@ public final class Benchmarks {
                     long before = counter.packetsReceived();
                     long[] notifiedBefore = NotificationCounter.snapshot();
                     long cpuBefore = Run.Result.processCpuNanos();
+                    long serverCpuBefore = counter.serverCpuNanos();
                     Run.Result result = workloads[s].run(metricCount, options.roundNanos());
-                    cpu[s] += result.cpuNanos >= 0 ? result.cpuNanos : Run.Result.processCpuNanos() - cpuBefore;
+                    long serverCpuUsed = counter.serverCpuNanos() - serverCpuBefore;
+                    serverCpu[s] += serverCpuUsed;
+                    cpu[s] += result.cpuNanos >= 0 ? result.cpuNanos + serverCpuUsed
+                            : Run.Result.processCpuNanos() - cpuBefore;
                     pooled[s].add(result);
                     packets[s] += result.packets >= 0 ? result.packets : counter.packetsReceived() - before;
                     long[] notified = result.notifications != null ? result.notifications
@@ -292,8 +302,10 @@ public final class Benchmarks {
                 }
             }
         }
-        return new Outcome(scenario, new Side(pooled[0], packets[0], notifications[0], cpu[0], workloads[0].figures),
-                new Side(pooled[1], packets[1], notifications[1], cpu[1], workloads[1].figures));
+        return new Outcome(scenario, new Side(pooled[0], packets[0], notifications[0], cpu[0], serverCpu[0],
+                workloads[0].figures),
+                new Side(pooled[1], packets[1], notifications[1], cpu[1], serverCpu[1],
+                        workloads[1].figures));
     }
 
     private static void printTable(List<Outcome> outcomes, Options options, PrintStream out) {
@@ -336,11 +348,16 @@ public final class Benchmarks {
             out.printf("%s: %s%n", o.scenario().id(), o.scenario().title());
         }
         out.println();
-        out.println("CPU per operation of the first metric, microseconds (this JVM's threads: both libraries' "
-                + "clients, idle while the other runs, and the embedded server; scenario 10: its client JVM and "
-                + "this one), zklock / Curator: less sensitive to other work on the machine than the timings.");
-        out.println("  " + String.join("; ", outcomes.stream().map(o -> String.format(Locale.ROOT, "%s %.0f / %.0f",
-                o.scenario().id(), o.zklock().cpuMicrosPerOp(), o.curator().cpuMicrosPerOp())).toList()));
+        out.println("CPU per operation of the first metric, microseconds, zklock / Curator: less sensitive to other "
+                + "work on the machine than the timings. Clients: the process less the server's threads (both "
+                + "libraries' clients, the other one idle, with garbage collection and compilation; scenario 10: "
+                + "its client JVM); server: the embedded server's threads.");
+        out.println("  clients: " + String.join("; ", outcomes.stream().map(o -> String.format(Locale.ROOT,
+                "%s %.0f / %.0f", o.scenario().id(), o.zklock().clientCpuMicrosPerOp(),
+                o.curator().clientCpuMicrosPerOp())).toList()));
+        out.println("  server:  " + String.join("; ", outcomes.stream().map(o -> String.format(Locale.ROOT,
+                "%s %.0f / %.0f", o.scenario().id(), o.zklock().serverCpuMicrosPerOp(),
+                o.curator().serverCpuMicrosPerOp())).toList()));
     }
 
     /** The scale scenarios' own figures: the queue's flatness, the herd's wake-ups by release, held locks. */

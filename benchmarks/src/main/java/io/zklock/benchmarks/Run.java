@@ -29,7 +29,7 @@ final class Run {
          */
         long packets = -1;
         long[] notifications;
-        /** CPU time of a round that counted its own (e.g. in a second JVM); -1 when the caller counts. */
+        /** Client CPU time of a round whose client ran in a JVM of its own; -1 when the caller counts. */
         long cpuNanos = -1;
 
         /** CPU time this JVM has used so far, all threads (the clients' and the embedded server's). */

@@ -16,6 +16,7 @@ final class ServerCounters {
     private final MBeanServer mbeans = ManagementFactory.getPlatformMBeanServer();
     private final ObjectName server;
     private final ObjectName dataTree;
+    private final long[] serverThreads;
 
     /** Counts for the standalone server listening on {@code port} in this JVM. */
     ServerCounters(int port) {
@@ -29,6 +30,28 @@ final class ServerCounters {
         if (mbeans.queryNames(server, null).isEmpty()) {
             throw new IllegalStateException("no ZooKeeper server bean for port " + port);
         }
+        // made right after the server started, before any client: every other live thread is the server's
+        long self = Thread.currentThread().getId();
+        serverThreads = java.util.Arrays.stream(ManagementFactory.getThreadMXBean().getAllThreadIds())
+                .filter(id -> id != self).toArray();
+    }
+
+    /**
+     * CPU time used so far by the threads that were alive when this counter was made (right
+     * after the embedded server started): the server's threads, and the JVM's few service
+     * threads, which are idle. Garbage collection and compilation are in no Java thread and
+     * count as the clients' with the rest of the process.
+     */
+    long serverCpuNanos() {
+        var threads = ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (long id : serverThreads) {
+            long t = threads.getThreadCpuTime(id);
+            if (t > 0) {
+                sum += t;
+            }
+        }
+        return sum;
     }
 
     long packetsReceived() {
