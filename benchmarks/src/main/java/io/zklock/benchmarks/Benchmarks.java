@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.curator.test.InstanceSpec;
@@ -17,34 +18,102 @@ import org.apache.curator.test.TestingServer;
  * Curator first in odd ones, so neither always runs on a warmer or cooler machine). A worker
  * times each operation with {@code System.nanoTime}; samples of all rounds are pooled for the
  * median and p99. Throughput is operations over wall time. Requests per operation are the
- * server's {@code PacketsReceived} delta over the measured rounds divided by the operations.
+ * server's {@code PacketsReceived} delta over the measured rounds divided by the operations;
+ * wake-ups per operation are the watch notifications the server sent to clients (counted by
+ * {@link NotificationCounter}) over the same operations.
  *
- * <p>Arguments: {@code --quick} (short rounds: a smoke run, its timings mean nothing) and
- * {@code --scenario N} (only scenarios whose id starts with N, e.g. {@code 7} for 7a-7c).
+ * <p>Arguments: {@code --quick} (short rounds and tiny scale sizes: a smoke run, its timings
+ * mean nothing), {@code --scenario N[,N...]} (only scenario N and those named N plus letters,
+ * e.g. {@code 7} for 7a-7c) and the sizes of the scale scenarios 8-11 ({@link Options#USAGE}).
  */
 public final class Benchmarks {
     private static final String[] SIDES = {"zklock", "Curator"};
 
-    /** Command-line options. */
-    record Options(boolean quick, String scenario) {
+    /**
+     * Command-line options: the run's length, which scenarios, and the sizes of the scale
+     * scenarios (8-11), whose defaults are the issue's and whose quick sizes are tiny.
+     */
+    record Options(boolean quick, String scenario, List<Integer> queues, int queueSessions, int[] herd,
+            int held, int heldThreads, int heldRounds, int[] crowd) {
+        static final String USAGE = "usage: [--quick] [--scenario N[,N...]] [--queue 1,8,64,256] [--queue-sessions 16] "
+                + "[--herd READERS,SESSIONS,WRITERS] [--held 10000] [--held-threads 4] [--held-rounds 1] [--crowd SESSIONS,LOCKS]";
+
         static Options parse(String... args) {
-            boolean quick = false;
+            boolean quick = List.of(args).contains("--quick");
             String scenario = null;
+            List<Integer> queues = quick ? List.of(1, 4) : List.of(1, 8, 64, 256);
+            int queueSessions = quick ? 2 : 16;
+            int[] herd = quick ? new int[] {4, 2, 1} : new int[] {32, 16, 4};
+            int held = quick ? 50 : 10_000;
+            int heldThreads = quick ? 2 : 4;
+            int heldRounds = 1;
+            int[] crowd = quick ? new int[] {6, 2} : new int[] {200, 20};
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
-                    case "" -> { }                  // an empty -Dbench.args
-                    case "--quick" -> quick = true;
-                    case "--scenario" -> {
-                        if (i + 1 == args.length) {
-                            throw new IllegalArgumentException("--scenario needs a number, e.g. --scenario 3");
-                        }
-                        scenario = args[++i];
-                    }
-                    default -> throw new IllegalArgumentException(
-                            "unknown argument '" + args[i] + "'; usage: [--quick] [--scenario N]");
+                    case "", "--quick" -> { }                  // "": an empty -Dbench.args
+                    case "--scenario" -> scenario = value(args, i++);
+                    case "--queue" -> queues = List.of(boxed(positives(args[i], value(args, i++), 0)));
+                    case "--queue-sessions" -> queueSessions = positives(args[i], value(args, i++), 1)[0];
+                    case "--herd" -> herd = positives(args[i], value(args, i++), 3);
+                    case "--held" -> held = positives(args[i], value(args, i++), 1)[0];
+                    case "--held-threads" -> heldThreads = positives(args[i], value(args, i++), 1)[0];
+                    case "--held-rounds" -> heldRounds = positives(args[i], value(args, i++), 1)[0];
+                    case "--crowd" -> crowd = positives(args[i], value(args, i++), 2);
+                    default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "'; " + USAGE);
                 }
             }
-            return new Options(quick, scenario);
+            if (herd[1] > herd[0]) {
+                throw new IllegalArgumentException("--herd " + herd[0] + "," + herd[1] + "," + herd[2]
+                        + ": more reader sessions than readers");
+            }
+            return new Options(quick, scenario, queues, queueSessions, herd, held, heldThreads, heldRounds, crowd);
+        }
+
+        private static String value(String[] args, int i) {
+            if (i + 1 == args.length) {
+                throw new IllegalArgumentException(args[i] + " needs a value; " + USAGE);
+            }
+            return args[i + 1];
+        }
+
+        /** {@code text} as comma-separated positive integers, exactly {@code count} of them (0: any number). */
+        private static int[] positives(String flag, String text, int count) {
+            String[] parts = text.split(",", -1);
+            if (count > 0 && parts.length != count) {
+                throw new IllegalArgumentException(flag + " '" + text + "': expected " + count + " number(s)");
+            }
+            int[] values = new int[parts.length];
+            for (int i = 0; i < parts.length; i++) {
+                try {
+                    values[i] = Integer.parseInt(parts[i].trim());
+                } catch (NumberFormatException e) {
+                    values[i] = 0;
+                }
+                if (values[i] < 1) {
+                    throw new IllegalArgumentException(flag + " '" + text + "': '" + parts[i] + "' is not a positive number");
+                }
+            }
+            return values;
+        }
+
+        private static Integer[] boxed(int[] values) {
+            return java.util.Arrays.stream(values).boxed().toArray(Integer[]::new);
+        }
+
+        /**
+         * Whether scenario {@code id} is selected: all, or for each N of the comma-separated
+         * list N itself and N followed by letters (7: 7a-7c, not 70).
+         */
+        boolean selects(String id) {
+            if (scenario == null) {
+                return true;
+            }
+            for (String n : scenario.split(",")) {
+                if (id.equals(n) || (id.startsWith(n) && id.substring(n.length()).chars().allMatch(Character::isLetter))) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         long warmupNanos() {
@@ -60,14 +129,57 @@ public final class Benchmarks {
         }
     }
 
-    /** One library's pooled result for a scenario. */
-    record Side(Run.Result result, long packets) {
+    /**
+     * One library's pooled result for a scenario: samples, server requests, the server's watch
+     * notifications by {@link NotificationCounter.Kind}, and the figures its rounds reported.
+     */
+    record Side(Run.Result result, long packets, long[] notifications, long cpuNanos, long serverCpuNanos,
+            Map<String, List<Double>> figures) {
         double opsPerSecond() {
             return result.ops() / (result.wallNanos / 1e9);
         }
 
         double requestsPerOp() {
             return (double) packets / result.ops();
+        }
+
+        /** CPU time per operation of the first metric, microseconds: the clients' (the rest of the process). */
+        double clientCpuMicrosPerOp() {
+            return (cpuNanos - serverCpuNanos) / 1e3 / result.ops();
+        }
+
+        /** CPU time of the embedded server's threads per operation of the first metric, microseconds. */
+        double serverCpuMicrosPerOp() {
+            return serverCpuNanos / 1e3 / result.ops();
+        }
+
+        long notificationsTotal() {
+            return java.util.Arrays.stream(notifications, 0, NotificationCounter.PREMATURE_AT).sum();
+        }
+
+        long prematureTotal() {
+            return java.util.Arrays.stream(notifications, NotificationCounter.PREMATURE_AT, notifications.length).sum();
+        }
+
+        /** Premature wake-ups (see {@link NotificationCounter}) per operation of the first metric. */
+        double prematurePerOp() {
+            return (double) prematureTotal() / result.ops();
+        }
+
+        /** Premature notifications about nodes of {@code kind} per operation of {@code metric}. */
+        double prematurePer(NotificationCounter.Kind kind, int metric) {
+            return (double) notifications[NotificationCounter.PREMATURE_AT + kind.ordinal()]
+                    / result.metrics[metric].size();
+        }
+
+        /** Watch notifications (clients woken over the network) per operation of the first metric. */
+        double wakeUpsPerOp() {
+            return (double) notificationsTotal() / result.ops();
+        }
+
+        /** Notifications about nodes of {@code kind} per operation of {@code metric}. */
+        double wakeUpsPer(NotificationCounter.Kind kind, int metric) {
+            return (double) notifications[kind.ordinal()] / result.metrics[metric].size();
         }
 
         double medianMs(int metric) {
@@ -111,11 +223,19 @@ public final class Benchmarks {
         long started = System.nanoTime();
         var outcomes = new ArrayList<Outcome>();
         // 33 sessions per library at once in scenario 7c: above ZooKeeper's default of 60 per host
-        var spec = new InstanceSpec(null, -1, -1, -1, true, -1, -1, 500);
-        try (var server = new TestingServer(spec, true)) {
-            var counter = new PacketCounter(server.getPort());
-            for (Scenario scenario : Scenario.all()) {
-                if (options.scenario() == null || scenario.id().startsWith(options.scenario())) {
+        // and 2 x 200 in scenario 11 at its default size
+        var spec = new InstanceSpec(null, -1, -1, -1, true, -1, -1, 1000);
+        String previousFactory = NotificationCounter.install();
+        TestingServer embedded;
+        try {
+            embedded = new TestingServer(spec, true);
+        } finally {
+            NotificationCounter.uninstall(previousFactory);
+        }
+        try (var server = embedded) {
+            var counter = new ServerCounters(server.getPort());
+            for (Scenario scenario : Scenario.all(options)) {
+                if (options.selects(scenario.id())) {
                     outcomes.add(measure(scenario, options, server.getConnectString(), counter));
                     out.printf(Locale.ROOT, "# scenario %s done (%.0f s elapsed)%n", scenario.id(),
                             (System.nanoTime() - started) / 1e9);
@@ -123,35 +243,56 @@ public final class Benchmarks {
             }
         }
         if (outcomes.isEmpty()) {
-            throw new IllegalArgumentException("no scenario " + options.scenario() + "; scenarios are 1-7 and c1-c3");
+            throw new IllegalArgumentException("no scenario " + options.scenario() + "; scenarios are 1-11 and c1-c3");
         }
         printTable(outcomes, options, out);
+        printScale(outcomes, options, out);
         printTargets(outcomes, out);
         out.printf(Locale.ROOT, "%nTotal run time %.0f s.%n", (System.nanoTime() - started) / 1e9);
         return outcomes;
     }
 
-    private static Outcome measure(Scenario scenario, Options options, String connectString, PacketCounter counter)
+    private static Outcome measure(Scenario scenario, Options options, String connectString, ServerCounters counter)
             throws Exception {
         int metricCount = scenario.metrics().size();
         Recipes[] recipes = {Recipes.ZKLOCK, Recipes.CURATOR};
         var workloads = new Scenario.Workload[2];
         var pooled = new Run.Result[] {new Run.Result(metricCount), new Run.Result(metricCount)};
         long[] packets = new long[2];
+        long[][] notifications = new long[2][NotificationCounter.snapshot().length];
+        long[] cpu = new long[2];
+        long[] serverCpu = new long[2];
         try {
             for (int s = 0; s < 2; s++) {
                 workloads[s] = scenario.opener().open(recipes[s], connectString,
                         "/bench/" + scenario.id() + "/" + SIDES[s]);
+                workloads[s].counters = counter;
             }
             for (int s = 0; s < 2; s++) {
-                workloads[s].run(metricCount, options.warmupNanos());
+                if (workloads[s].round == null) {       // a round of its own warms itself up
+                    workloads[s].run(metricCount, options.warmupNanos());
+                }
             }
-            for (int round = 0; round < options.rounds(); round++) {
+            int rounds = Math.min(options.rounds(), Math.min(workloads[0].maxRounds, workloads[1].maxRounds));
+            for (int round = 0; round < rounds; round++) {
                 for (int k = 0; k < 2; k++) {
                     int s = (round + k) % 2;
                     long before = counter.packetsReceived();
-                    pooled[s].add(workloads[s].run(metricCount, options.roundNanos()));
-                    packets[s] += counter.packetsReceived() - before;
+                    long[] notifiedBefore = NotificationCounter.snapshot();
+                    long cpuBefore = Run.Result.processCpuNanos();
+                    long serverCpuBefore = counter.serverCpuNanos();
+                    Run.Result result = workloads[s].run(metricCount, options.roundNanos());
+                    long serverCpuUsed = counter.serverCpuNanos() - serverCpuBefore;
+                    serverCpu[s] += serverCpuUsed;
+                    cpu[s] += result.cpuNanos >= 0 ? result.cpuNanos + serverCpuUsed
+                            : Run.Result.processCpuNanos() - cpuBefore;
+                    pooled[s].add(result);
+                    packets[s] += result.packets >= 0 ? result.packets : counter.packetsReceived() - before;
+                    long[] notified = result.notifications != null ? result.notifications
+                            : NotificationCounter.delta(notifiedBefore, NotificationCounter.snapshot());
+                    for (int n = 0; n < notified.length; n++) {
+                        notifications[s][n] += notified[n];
+                    }
                 }
             }
         } finally {
@@ -161,7 +302,10 @@ public final class Benchmarks {
                 }
             }
         }
-        return new Outcome(scenario, new Side(pooled[0], packets[0]), new Side(pooled[1], packets[1]));
+        return new Outcome(scenario, new Side(pooled[0], packets[0], notifications[0], cpu[0], serverCpu[0],
+                workloads[0].figures),
+                new Side(pooled[1], packets[1], notifications[1], cpu[1], serverCpu[1],
+                        workloads[1].figures));
     }
 
     private static void printTable(List<Outcome> outcomes, Options options, PrintStream out) {
@@ -175,16 +319,18 @@ public final class Benchmarks {
                 options.rounds(), options.roundNanos() / 1_000_000, options.warmupNanos() / 1_000_000);
         out.println("Latencies in ms (median / p99). Ratios are Curator time / zklock time, so > 1 means zklock "
                 + "is faster: 'med ratio' = Curator median / zklock median; 'tput ratio' = zklock ops/s / "
-                + "Curator ops/s. req/op = server packets received / operations of the scenario's first metric.");
+                + "Curator ops/s. req/op = server packets received / operations of the scenario's first metric; "
+                + "wake/op = watch notifications the server sent / the same operations.");
         out.println();
         out.println("| # | metric | zklock med | zklock p99 | Curator med | Curator p99 | med ratio "
-                + "| zklock ops/s | Curator ops/s | tput ratio | zklock req/op | Curator req/op |");
-        out.println("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+                + "| zklock ops/s | Curator ops/s | tput ratio | zklock req/op | Curator req/op "
+                + "| zklock wake/op | Curator wake/op |");
+        out.println("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
         for (Outcome o : outcomes) {
             List<String> metrics = o.scenario().metrics();
             for (int m = 0; m < metrics.size(); m++) {
                 boolean first = m == 0;
-                out.printf(Locale.ROOT, "| %s | %s | %.3f | %.3f | %.3f | %.3f | %.2f | %s | %s | %s | %s | %s |%n",
+                out.printf(Locale.ROOT, "| %s | %s | %.3f | %.3f | %.3f | %.3f | %.2f | %s | %s | %s | %s | %s | %s | %s |%n",
                         first ? o.scenario().id() : "", metrics.get(m),
                         o.zklock().medianMs(m), o.zklock().p99Ms(m), o.curator().medianMs(m), o.curator().p99Ms(m),
                         o.medianRatio(m),
@@ -192,13 +338,106 @@ public final class Benchmarks {
                         first ? String.format(Locale.ROOT, "%.0f", o.curator().opsPerSecond()) : "",
                         first ? String.format(Locale.ROOT, "%.2f", o.throughputRatio()) : "",
                         first ? String.format(Locale.ROOT, "%.2f", o.zklock().requestsPerOp()) : "",
-                        first ? String.format(Locale.ROOT, "%.2f", o.curator().requestsPerOp()) : "");
+                        first ? String.format(Locale.ROOT, "%.2f", o.curator().requestsPerOp()) : "",
+                        first ? String.format(Locale.ROOT, "%.2f", o.zklock().wakeUpsPerOp()) : "",
+                        first ? String.format(Locale.ROOT, "%.2f", o.curator().wakeUpsPerOp()) : "");
             }
         }
         out.println();
         for (Outcome o : outcomes) {
             out.printf("%s: %s%n", o.scenario().id(), o.scenario().title());
         }
+        out.println();
+        out.println("CPU per operation of the first metric, microseconds, zklock / Curator: less sensitive to other "
+                + "work on the machine than the timings. Clients: the process less the server's threads (both "
+                + "libraries' clients, the other one idle, with garbage collection and compilation; scenario 10: "
+                + "its client JVM); server: the embedded server's threads.");
+        out.println("  clients: " + String.join("; ", outcomes.stream().map(o -> String.format(Locale.ROOT,
+                "%s %.0f / %.0f", o.scenario().id(), o.zklock().clientCpuMicrosPerOp(),
+                o.curator().clientCpuMicrosPerOp())).toList()));
+        out.println("  server:  " + String.join("; ", outcomes.stream().map(o -> String.format(Locale.ROOT,
+                "%s %.0f / %.0f", o.scenario().id(), o.zklock().serverCpuMicrosPerOp(),
+                o.curator().serverCpuMicrosPerOp())).toList()));
+    }
+
+    /** The scale scenarios' own figures: the queue's flatness, the herd's wake-ups by release, held locks. */
+    private static void printScale(List<Outcome> outcomes, Options options, PrintStream out) {
+        var queues = outcomes.stream().filter(o -> o.scenario().id().startsWith("8")).toList();
+        if (!queues.isEmpty()) {
+            out.println();
+            out.println("Queue (8): per hand-off (one acquire+release cycle of the queue), by queue length. "
+                    + "Wake-ups: watch notifications the server sent; premature: those that freed none of the "
+                    + "woken session's nodes.");
+            out.println();
+            out.println("| # | waiters | library | req/hand-off | wake-ups/hand-off | premature/hand-off "
+                    + "| hand-off med ms | hand-off p99 ms | hand-offs/s |");
+            out.println("|---|--:|---|--:|--:|--:|--:|--:|--:|");
+            for (Outcome o : queues) {
+                int waiters = options.queues().get(o.scenario().id().charAt(1) - 'a');
+                for (int s = 0; s < 2; s++) {
+                    Side side = s == 0 ? o.zklock() : o.curator();
+                    out.printf(Locale.ROOT, "| %s | %d | %s | %.2f | %.2f | %.2f | %.3f | %.3f | %.0f |%n",
+                            o.scenario().id(), waiters, SIDES[s], side.requestsPerOp(), side.wakeUpsPerOp(),
+                            side.prematurePerOp(), side.medianMs(1),
+                            side.p99Ms(1), side.opsPerSecond());
+                }
+            }
+            out.println();
+            for (int s = 0; s < 2; s++) {
+                int side = s;
+                out.printf(Locale.ROOT, "  %-8s by queue length %s: req/hand-off %s; wake-ups/hand-off %s "
+                                + "(premature %s); hand-off median ms %s; p99 ms %s%n", SIDES[s],
+                        series(queues, o -> (double) options.queues().get(o.scenario().id().charAt(1) - 'a'), "%.0f"),
+                        series(queues, o -> pick(o, side).requestsPerOp(), "%.2f"),
+                        series(queues, o -> pick(o, side).wakeUpsPerOp(), "%.2f"),
+                        series(queues, o -> pick(o, side).prematurePerOp(), "%.2f"),
+                        series(queues, o -> pick(o, side).medianMs(1), "%.3f"),
+                        series(queues, o -> pick(o, side).p99Ms(1), "%.3f"));
+            }
+        }
+        find(outcomes, "9").ifPresent(o -> {
+            out.println();
+            out.println("Herd (9): wake-ups (notifications about deleted nodes of that kind) per release of that kind, "
+                    + "and how many of them were premature (freed none of the woken session's nodes).");
+            var write = NotificationCounter.Kind.WRITE;
+            var read = NotificationCounter.Kind.READ;
+            for (int s = 0; s < 2; s++) {
+                Side side = s == 0 ? o.zklock() : o.curator();
+                out.printf(Locale.ROOT, "  %-8s per writer release %.2f (premature %.2f), per reader release %.2f "
+                                + "(premature %.2f), other notifications %d (%d write and %d read releases)%n", SIDES[s],
+                        side.wakeUpsPer(write, 1), side.prematurePer(write, 1),
+                        side.wakeUpsPer(read, 0), side.prematurePer(read, 0),
+                        side.notifications()[NotificationCounter.Kind.OTHER.ordinal()],
+                        side.result().metrics[1].size(), side.result().ops());
+            }
+        });
+        for (Outcome o : outcomes) {
+            if (!o.zklock().figures().isEmpty()) {
+                out.println();
+                out.println(o.scenario().id() + ": figures per round (rounds in order)");
+                for (String figure : o.zklock().figures().keySet()) {
+                    out.printf(Locale.ROOT, "  %-45s zklock %s   Curator %s%n", figure,
+                            values(o.zklock().figures().get(figure)), values(o.curator().figures().get(figure)));
+                }
+            }
+        }
+    }
+
+    private static Side pick(Outcome o, int side) {
+        return side == 0 ? o.zklock() : o.curator();
+    }
+
+    private static String series(List<Outcome> outcomes, java.util.function.ToDoubleFunction<Outcome> value,
+            String format) {
+        return String.join(" > ", outcomes.stream().map(o -> String.format(Locale.ROOT, format, value.applyAsDouble(o)))
+                .toList());
+    }
+
+    private static String values(List<Double> values) {
+        if (values == null) {
+            return "-";
+        }
+        return String.join(" / ", values.stream().map(v -> String.format(Locale.ROOT, "%.0f", v)).toList());
     }
 
     private static void printTargets(List<Outcome> outcomes, PrintStream out) {

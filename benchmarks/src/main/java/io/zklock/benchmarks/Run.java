@@ -22,6 +22,21 @@ final class Run {
     static final class Result {
         final Samples[] metrics;
         long wallNanos;
+        /**
+         * Server requests and notifications (by {@link NotificationCounter.Kind}) of a round
+         * that counted its own, because the caller's before/after would include set-up it does
+         * not measure; -1 and null when the caller counts.
+         */
+        long packets = -1;
+        long[] notifications;
+        /** Client CPU time of a round whose client ran in a JVM of its own; -1 when the caller counts. */
+        long cpuNanos = -1;
+
+        /** CPU time this JVM has used so far, all threads (the clients' and the embedded server's). */
+        static long processCpuNanos() {
+            return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                    .getOperatingSystemMXBean()).getProcessCpuTime();
+        }
 
         Result(int metricCount) {
             metrics = new Samples[metricCount];

@@ -1,7 +1,10 @@
 package io.zklock.benchmarks;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -29,13 +32,38 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
         final List<CuratorFramework> clients = new ArrayList<>();
         final List<Run.Worker> workers = new ArrayList<>();
         final List<Runnable> beforeEachRun = new ArrayList<>();
-        private final String connectString;
+        /** Figures a round reports beside latencies and counts (e.g. heap per lease), one value per round. */
+        final Map<String, List<Double>> figures = new LinkedHashMap<>();
+        /** Set by the runner before the first round: the server's counters, for rounds that read them. */
+        ServerCounters counters;
+        /** A round of its own instead of the workers until a deadline (then it warms itself up). */
+        Round round;
+        /** At most this many measured rounds (a round of its own may be long). */
+        int maxRounds = Integer.MAX_VALUE;
+        final String connectString;
 
         Workload(String connectString) {
             this.connectString = connectString;
         }
 
         CuratorFramework session() {
+            return sessions(1).get(0);
+        }
+
+        /** Opens {@code n} sessions at once (connecting them one after another takes long at 200). */
+        List<CuratorFramework> sessions(int n) {
+            var opened = new ArrayList<CuratorFramework>();
+            for (int i = 0; i < n; i++) {
+                opened.add(start(connectString));
+                clients.add(opened.get(i));
+            }
+            for (CuratorFramework client : opened) {
+                awaitConnected(client, connectString);
+            }
+            return opened;
+        }
+
+        static CuratorFramework start(String connectString) {
             CuratorFramework client = CuratorFrameworkFactory.builder()
                     .connectString(connectString)
                     .sessionTimeoutMs(20_000)           // the embedded server's cap
@@ -43,8 +71,11 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
                     .retryPolicy(new ExponentialBackoffRetry(20, 5, 500))
                     .ensembleTracker(false)             // its watch on /zookeeper/config is not lock traffic
                     .build();
-            clients.add(client);
             client.start();
+            return client;
+        }
+
+        static void awaitConnected(CuratorFramework client, String connectString) {
             try {
                 if (!client.blockUntilConnected(20, TimeUnit.SECONDS)) {
                     throw new IllegalStateException("could not connect to " + connectString);
@@ -53,12 +84,15 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(e);
             }
-            return client;
         }
 
         Run.Result run(int metricCount, long durationNanos) throws Exception {
             beforeEachRun.forEach(Runnable::run);
-            return Run.forDuration(workers, metricCount, durationNanos);
+            return round != null ? round.run(this) : Run.forDuration(workers, metricCount, durationNanos);
+        }
+
+        void figure(String name, double value) {
+            figures.computeIfAbsent(name, k -> new ArrayList<>()).add(value);
         }
 
         @Override
@@ -67,8 +101,15 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
         }
     }
 
-    static List<Scenario> all() {
-        return List.of(
+    /** A round that is not workers until a deadline. */
+    @FunctionalInterface
+    interface Round {
+        Run.Result run(Workload workload) throws Exception;
+    }
+
+    /** Every scenario, the scale ones (8-11) at the sizes {@code sizes} gives. */
+    static List<Scenario> all(Benchmarks.Options sizes) {
+        var all = new ArrayList<>(List.of(
                 new Scenario("1", "raw floor: create+getChildren+delete, plain client (same workload both sides)",
                         List.of("cycle"), (r, cs, root) -> uncontended(Recipes.RAW, cs, root)),
                 new Scenario("1b", "raw floor through background calls, replies via the event thread (same workload both sides)",
@@ -90,13 +131,34 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
                 new Scenario("7b", "scale: contended mutex, 1 holder + 8 waiting sessions",
                         List.of("acquire+release", "hand-off"), (r, cs, root) -> contended(r, cs, root, 9, 1)),
                 new Scenario("7c", "scale: contended mutex, 1 holder + 32 waiting sessions",
-                        List.of("acquire+release", "hand-off"), (r, cs, root) -> contended(r, cs, root, 33, 1)),
-                new Scenario("c1", "cached leases: scenario 2r with zklock caching on (Curator as in 2r)",
-                        List.of("acquire+release"), (r, cs, root) -> uncontended(r.cached(), cs, root)),
-                new Scenario("c2", "cached leases: scenario 4 with zklock's read lock caching on (Curator as in 4)",
-                        List.of("read acquire+release", "write acquire+release"), (r, cs, root) -> readHeavy(r.cached(), cs, root)),
-                new Scenario("c3", "cached leases: scenario 5 with zklock's permits caching on (Curator as in 5)",
-                        List.of("acquire+release (hold excluded)"), (r, cs, root) -> semaphore(r.cached(), cs, root)));
+                        List.of("acquire+release", "hand-off"), (r, cs, root) -> contended(r, cs, root, 33, 1))));
+        List<Integer> queues = sizes.queues();
+        for (int i = 0; i < queues.size(); i++) {
+            int waiters = queues.get(i);
+            int sessions = Math.min(waiters + 1, sizes.queueSessions());
+            all.add(new Scenario("8" + (char) ('a' + i),
+                    "queue: 1 holder + " + waiters + " waiting threads on one mutex, over " + sessions + " sessions",
+                    List.of("acquire+release", "hand-off"), (r, cs, root) -> queue(r, cs, root, waiters + 1, sessions)));
+        }
+        int[] herd = sizes.herd();
+        all.add(new Scenario("9", "herd: " + herd[0] + " readers over " + herd[1] + " sessions + " + herd[2]
+                        + " writers (a session each) on one read-write lock",
+                List.of("read acquire+release", "write acquire+release"),
+                (r, cs, root) -> herd(r, cs, root, herd[0], herd[1], herd[2])));
+        all.add(new Scenario("10", sizes.held() + " distinct mutexes held at once by one client ("
+                        + sizes.heldThreads() + " threads), then released; client in a JVM of its own",
+                List.of("acquire", "release"), (r, cs, root) -> HeldLocks.workload(r, cs, root, sizes)));
+        int[] crowd = sizes.crowd();
+        all.add(new Scenario("11", crowd[0] + " sessions (a thread each) contending on " + crowd[1]
+                        + " mutexes, a random one per operation",
+                List.of("acquire+release", "hand-off"), (r, cs, root) -> crowd(r, cs, root, crowd[0], crowd[1])));
+        all.add(new Scenario("c1", "cached leases: scenario 2r with zklock caching on (Curator as in 2r)",
+                List.of("acquire+release"), (r, cs, root) -> uncontended(r.cached(), cs, root)));
+        all.add(new Scenario("c2", "cached leases: scenario 4 with zklock's read lock caching on (Curator as in 4)",
+                List.of("read acquire+release", "write acquire+release"), (r, cs, root) -> readHeavy(r.cached(), cs, root)));
+        all.add(new Scenario("c3", "cached leases: scenario 5 with zklock's permits caching on (Curator as in 5)",
+                List.of("acquire+release (hold excluded)"), (r, cs, root) -> semaphore(r.cached(), cs, root)));
+        return all;
     }
 
     private static Workload uncontended(Recipes recipes, String connectString, String root) {
@@ -209,6 +271,102 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
             lock.acquire().release();
             m[0].add(System.nanoTime() - t0);
         });
+        return w;
+    }
+
+    /**
+     * {@code threads} threads over {@code sessions} sessions (round robin; one lock object per
+     * session, shared by its threads, as in scenario 3) cycle on one mutex with an empty
+     * critical section, so all but one of them wait at any moment: a queue of threads - 1.
+     */
+    private static Workload queue(Recipes recipes, String connectString, String root, int threads, int sessions) {
+        var w = new Workload(connectString);
+        var releaseStarted = new AtomicLong();
+        w.beforeEachRun.add(() -> releaseStarted.set(0));
+        var locks = new ArrayList<Lock>();
+        for (CuratorFramework client : w.sessions(sessions)) {
+            locks.add(recipes.mutex(client, root + "/lock"));
+        }
+        for (int t = 0; t < threads; t++) {
+            w.workers.add(handOffs(locks.get(t % sessions), releaseStarted));
+        }
+        return w;
+    }
+
+    /** A cycle on {@code lock}, timing the hand-off from the previous holder's release on {@code releaseStarted}. */
+    private static Run.Worker handOffs(Lock lock, AtomicLong releaseStarted) {
+        return m -> {
+            long t0 = System.nanoTime();
+            Held held = lock.acquire();
+            long granted = System.nanoTime();
+            long previous = releaseStarted.getAndSet(0);
+            if (previous != 0) {
+                m[1].add(granted - previous);
+            }
+            releaseStarted.set(System.nanoTime());
+            held.release();
+            m[0].add(System.nanoTime() - t0);
+        };
+    }
+
+    /**
+     * Readers (two threads per session, one read-lock object per session) and writers (one
+     * session each) cycle on one read-write lock with empty critical sections. The server's
+     * notifications about read nodes and write nodes, over read and write releases, are the
+     * wake-ups per release of each kind.
+     */
+    private static Workload herd(Recipes recipes, String connectString, String root, int readers, int readerSessions,
+            int writers) {
+        var w = new Workload(connectString);
+        List<CuratorFramework> sessions = w.sessions(readerSessions + writers);
+        var reads = new ArrayList<Lock>();
+        for (int s = 0; s < readerSessions; s++) {
+            reads.add(recipes.readWrite(sessions.get(s), root + "/rw")[0]);
+        }
+        for (int t = 0; t < readers; t++) {
+            Lock read = reads.get(t % readerSessions);
+            w.workers.add(m -> {
+                long t0 = System.nanoTime();
+                read.acquire().release();
+                m[0].add(System.nanoTime() - t0);
+            });
+        }
+        for (int t = 0; t < writers; t++) {
+            Lock write = recipes.readWrite(sessions.get(readerSessions + t), root + "/rw")[1];
+            w.workers.add(m -> {
+                long t0 = System.nanoTime();
+                write.acquire().release();
+                m[1].add(System.nanoTime() - t0);
+            });
+        }
+        return w;
+    }
+
+    /**
+     * {@code sessions} sessions, a thread each, with a lock object per session and lock; each
+     * operation takes a lock drawn at random (the same seeded draws for both libraries). The
+     * hand-off is timed per lock.
+     */
+    private static Workload crowd(Recipes recipes, String connectString, String root, int sessions, int lockCount) {
+        var w = new Workload(connectString);
+        var releaseStarted = new AtomicLong[lockCount];
+        for (int l = 0; l < lockCount; l++) {
+            releaseStarted[l] = new AtomicLong();
+        }
+        w.beforeEachRun.add(() -> {
+            for (AtomicLong r : releaseStarted) {
+                r.set(0);
+            }
+        });
+        List<CuratorFramework> clients = w.sessions(sessions);
+        for (int s = 0; s < sessions; s++) {
+            var mine = new ArrayList<Run.Worker>();
+            for (int l = 0; l < lockCount; l++) {
+                mine.add(handOffs(recipes.mutex(clients.get(s), root + "/lock" + l), releaseStarted[l]));
+            }
+            var random = new SplittableRandom(s);
+            w.workers.add(m -> mine.get(random.nextInt(lockCount)).op(m));
+        }
         return w;
     }
 }

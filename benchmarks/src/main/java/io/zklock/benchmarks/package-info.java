@@ -1,12 +1,16 @@
 /**
  * Side-by-side benchmark of zklock and Curator's {@code InterProcess*} recipes on one embedded
- * ZooKeeper server in one JVM run: latency, throughput and server requests per operation.
+ * ZooKeeper server in one JVM run: latency, throughput, server requests and wake-ups per
+ * operation, and at scale (scenarios 8-11) the queue, the herd, many held locks and many sessions.
  *
  * <p>Run {@link io.zklock.benchmarks.Benchmarks}; README gives the Maven command. Read its
  * class comment first: how rounds alternate between the libraries, what is timed and how
  * requests are counted. Around it: {@code Scenario} (a workload written once),
  * {@code Recipes} (one library's recipes behind one shape), {@code Run} (workers until a
- * deadline), {@code Samples} (latencies and their order statistics) and
- * {@code PacketCounter} (the server's own count of requests).
+ * deadline), {@code Samples} (latencies and their order statistics),
+ * {@code ServerCounters} (the server's own count of requests and of the watches it holds),
+ * {@code NotificationCounter} (the server's connection factory, counting and judging every
+ * watch notification it sends) and {@code HeldLocks} (scenario 10, whose client runs in a JVM
+ * of its own so that its heap can be measured).
  */
 package io.zklock.benchmarks;

@@ -10,9 +10,12 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-/** The quick run completes and counts requests; it asserts no timing, ever. */
+/** The quick run completes and counts requests and wake-ups; it asserts no timing, ever. */
 class BenchmarksSmokeTest {
-    /** Every scenario runs on both libraries, is printed, and has its server requests counted. */
+    /**
+     * Every scenario runs on both libraries, is printed, and has its server requests counted;
+     * the scale scenarios (at tiny sizes) count wake-ups and report their figures.
+     */
     @Test
     void quickRunCompletesAndCountsRequests() throws Exception {
         var bytes = new ByteArrayOutputStream();
@@ -21,7 +24,7 @@ class BenchmarksSmokeTest {
             outcomes = Benchmarks.run(Benchmarks.Options.parse("--quick"), out);
         }
         String printed = bytes.toString(StandardCharsets.UTF_8);
-        assertEquals(Scenario.all().size(), outcomes.size());
+        assertEquals(Scenario.all(Benchmarks.Options.parse("--quick")).size(), outcomes.size());
         for (Benchmarks.Outcome o : outcomes) {
             String id = o.scenario().id();
             assertTrue(printed.contains("| " + id + " | "), "no table row for scenario " + id);
@@ -31,6 +34,19 @@ class BenchmarksSmokeTest {
             }
         }
         assertTrue(printed.contains("Targets"), printed);
+        for (String id : List.of("8b", "9", "11")) {
+            Benchmarks.Outcome o = outcomes.stream().filter(x -> x.scenario().id().equals(id)).findFirst().orElseThrow();
+            for (Benchmarks.Side side : List.of(o.zklock(), o.curator())) {
+                assertTrue(side.notificationsTotal() > 0, "threads waited in scenario " + id + " but no wake-up was counted");
+            }
+        }
+        Benchmarks.Outcome held = outcomes.stream().filter(o -> o.scenario().id().equals("10")).findFirst().orElseThrow();
+        for (Benchmarks.Side side : List.of(held.zklock(), held.curator())) {
+            assertEquals(50, side.result().ops(), "every held lock acquired once and released once");
+            assertEquals(List.of("server watches while held", "heap per held lease, bytes",
+                    "heap per lock object after release, bytes"), List.copyOf(side.figures().keySet()));
+        }
+        assertTrue(printed.contains("Queue (8)") && printed.contains("Herd (9)"), printed);
         Benchmarks.Outcome reacquire = outcomes.stream().filter(o -> o.scenario().id().equals("2r")).findFirst().orElseThrow();
         assertTrue(reacquire.zklock().requestsPerOp() < reacquire.curator().requestsPerOp() - 0.5,
                 "a re-acquire nobody else touched skips the listing: " + reacquire.zklock().requestsPerOp()
