@@ -156,6 +156,9 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
                 List.of("acquire+release"), (r, cs, root) -> uncontended(r.cached(), cs, root)));
         all.add(new Scenario("c2", "cached leases: scenario 4 with zklock's read lock caching on (Curator as in 4)",
                 List.of("read acquire+release", "write acquire+release"), (r, cs, root) -> readHeavy(r.cached(), cs, root)));
+        all.add(new Scenario("c2p", "cached leases: c2 with each reader pausing 200 us between reads, both sides (8 cached readers"
+                        + " spinning on 2 cores starve the client's and the embedded server's threads in c2)",
+                List.of("read acquire+release", "write acquire+release"), (r, cs, root) -> readHeavy(r.cached(), cs, root, 200)));
         all.add(new Scenario("c3", "cached leases: scenario 5 with zklock's permits caching on (Curator as in 5)",
                 List.of("acquire+release (hold excluded)"), (r, cs, root) -> semaphore(r.cached(), cs, root)));
         return all;
@@ -219,6 +222,11 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
     }
 
     private static Workload readHeavy(Recipes recipes, String connectString, String root) {
+        return readHeavy(recipes, connectString, root, 0);
+    }
+
+    /** Scenario 4; each reader pauses {@code pauseMicros} between reads (0: none). */
+    private static Workload readHeavy(Recipes recipes, String connectString, String root, int pauseMicros) {
         var w = new Workload(connectString);
         for (int s = 0; s < 4; s++) {
             Lock read = recipes.readWrite(w.session(), root + "/rw")[0];
@@ -227,6 +235,9 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
                     long t0 = System.nanoTime();
                     read.acquire().release();
                     m[0].add(System.nanoTime() - t0);
+                    if (pauseMicros > 0) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(pauseMicros * 1_000L);
+                    }
                 });
             }
         }
