@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.zklock.testing.Await;
@@ -27,6 +28,8 @@ import net.javacrumbs.shedlock.core.LockingTaskExecutor;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.support.LockException;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.Test;
 
@@ -356,46 +359,72 @@ class ZkLockProviderTest extends EmbeddedServerTest {
 
     // ---- faults -----------------------------------------------------------------------------
 
+    /**
+     * A connected client like {@code client} (same session timeout) that gives up on a request
+     * sooner with the server down: Curator fails a request only once its connection timeout has
+     * passed on every try, 10 s and 6 tries on {@code client}, 1 s and 2 tries here. What these
+     * tests check is what the provider does when the request fails, not how long Curator waits.
+     */
+    private CuratorFramework quickToGiveUp() throws InterruptedException {
+        CuratorFramework quick = CuratorFrameworkFactory.builder()
+                .connectString(server.getConnectString())
+                .sessionTimeoutMs(20_000)
+                .connectionTimeoutMs(1_000)
+                .retryPolicy(new ExponentialBackoffRetry(20, 1, 500))
+                .ensembleTracker(false)
+                .build();
+        quick.start();
+        if (!quick.blockUntilConnected(20, TimeUnit.SECONDS)) {
+            quick.close();
+            throw new IllegalStateException("could not connect to " + server.getConnectString());
+        }
+        return quick;
+    }
+
     /** With the server down, lock() fails or refuses without waiting for it, and once it is back nothing was left behind. */
     @Test
     void lockWhileTheServerIsDownLeavesNothing() throws Exception {
-        server.stop();
-        Await.until("the client notices", LONG, () -> !client.getZookeeperClient().isConnected());
-        try {
-            Optional<SimpleLock> lock = provider().lock(config("job"));
-            assertTrue(lock.isEmpty(), "locked with the server down");
-        } catch (LockException expected) {
-            // ZooKeeper could not be reached: the job is not locked
-        }
-        server.restart();
-        Await.until("the job can be locked once the server is back", LONG, () -> {
+        try (CuratorFramework quick = quickToGiveUp()) {
+            server.stop();
+            Await.until("the client notices", LONG, () -> !quick.getZookeeperClient().isConnected());
             try {
-                return lockable(otherProvider(), "job");
-            } catch (LockException e) {
-                return false;
+                Optional<SimpleLock> lock = new ZkLockProvider(quick, ROOT).lock(config("job"));
+                assertTrue(lock.isEmpty(), "locked with the server down");
+            } catch (LockException expected) {
+                // ZooKeeper could not be reached: the job is not locked
             }
-        });
-        Await.until("no node is left", LONG, () -> jobNodes().isEmpty());
+            server.restart();
+            Await.until("the job can be locked once the server is back", LONG, () -> {
+                try {
+                    return lockable(otherProvider(), "job");
+                } catch (LockException e) {
+                    return false;
+                }
+            });
+            Await.until("no node is left", LONG, () -> jobNodes().isEmpty());
+        }
     }
 
     /** An extend that fails because ZooKeeper cannot be reached leaves the lock usable: its unlock, which ShedLock's executor calls next, frees the job. */
     @Test
     void aFailedExtendLeavesTheLockToUnlock() throws Exception {
-        SimpleLock lock = locked(provider(), config("job"));
-        server.stop();
-        Await.until("the client notices", LONG, () -> !client.getZookeeperClient().isConnected());
-        assertThrows(LockException.class, () -> lock.extend(LONG_RUN, Duration.ZERO));
-        server.restart();
-        Await.until("the client reconnects", LONG, () -> client.getZookeeperClient().isConnected());
-        lock.unlock();
-        assertThrows(IllegalStateException.class, lock::unlock, "the lock is used once, by its unlock");
-        Await.until("the job is free after the unlock", LONG, () -> {
-            try {
-                return lockable(otherProvider(), "job");
-            } catch (LockException e) {
-                return false;
-            }
-        });
+        try (CuratorFramework quick = quickToGiveUp()) {
+            SimpleLock lock = locked(new ZkLockProvider(quick, ROOT), config("job"));
+            server.stop();
+            Await.until("the client notices", LONG, () -> !quick.getZookeeperClient().isConnected());
+            assertThrows(LockException.class, () -> lock.extend(LONG_RUN, Duration.ZERO));
+            server.restart();
+            Await.until("the client reconnects", LONG, () -> quick.getZookeeperClient().isConnected());
+            lock.unlock();
+            assertThrows(IllegalStateException.class, lock::unlock, "the lock is used once, by its unlock");
+            Await.until("the job is free after the unlock", LONG, () -> {
+                try {
+                    return lockable(otherProvider(), "job");
+                } catch (LockException e) {
+                    return false;
+                }
+            });
+        }
     }
 
     /** An unlock while the connection is lost returns at once; the delete lands on reconnection and frees the job. */
