@@ -13,8 +13,9 @@ import org.junit.jupiter.api.Test;
 /** The quick run completes and counts requests and wake-ups; it asserts no timing, ever. */
 class BenchmarksSmokeTest {
     /**
-     * Every scenario runs on both libraries, is printed, and has its server requests counted;
-     * the scale scenarios (at tiny sizes) count wake-ups and report their figures.
+     * Every scenario runs on both libraries, is printed, and has its server requests counted
+     * (zklock's cached scenarios may count none: a cached re-take of a mutex must count almost
+     * none); the scale scenarios (at tiny sizes) count wake-ups and report their figures.
      */
     @Test
     void quickRunCompletesAndCountsRequests() throws Exception {
@@ -30,9 +31,16 @@ class BenchmarksSmokeTest {
             assertTrue(printed.contains("| " + id + " | "), "no table row for scenario " + id);
             for (Benchmarks.Side side : List.of(o.zklock(), o.curator())) {
                 assertTrue(side.result().ops() > 0, "no operations in scenario " + id);
-                assertTrue(side.requestsPerOp() > 0, "no requests counted in scenario " + id);
+                // zklock's cached re-grants (scenarios c*) may send no request at all: that is the point
+                if (side == o.curator() || !id.startsWith("c")) {
+                    assertTrue(side.requestsPerOp() > 0, "no requests counted in scenario " + id);
+                }
             }
         }
+        Benchmarks.Outcome cached = outcomes.stream().filter(o -> o.scenario().id().equals("c1")).findFirst().orElseThrow();
+        assertTrue(cached.zklock().requestsPerOp() < 0.5 && cached.curator().requestsPerOp() > 2.5,
+                "a cached mutex re-taken by one client sends (almost) no request: " + cached.zklock().requestsPerOp()
+                        + " vs Curator's " + cached.curator().requestsPerOp());
         assertTrue(printed.contains("Targets"), printed);
         for (String id : List.of("8b", "9", "11")) {
             Benchmarks.Outcome o = outcomes.stream().filter(x -> x.scenario().id().equals(id)).findFirst().orElseThrow();
