@@ -75,10 +75,8 @@ public interface LockDriver {
 
     /**
      * The mutex's driver: {@link #EXCLUSIVE}, in a directory where no node is ever anchored, so
-     * a waiter that hears its predecessor's deletion decides on its last listing less that node
-     * ({@link #decidesOnDeletionEvents()}): when that listing showed the predecessor at the head,
-     * the hand-off costs the waiter one event and no read; further back in the queue the waiter
-     * cannot tell a grant from an abandoned node ahead, and lists as before.
+     * a waiter whose predecessor's deletion it hears is granted on that event with no listing
+     * ({@link #decidesOnDeletionEvents()}): a hand-off costs the waiter one event and no read.
      */
     LockDriver MUTEX = new LockDriver() {
         @Override
