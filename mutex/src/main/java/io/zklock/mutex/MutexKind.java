@@ -31,6 +31,6 @@ public final class MutexKind implements LockKind {
 
     @Override
     public LockDriver driver() {
-        return LockDriver.MUTEX;
+        return LockDriver.EXCLUSIVE;
     }
 }

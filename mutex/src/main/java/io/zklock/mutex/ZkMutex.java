@@ -66,7 +66,7 @@ public final class ZkMutex implements DistributedLock, AutoCloseable {
      * @throws IllegalArgumentException if the client or caching is null or the path is invalid
      */
     public ZkMutex(CuratorFramework client, String path, LeaseCaching caching) {
-        this.sync = new ReentrantLockSupport(new LockEngine(client, path, KIND, LockDriver.MUTEX, 1, caching, false));
+        this.sync = new ReentrantLockSupport(new LockEngine(client, path, KIND, LockDriver.EXCLUSIVE, 1, caching, false));
         LockComponents.register(this, sync);
     }
 

@@ -51,43 +51,12 @@ public interface LockDriver {
     }
 
     /**
-     * Whether a waiter may decide on a watch event alone: when the node it watches is deleted
-     * (a NodeDeleted event), on its last listing less that node, with no new listing. Sound only
-     * where no node can join the queue ahead of a waiting node after its listing (no anchored
-     * nodes in the directory: a read-write lock's downgrade anchors its read node ahead of the
-     * writers waiting behind its write node) and where a grant on a listing is a grant on any
-     * listing with fewer nodes ahead. False by default: the waiter lists again.
-     *
-     * @return whether deletion events are decided on without a listing
-     */
-    default boolean decidesOnDeletionEvents() {
-        return false;
-    }
-
-    /**
      * The exclusive driver of mutexes and write locks: granted at the head of the queue,
      * otherwise watch the immediate predecessor, so each release wakes exactly one waiter.
      */
     LockDriver EXCLUSIVE = (sorted, ours, maxLeases) -> {
         int index = indexOf(sorted, ours);
         return index == 0 ? Decision.granted() : Decision.watch(sorted.get(index - 1));
-    };
-
-    /**
-     * The mutex's driver: {@link #EXCLUSIVE}, in a directory where no node is ever anchored, so
-     * a waiter whose predecessor's deletion it hears is granted on that event with no listing
-     * ({@link #decidesOnDeletionEvents()}): a hand-off costs the waiter one event and no read.
-     */
-    LockDriver MUTEX = new LockDriver() {
-        @Override
-        public Decision decide(List<LockNode> sorted, LockNode ours, int maxLeases) {
-            return EXCLUSIVE.decide(sorted, ours, maxLeases);
-        }
-
-        @Override
-        public boolean decidesOnDeletionEvents() {
-            return true;
-        }
     };
 
     /**

@@ -94,29 +94,6 @@ class LockObserversTest extends EmbeddedServerTest {
         assertEquals(4, waited.requests(), "create, list, watch, list");
     }
 
-    /**
-     * The mutex's driver decides on its predecessor's deletion event: a waiter behind one holder
-     * pays create, list and watch, and is granted on the event with no listing (3 requests, not 4).
-     */
-    @Test
-    void mutexWaiterBehindOneHolderIsGrantedOnTheDeletionEventWithThreeRequests() throws Exception {
-        Lease held = new LockEngine(other, "/observed/m", "lock", LockDriver.MUTEX, 1).acquire();
-        CompletableFuture<Lease> waiter = new LockEngine(client, "/observed/m", "lock", LockDriver.MUTEX, 1).acquireAsync(Duration.ofMinutes(1));
-        Await.until("the waiter's node is queued", LONG, () -> ZkTesting.lockNodesBelow(client, "/observed/m").size() == 2);
-        io.zklock.testing.ZkProbe probe = new io.zklock.testing.ZkProbe(server.getPort());
-        Await.until("the waiter watches the holder", LONG, () -> probe.watchCount() == 1);
-        held.close();
-        Lease granted = waiter.get();
-        assertTrue(granted.fencingToken() > held.fencingToken());
-        assertEquals(List.of(granted.nodePath()), ZkTesting.lockNodesBelow(client, "/observed/m"));
-        granted.close();
-
-        LockObserver.AcquireEvent waited = recorder.acquires.get(recorder.acquires.size() - 1);
-        assertEquals(LockObserver.Outcome.GRANTED, waited.outcome());
-        assertEquals(1, waited.queueLength(), "nodes ahead at the first decision");
-        assertEquals(3, waited.requests(), "create, list, watch: no listing after the event");
-    }
-
     /** A timeout, a cancel, an interrupt and a closed client each end with their own outcome, never taken for another. */
     @Test
     void outcomesOfTimeoutCancelInterruptAndClosedClient() throws Exception {

@@ -42,9 +42,7 @@ import org.slf4j.LoggerFactory;
  *               step. NoNode, or data already changed (the node announced its own grant), on
  *               any of them: 1 at once. Otherwise wait for the first event on any: 1 (a watch
  *               left on the other node fires later and is only bookkept). A directory decision
- *               waits on the children watch of the listing. A driver that decides on deletion
- *               events (the mutex's: no node joins ahead of a waiter) is asked on the last
- *               decision's children less the deleted node first: granted, no listing.
+ *               waits on the children watch of the listing.
  * A call that fails on the connection backs off and is issued again, or at once when the session
  * monitor reports the connection back (kick). Each call carries the step that issued it; a
  * reply of an older step only does watch bookkeeping, so two loops never run at once.
@@ -69,7 +67,6 @@ final class GrantWait {
     private State state = State.LISTING;
     private int step;
     private boolean watchDirectory;        // the last decision was WATCH_DIRECTORY
-    private List<LockNode> decidedOn = List.of();   // the children of the last decision
     /** Per watched path, the mzxid of the grant announcement last looked again for. */
     private final Map<String, Long> announcementSeen = new HashMap<>();
 
@@ -180,7 +177,6 @@ final class GrantWait {
         }
         Decision decision = context.driver().decide(sorted, node.node(), context.maxLeases());
         tally.decided(sorted, node.node());
-        decidedOn = sorted;
         LOG.debug("{} at {} of {} in {}: {}", node.node().name(), sorted.indexOf(node.node()), sorted.size(), context.path(), decision);
         watchDirectory = decision.verdict() == Decision.Verdict.WATCH_DIRECTORY;
         switch (decision.verdict()) {
@@ -279,29 +275,8 @@ final class GrantWait {
         }
         watches.fired(s, key);
         if (state == State.WATCHING && s == step) {
-            if (event.getType() == Watcher.Event.EventType.NodeDeleted && context.driver().decidesOnDeletionEvents()
-                    && grantedOnDeletion(ZKPaths.getNodeFromPath(key.path()))) {
-                return;
-            }
             list(watchDirectory);
         }
-    }
-
-    /**
-     * A deletion event, for a driver that decides on it: the last decision's children less the
-     * deleted node are a superset of the nodes ahead of ours now (none can join ahead), so a
-     * grant on them is a grant; anything else lists again.
-     */
-    private boolean grantedOnDeletion(String deleted) {
-        List<LockNode> rest = decidedOn.stream().filter(n -> !n.name().equals(deleted)).toList();
-        if (rest.size() == decidedOn.size() || !rest.contains(node.node()) || context.port().sessionId() != node.session()
-                || !context.driver().decide(rest, node.node(), context.maxLeases()).getsTheLock()) {
-            return false;
-        }
-        LOG.debug("{} granted on the deletion of {} in {}, without a listing", node.node().name(), deleted, context.path());
-        tally.decided(rest, node.node());
-        end(new WaitEnd.Granted(rest));
-        return true;
     }
 
     // ---- connection trouble and endings -----------------------------------------------------
