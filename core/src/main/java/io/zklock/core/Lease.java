@@ -32,7 +32,11 @@ public interface Lease extends AutoCloseable {
     /**
      * The czxid of the lease's node: strictly increasing across successive exclusive holders
      * of the same lock, so a resource that rejects a token lower than the last one it
-     * accepted rejects a holder whose lease was lost.
+     * accepted rejects a holder whose lease was lost. With {@link LeaseCaching cached leases}
+     * the token belongs to the node, not to the lease: leases one process is granted again on a
+     * kept node share it (a later node's is larger), so across processes, and past a lost
+     * session, the order holds; between two local leases on one node it does not tell them
+     * apart.
      *
      * @return the fencing token
      */

@@ -10,8 +10,10 @@ import java.util.Objects;
  * <p>With caching on, a process that closes its last lease on a node keeps the node for the
  * idle period and grants the lock again locally, with no ZooKeeper request, to the next
  * acquisition in the same process (any lock object of the same client, lock path and kind;
- * any thread). A node keeps its fencing token across such re-grants; a later node's token is
- * larger. A conflicting waiter of any process that queues behind a cached node asks for it
+ * any thread). A node keeps its fencing token across such re-grants (a later node's token is
+ * larger): the token orders the holders of different processes, not two local leases of one
+ * node. A node is granted again locally for at most ten idle periods after ZooKeeper granted
+ * it; after that its process lets it go at its last close and queues a new one. A conflicting waiter of any process that queues behind a cached node asks for it
  * back with a revocation request; from then on the process grants nothing more on that node
  * and deletes it once the leases in use on it close, so a waiter waits for the leases in use
  * and one notification, never for the idle period. Leases in use that opted in to

@@ -7,7 +7,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.zklock.core.Lease;
-import io.zklock.core.LeaseState;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.Threads;
 import io.zklock.core.spi.LockNode;
@@ -25,9 +24,13 @@ import org.slf4j.LoggerFactory;
  *   ADOPT     a fresh grant of a caching node (LockNode.caches) becomes an entry with one lease
  *             in use; its revocation watch is started at once (one getData with a watch), so a
  *             waiter's request reaches it whatever its state.
- *   LOCAL     tryLocal(): an entry that is HELD, not asked back, and has room (a read node any
- *             number of local leases at once; a mutex node or a semaphore permit one) is
- *             granted again with no request: a new view of the base (HoldLease), same token.
+ *   LOCAL     tryLocal(): an entry whose base is HELD and not being released (by anyone: a
+ *             cancelled asynchronous grant releases the base itself), not asked back, younger
+ *             than MAX_LIFE_IN_IDLE_PERIODS idle periods, and with room (a read node any number
+ *             of local leases at once; a mutex node or a semaphore permit one) is granted again
+ *             with no request: a new view of the base (HoldLease), same token. The age limit
+ *             bounds what a waiter that cannot ask (its ask refused, e.g. by a per-client ACL)
+ *             waits for a node its holder keeps re-granting.
  *   CLOSE     the last local lease of an entry closes: asked back, the cache cleared, or the
  *             node not HELD (cut off: a lease is never RELEASED while its node may live on, and
  *             a node whose session may be ending is not worth keeping): the base is released
@@ -44,6 +47,8 @@ import org.slf4j.LoggerFactory;
 /** The lease cache of one client and lock directory; see the comment above. */
 public final class LeaseCache {
     private static final Logger LOG = LoggerFactory.getLogger(LeaseCache.class);
+    /** How many idle periods after its grant a node is granted again locally at most. */
+    static final int MAX_LIFE_IN_IDLE_PERIODS = 10;
 
     private final boolean sharedLocally;
     private final List<Entry> entries = new ArrayList<>();    // guarded by this
@@ -102,7 +107,7 @@ public final class LeaseCache {
         if (!caches) {
             return base;
         }
-        Entry e = new Entry(base);
+        Entry e = new Entry(base, System.nanoTime() + MAX_LIFE_IN_IDLE_PERIODS * idle.toNanos());
         synchronized (this) {
             entries.add(e);
         }
@@ -147,7 +152,7 @@ public final class LeaseCache {
             if (--e.inUse > 0) {
                 return false;
             }
-            if (!e.askedBack && entries.contains(e) && e.base.state() == LeaseState.HELD) {
+            if (!e.askedBack && entries.contains(e) && e.base.isHeldAndKept() && e.young()) {
                 e.idleSince = System.nanoTime();
                 e.idle = idle.toNanos();
                 if (e.timer == null) {         // one timer per idle stretch, not one per local close
@@ -202,19 +207,25 @@ public final class LeaseCache {
     private final class Entry {
         final ZkLease base;
         final HoldLease.Base views;
+        final long keepUntil;                  // System.nanoTime() past which no local grant is made
         int inUse = 1;
         boolean askedBack;
         ScheduledFuture<?> timer;              // pending idle timer, if any
         long idleSince;                        // System.nanoTime() of the last close that left it idle
         long idle;                             // the idle period of that close, in nanoseconds
 
-        Entry(ZkLease base) {
+        Entry(ZkLease base, long keepUntil) {
             this.base = base;
+            this.keepUntil = keepUntil;
             this.views = new HoldLease.Base(base, true);
         }
 
         boolean admits() {
-            return !askedBack && base.state() == LeaseState.HELD && (sharedLocally || inUse == 0);
+            return !askedBack && base.isHeldAndKept() && (sharedLocally || inUse == 0) && young();
+        }
+
+        boolean young() {
+            return System.nanoTime() - keepUntil < 0;
         }
 
         void cancelTimer() {

@@ -155,6 +155,11 @@ public final class ZkLease implements Lease, SessionListener {
         revocation.add(handler);
     }
 
+    /** {@return whether the lease holds its node and nobody has started to release it: what a cache may grant again} */
+    boolean isHeldAndKept() {
+        return phase == LeasePhase.HELD;       // not RELEASING_HELD, which also reports HELD
+    }
+
     /** Runs {@code listener} once a waiter asks this cached node back (the lease cache's hook). */
     public void onAskedBack(Runnable listener) {
         revocation.addAskListener(listener);

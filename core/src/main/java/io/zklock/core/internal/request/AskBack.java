@@ -3,9 +3,11 @@ package io.zklock.core.internal.request;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.NodeData;
+import io.zklock.core.internal.zk.Threads;
 import io.zklock.core.spi.LockNode;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
@@ -25,17 +27,22 @@ import org.slf4j.LoggerFactory;
  *   1. READ   getData; gone, or already asked back (by anyone): done.
  *   2. WRITE  setData(data + the ask, version read). BADVERSION (written meanwhile): 1,
  *             up to MAX_TRIES in all.
- * Connection trouble forgets the node, so the next listing of the wait asks it again. Nodes
- * that are not cached cost nothing: a listing's names say which are.
+ * Connection trouble, or BADVERSION on every try, asks again after RETRY_MS, until the wait
+ * ends (a reply of trouble can come after the reconnection's listing, so the next listing is
+ * not enough). Any other refusal (a node whose ACL does not let us write) is logged: the cached
+ * node then goes when its holder stops re-granting it (LeaseCache's age limit). Nodes that are
+ * not cached cost nothing: a listing's names say which are.
  */
 /** The asking back of cached nodes for one wait; see the comment above. */
 final class AskBack {
     private static final Logger LOG = LoggerFactory.getLogger(AskBack.class);
     private static final int MAX_TRIES = 3;
+    private static final long RETRY_MS = 500;
 
     private final LockContext context;
     private final LockNode ours;
     private final Set<String> asked = ConcurrentHashMap.newKeySet();
+    private volatile boolean stopped;
 
     AskBack(LockContext context, LockNode ours) {
         this.context = context;
@@ -62,11 +69,28 @@ final class AskBack {
         return n;
     }
 
+    /** The wait ended: nothing more is asked. */
+    void stop() {
+        stopped = true;
+    }
+
+    private void retryLater(String name) {
+        if (!stopped) {
+            Threads.TIMER.schedule(() -> {
+                if (!stopped) {
+                    read(name, 1);
+                }
+            }, RETRY_MS, TimeUnit.MILLISECONDS);
+        }
+    }
+
     private void read(String name, int attempt) {
         String path = ZKPaths.makePath(context.path(), name);
         context.port().data(path, null).whenComplete((reply, error) -> {
             if (error != null || reply.connectionTrouble()) {
-                asked.remove(name);            // asked again after the next listing
+                retryLater(name);
+            } else if (!reply.ok() && !reply.noNode()) {
+                LOG.warn("could not read {} to ask it back ({}); it goes when its holder stops re-granting it", path, reply.rc());
             } else if (reply.ok() && !NodeData.askedBack(reply.data())) {
                 write(name, path, reply.data(), reply.stat().getVersion(), attempt);
             }
@@ -76,11 +100,15 @@ final class AskBack {
     private void write(String name, String path, byte[] data, int version, int attempt) {
         context.port().setData(path, NodeData.withAskBack(data, ours.name()), version).whenComplete((reply, error) -> {
             if (error != null || reply.connectionTrouble()) {
-                asked.remove(name);
-            } else if (reply.rc() == KeeperException.Code.BADVERSION && attempt < MAX_TRIES) {
-                read(name, attempt + 1);
+                retryLater(name);
+            } else if (reply.rc() == KeeperException.Code.BADVERSION) {
+                if (attempt < MAX_TRIES) {
+                    read(name, attempt + 1);
+                } else {
+                    retryLater(name);
+                }
             } else if (!reply.ok() && !reply.noNode()) {
-                LOG.debug("could not ask {} back ({}); it is released when its idle period ends", path, reply.rc());
+                LOG.warn("could not ask {} back ({}); it goes when its holder stops re-granting it", path, reply.rc());
             } else if (reply.ok()) {
                 LOG.debug("asked cached node {} back for {}", path, ours.name());
             }

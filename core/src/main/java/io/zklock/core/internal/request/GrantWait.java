@@ -308,6 +308,7 @@ final class GrantWait {
         }
         state = State.ENDED;
         retry.cancel();
+        askBack.stop();
         return true;
     }
 }
