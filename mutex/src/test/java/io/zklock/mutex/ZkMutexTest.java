@@ -224,7 +224,8 @@ class ZkMutexTest extends EmbeddedServerTest {
         assertFalse(lease.isValid());
         server.restart();
         Await.until("lease HELD again", LONG, () -> lease.state() == LeaseState.HELD);
-        assertEquals(List.of(LeaseState.SUSPENDED, LeaseState.HELD), told);
+        // listeners are told after the state changes, on another thread: wait for the telling, not only the state
+        Await.equal("states told", List.of(LeaseState.SUSPENDED, LeaseState.HELD), LONG, () -> List.copyOf(told));
         lease.close();
         Await.until("listener told RELEASED", LONG, () -> told.contains(LeaseState.RELEASED));
         assertEquals(0, nodes("/locks/conn"));
