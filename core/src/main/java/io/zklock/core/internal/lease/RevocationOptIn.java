@@ -27,32 +27,29 @@ final class RevocationOptIn {
         if (handler == null) {
             throw new IllegalArgumentException("handler is null");
         }
-        RevocationWatch w;
-        synchronized (this) {
-            if (ended) {
-                return;
-            }
-            if (watch == null) {
-                watch = new RevocationWatch(context, lease, deletedUnderUs);
-            }
-            w = watch;
+        RevocationWatch w = watch();
+        if (w != null) {
+            w.add(handler);
         }
-        w.add(handler);
     }
 
     /** Adds a listener of waiters' ask-backs (see RevocationWatch); nothing once the lease ended. */
     void addAskListener(Runnable listener) {
-        RevocationWatch w;
-        synchronized (this) {
-            if (ended) {
-                return;
-            }
-            if (watch == null) {
-                watch = new RevocationWatch(context, lease, deletedUnderUs);
-            }
-            w = watch;
+        RevocationWatch w = watch();
+        if (w != null) {
+            w.addAskListener(listener);
         }
-        w.addAskListener(listener);
+    }
+
+    /** The watch, made by the first caller; null once the lease ended. */
+    private synchronized RevocationWatch watch() {
+        if (ended) {
+            return null;
+        }
+        if (watch == null) {
+            watch = new RevocationWatch(context, lease, deletedUnderUs);
+        }
+        return watch;
     }
 
     /** The same session reconnected: a failed read is made again. */
