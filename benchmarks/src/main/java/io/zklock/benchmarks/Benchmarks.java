@@ -34,9 +34,10 @@ public final class Benchmarks {
      * scenarios (8-11), whose defaults are the issue's and whose quick sizes are tiny.
      */
     record Options(boolean quick, String scenario, List<Integer> queues, int queueSessions, int[] herd,
-            int held, int heldThreads, int heldRounds, int[] crowd) {
+            int held, int heldThreads, int heldRounds, int[] crowd, String jfr) {
         static final String USAGE = "usage: [--quick] [--scenario N[,N...]] [--queue 1,8,64,256] [--queue-sessions 16] "
-                + "[--herd READERS,SESSIONS,WRITERS] [--held 10000] [--held-threads 4] [--held-rounds 1] [--crowd SESSIONS,LOCKS]";
+                + "[--herd READERS,SESSIONS,WRITERS] [--held 10000] [--held-threads 4] [--held-rounds 1] [--crowd SESSIONS,LOCKS] "
+                + "[--jfr FILE]";
 
         static Options parse(String... args) {
             boolean quick = List.of(args).contains("--quick");
@@ -48,6 +49,7 @@ public final class Benchmarks {
             int heldThreads = quick ? 2 : 4;
             int heldRounds = 1;
             int[] crowd = quick ? new int[] {6, 2} : new int[] {200, 20};
+            String jfr = null;
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "", "--quick" -> { }                  // "": an empty -Dbench.args
@@ -59,6 +61,7 @@ public final class Benchmarks {
                     case "--held-threads" -> heldThreads = positives(args[i], value(args, i++), 1)[0];
                     case "--held-rounds" -> heldRounds = positives(args[i], value(args, i++), 1)[0];
                     case "--crowd" -> crowd = positives(args[i], value(args, i++), 2);
+                    case "--jfr" -> jfr = value(args, i++);
                     default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "'; " + USAGE);
                 }
             }
@@ -66,7 +69,7 @@ public final class Benchmarks {
                 throw new IllegalArgumentException("--herd " + herd[0] + "," + herd[1] + "," + herd[2]
                         + ": more reader sessions than readers");
             }
-            return new Options(quick, scenario, queues, queueSessions, herd, held, heldThreads, heldRounds, crowd);
+            return new Options(quick, scenario, queues, queueSessions, herd, held, heldThreads, heldRounds, crowd, jfr);
         }
 
         private static String value(String[] args, int i) {
@@ -134,7 +137,7 @@ public final class Benchmarks {
      * notifications by {@link NotificationCounter.Kind}, and the figures its rounds reported.
      */
     record Side(Run.Result result, long packets, long[] notifications, long cpuNanos, long serverCpuNanos,
-            Map<String, List<Double>> figures) {
+            long clientBytes, long clientWaits, Map<String, List<Double>> figures) {
         double opsPerSecond() {
             return result.ops() / (result.wallNanos / 1e9);
         }
@@ -146,6 +149,16 @@ public final class Benchmarks {
         /** CPU time per operation of the first metric, microseconds: the clients' (the rest of the process). */
         double clientCpuMicrosPerOp() {
             return (cpuNanos - serverCpuNanos) / 1e3 / result.ops();
+        }
+
+        /** Bytes the client threads allocated per operation of the first metric (see {@link ClientCost}). */
+        double clientBytesPerOp() {
+            return (double) clientBytes / result.ops();
+        }
+
+        /** Client thread waits (each a hop between threads) per operation of the first metric. */
+        double clientWaitsPerOp() {
+            return (double) clientWaits / result.ops();
         }
 
         /** CPU time of the embedded server's threads per operation of the first metric, microseconds. */
@@ -232,7 +245,7 @@ public final class Benchmarks {
         } finally {
             NotificationCounter.uninstall(previousFactory);
         }
-        try (var server = embedded) {
+        try (var server = embedded; var recording = JfrCost.start(options.jfr())) {
             var counter = new ServerCounters(server.getPort());
             for (Scenario scenario : Scenario.all(options)) {
                 if (options.selects(scenario.id())) {
@@ -262,6 +275,8 @@ public final class Benchmarks {
         long[][] notifications = new long[2][NotificationCounter.snapshot().length];
         long[] cpu = new long[2];
         long[] serverCpu = new long[2];
+        long[][] clientCost = new long[2][2];
+        var cost = new ClientCost(counter.nonClientThreads());
         try {
             for (int s = 0; s < 2; s++) {
                 workloads[s] = scenario.opener().open(recipes[s], connectString,
@@ -281,13 +296,31 @@ public final class Benchmarks {
                     long[] notifiedBefore = NotificationCounter.snapshot();
                     long cpuBefore = Run.Result.processCpuNanos();
                     long serverCpuBefore = counter.serverCpuNanos();
+                    var event = new RoundEvent();
+                    cost.begin();
+                    event.begin();
                     Run.Result result = workloads[s].run(metricCount, options.roundNanos());
+                    event.end();
+                    long[] used = cost.end();
+                    clientCost[s][0] += used[0];
+                    clientCost[s][1] += used[1];
                     long serverCpuUsed = counter.serverCpuNanos() - serverCpuBefore;
                     serverCpu[s] += serverCpuUsed;
                     cpu[s] += result.cpuNanos >= 0 ? result.cpuNanos + serverCpuUsed
                             : Run.Result.processCpuNanos() - cpuBefore;
                     pooled[s].add(result);
-                    packets[s] += result.packets >= 0 ? result.packets : counter.packetsReceived() - before;
+                    long requests = result.packets >= 0 ? result.packets : counter.packetsReceived() - before;
+                    packets[s] += requests;
+                    if (event.shouldCommit()) {
+                        event.scenario = scenario.id();
+                        event.library = SIDES[s];
+                        event.round = round;
+                        event.ops = result.ops();
+                        event.requests = requests;
+                        event.clientBytes = used[0];
+                        event.clientWaits = used[1];
+                        event.commit();
+                    }
                     long[] notified = result.notifications != null ? result.notifications
                             : NotificationCounter.delta(notifiedBefore, NotificationCounter.snapshot());
                     for (int n = 0; n < notified.length; n++) {
@@ -303,9 +336,9 @@ public final class Benchmarks {
             }
         }
         return new Outcome(scenario, new Side(pooled[0], packets[0], notifications[0], cpu[0], serverCpu[0],
-                workloads[0].figures),
+                clientCost[0][0], clientCost[0][1], workloads[0].figures),
                 new Side(pooled[1], packets[1], notifications[1], cpu[1], serverCpu[1],
-                        workloads[1].figures));
+                        clientCost[1][0], clientCost[1][1], workloads[1].figures));
     }
 
     private static void printTable(List<Outcome> outcomes, Options options, PrintStream out) {
@@ -358,6 +391,18 @@ public final class Benchmarks {
         out.println("  server:  " + String.join("; ", outcomes.stream().map(o -> String.format(Locale.ROOT,
                 "%s %.0f / %.0f", o.scenario().id(), o.zklock().serverCpuMicrosPerOp(),
                 o.curator().serverCpuMicrosPerOp())).toList()));
+        out.println();
+        out.println("Client cost per operation of the first metric, zklock / Curator: bytes allocated by the client "
+                + "threads (ThreadMXBean, exact) and their waits (parks, Object.wait, sleeps: each wake-up is a hop "
+                + "between threads). Both libraries' client threads count (the other library's idle); "
+                + "scenario 10's client runs in a JVM of its own and is not counted here. --jfr FILE records a "
+                + "JFR file for JfrCost (allocation sites, who waits where).");
+        out.println("  bytes/op: " + String.join("; ", outcomes.stream().map(o -> String.format(Locale.ROOT,
+                "%s %.0f / %.0f", o.scenario().id(), o.zklock().clientBytesPerOp(),
+                o.curator().clientBytesPerOp())).toList()));
+        out.println("  waits/op: " + String.join("; ", outcomes.stream().map(o -> String.format(Locale.ROOT,
+                "%s %.2f / %.2f", o.scenario().id(), o.zklock().clientWaitsPerOp(),
+                o.curator().clientWaitsPerOp())).toList()));
     }
 
     /** The scale scenarios' own figures: the queue's flatness, the herd's wake-ups by release, held locks. */

@@ -72,13 +72,19 @@ final class Run {
             Samples[] mine = new Result(metricCount).metrics;
             perThread.add(mine);
             Thread t = new Thread(() -> {
+                long[] cost = null;
                 try {
                     start.await();
+                    cost = ClientCost.workerStarted();
                     while (System.nanoTime() < deadline[0] && failure.get() == null) {
                         worker.op(mine);
                     }
                 } catch (Throwable e) {
                     failure.compareAndSet(null, e);
+                } finally {
+                    if (cost != null) {
+                        ClientCost.workerStopped(cost);
+                    }
                 }
             }, "bench-worker-" + i);
             t.setDaemon(true);

@@ -17,6 +17,7 @@ final class ServerCounters {
     private final ObjectName server;
     private final ObjectName dataTree;
     private final long[] serverThreads;
+    private final long madeBy;
 
     /** Counts for the standalone server listening on {@code port} in this JVM. */
     ServerCounters(int port) {
@@ -32,6 +33,7 @@ final class ServerCounters {
         }
         // made right after the server started, before any client: every other live thread is the server's
         long self = Thread.currentThread().getId();
+        madeBy = self;
         serverThreads = java.util.Arrays.stream(ManagementFactory.getThreadMXBean().getAllThreadIds())
                 .filter(id -> id != self).toArray();
     }
@@ -52,6 +54,16 @@ final class ServerCounters {
             }
         }
         return sum;
+    }
+
+    /** Ids of the threads that are not the clients': the server's and the JVM's, and the thread that made this. */
+    java.util.Set<Long> nonClientThreads() {
+        var ids = new java.util.HashSet<Long>();
+        for (long id : serverThreads) {
+            ids.add(id);
+        }
+        ids.add(madeBy);
+        return ids;
     }
 
     long packetsReceived() {
