@@ -70,6 +70,7 @@ public final class JfrCost {
         long sampledBytes;
         final Map<String, Long> sites = new HashMap<>();
         final Map<String, Long> layers = new HashMap<>();
+        final Map<String, Long> callers = new HashMap<>();
         final Map<String, Long> waitsByThread = new HashMap<>();
         final Map<String, Long> waitSites = new HashMap<>();
     }
@@ -131,6 +132,7 @@ public final class JfrCost {
                     String allocated = e.getClass("objectClass").getName();
                     t.sites.merge(allocated + " " + site(e.getStackTrace()), weight, Long::sum);
                     t.layers.merge(layer(e.getStackTrace()), weight, Long::sum);
+                    t.callers.merge(recipeFrame(e.getStackTrace()), weight, Long::sum);
                 } else {
                     t.waitsByThread.merge(group(name), 1L, Long::sum);
                     t.waitSites.merge(group(name) + ": " + waitSite(e.getStackTrace()), 1L, Long::sum);
@@ -190,6 +192,24 @@ public final class JfrCost {
             }
         }
         return "at " + first;
+    }
+
+    /**
+     * The lock library's own frame nearest the allocation (zklock's, or Curator's recipes'):
+     * which of its calls made the allocation, in whatever layer below it happened.
+     */
+    private static String recipeFrame(RecordedStackTrace stack) {
+        if (stack == null) {
+            return "(no stack)";
+        }
+        for (RecordedFrame f : stack.getFrames()) {
+            String c = f.getMethod().getType().getName();
+            if ((c.startsWith("io.zklock") && !c.startsWith("io.zklock.benchmarks"))
+                    || c.startsWith("org.apache.curator.framework.recipes")) {
+                return frame(f);
+            }
+        }
+        return "(no lock library frame: ZooKeeper's or Curator's threads on their own)";
     }
 
     /** Which code asked for the allocation: the first frame outside the JDK, by library. */
@@ -259,6 +279,10 @@ public final class JfrCost {
                     perOp(t.layers, t.ops, "%.0f"));
             out.printf("top %d allocation sites (sampled bytes/op, share):%n", top);
             t.sites.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(top)
+                    .forEach(s -> out.printf(Locale.ROOT, "  %7.0f  %4.1f%%  %s%n", (double) s.getValue() / t.ops,
+                            100.0 * s.getValue() / Math.max(1, t.sampledBytes), s.getKey()));
+            out.printf("top %d lock library frames nearest the allocation (sampled bytes/op, share):%n", top);
+            t.callers.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(top)
                     .forEach(s -> out.printf(Locale.ROOT, "  %7.0f  %4.1f%%  %s%n", (double) s.getValue() / t.ops,
                             100.0 * s.getValue() / Math.max(1, t.sampledBytes), s.getKey()));
             out.println("where threads waited (waits/op):");

@@ -3,6 +3,7 @@ package io.zklock.core.internal;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import io.zklock.core.LeaseCaching;
 import io.zklock.core.LockException;
@@ -193,15 +194,20 @@ public final class LockContext {
      * recipe reports it while waiting ({@link LockException}), one never started as misuse.
      */
     public static void checkStarted(CuratorFramework client, String what) {
+        checkStarted(client, () -> what);
+    }
+
+    /** {@link #checkStarted(CuratorFramework, String)}, naming the request only if it is refused (no string per request). */
+    public static void checkStarted(CuratorFramework client, Supplier<String> what) {
         CuratorFrameworkState state = client.getState();
         if (state == CuratorFrameworkState.STOPPED) {
-            throw clientClosed(what);
+            throw clientClosed(what.get());
         }
         if (CuratorPort.authFailed(client)) {
-            throw Failures.of(what, KeeperException.Code.AUTHFAILED, null);
+            throw Failures.of(what.get(), KeeperException.Code.AUTHFAILED, null);
         }
         if (state != CuratorFrameworkState.STARTED) {
-            throw new IllegalStateException("the CuratorFramework client of " + what + " is " + state
+            throw new IllegalStateException("the CuratorFramework client of " + what.get() + " is " + state
                     + "; start it before acquiring");
         }
     }

@@ -120,7 +120,8 @@ public final class LockEngine {
 
     /** See {@link io.zklock.core.DistributedLock#acquire()}; never re-enters. */
     public Lease acquire() throws InterruptedException {
-        return Deadline.grantOfUnbounded(acquire(Deadline.unbounded()), "lock " + path());
+        Optional<Lease> granted = acquire(Deadline.unbounded());
+        return granted.isPresent() ? granted.get() : Deadline.grantOfUnbounded(granted, "lock " + path());
     }
 
     /** See {@link io.zklock.core.DistributedLock#tryAcquire(Duration)}; never re-enters. */
@@ -137,7 +138,8 @@ public final class LockEngine {
         if (local != null) {
             return Optional.of(local);
         }
-        return Blocking.await(start(deadline), outcome -> ZkLease.releaseAll(List.of(lease(outcome))), "acquisition of lock " + path())
+        return Blocking.await(start(deadline), outcome -> ZkLease.releaseAll(List.of(lease(outcome))),
+                        () -> "acquisition of lock " + path())
                 .map(this::handOut);
     }
 
@@ -164,7 +166,7 @@ public final class LockEngine {
 
     private Acquisition start(Deadline deadline) {
         AcquireTally tally = AcquireTally.begin(context);
-        tally.checkBeforeStart(context.client(), "lock " + path());
+        tally.checkBeforeStart(context.client(), () -> "lock " + path());
         return Acquisition.start(context, deadline, tally);
     }
 

@@ -137,7 +137,10 @@ public record LockNode(String name, String protectedId, String kind, long sequen
     public static List<LockNode> sorted(List<String> children) {
         List<LockNode> nodes = new ArrayList<>(children.size());
         for (String child : children) {
-            parse(child).ifPresent(nodes::add);
+            LockNode node = parsedOrNull(child);
+            if (node != null) {
+                nodes.add(node);
+            }
         }
         nodes.sort(QUEUE_ORDER);
         return nodes;
@@ -148,17 +151,22 @@ public record LockNode(String name, String protectedId, String kind, long sequen
      * thrown on, so a stray child in a lock directory is ignored.
      */
     public static Optional<LockNode> parse(String name) {
+        return Optional.ofNullable(parsedOrNull(name));
+    }
+
+    /** {@link #parse}, with null for a foreign name: no Optional per child of a listing. */
+    private static LockNode parsedOrNull(String name) {
         if (name == null) {
-            return Optional.empty();
+            return null;
         }
         int n = name.length();
         if (n <= KIND_START || !name.startsWith(PROTECTED_PREFIX) || !isUuid(name, UUID_START)
                 || name.charAt(KIND_START - 1) != '-') {
-            return Optional.empty();
+            return null;
         }
         int i = KIND_START;
         if (!isLowerLetter(name.charAt(i))) {
-            return Optional.empty();
+            return null;
         }
         do {
             i++;
@@ -168,17 +176,17 @@ public record LockNode(String name, String protectedId, String kind, long sequen
         if (i < n && name.charAt(i) == '.') {
             int end = numberEnd(name, i + 1);
             if (end < 0) {
-                return Optional.empty();
+                return null;
             }
             anchor = OptionalLong.of(Long.parseLong(name, i + 1, end, 10));
             i = end;
         }
         if (i >= n || name.charAt(i) != '-' || numberEnd(name, i + 1) != n) {
-            return Optional.empty();
+            return null;
         }
         long sequence = Long.parseLong(name, i + 1, n, 10);
-        return Optional.of(new LockNode(name, name.substring(UUID_START, UUID_START + UUID_LENGTH),
-                name.substring(KIND_START, kindEnd), sequence, anchor));
+        return new LockNode(name, name.substring(UUID_START, UUID_START + UUID_LENGTH),
+                name.substring(KIND_START, kindEnd), sequence, anchor);
     }
 
     /** Whether {@code s} holds a lower-case 8-4-4-4-12 hex uuid at {@code from}. */

@@ -112,7 +112,7 @@ public final class MultiLockEngine {
 
     /** Empty if not every lock is granted before {@code deadline}; then no node is left. */
     public Optional<List<Lease>> acquire(Deadline deadline) throws InterruptedException {
-        return Blocking.await(start(deadline), ZkLease::releaseAll, "multi-lock acquisition").map(List::copyOf);
+        return Blocking.await(start(deadline), ZkLease::releaseAll, () -> "multi-lock acquisition").map(List::copyOf);
     }
 
     /** Completes with the leases, or with TimeoutException; {@code cancel()} withdraws the request. */
@@ -132,7 +132,7 @@ public final class MultiLockEngine {
 
     private MultiAcquisition start(Deadline deadline) {
         AcquireTally tally = AcquireTally.beginMulti(contexts);
-        tally.checkBeforeStart(contexts.get(0).client(), what);
+        tally.checkBeforeStart(contexts.get(0).client(), () -> what);
         return MultiAcquisition.start(contexts, deadline, what, tally);
     }
 

@@ -1,8 +1,7 @@
 package io.zklock.core.internal.lease;
 
 import java.util.ArrayDeque;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Arrays;
 
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
@@ -25,8 +24,12 @@ public final class LeaseListeners {
     private static final Logger LOG = LoggerFactory.getLogger(LeaseListeners.class);
     private static final ThreadLocal<Boolean> TELLING = ThreadLocal.withInitial(() -> false);
 
-    private final List<LeaseListener> listeners = new CopyOnWriteArrayList<>();
-    private final ArrayDeque<LeaseState> pending = new ArrayDeque<>();     // guarded by itself
+    private static final LeaseListener[] NONE = {};
+
+    // a lease is made per grant and most have no listener: no list of its own until the first
+    // one is added; copied on add (under pending), read without a lock
+    private volatile LeaseListener[] listeners = NONE;
+    private final ArrayDeque<LeaseState> pending = new ArrayDeque<>(4);    // guarded by itself; rarely more than 2
     private boolean draining;                                              // guarded by pending
 
     /** @throws IllegalArgumentException if the listener is null */
@@ -34,7 +37,11 @@ public final class LeaseListeners {
         if (listener == null) {
             throw new IllegalArgumentException("listener is null");
         }
-        listeners.add(listener);
+        synchronized (pending) {
+            LeaseListener[] now = Arrays.copyOf(listeners, listeners.length + 1);
+            now[now.length - 1] = listener;
+            listeners = now;
+        }
     }
 
     /** Queues a change of the lease; called under the lease's monitor, in the order of its changes. */
@@ -67,10 +74,14 @@ public final class LeaseListeners {
 
     /** Tells every listener that {@code lease} is now {@code state}. */
     private void tell(Lease lease, LeaseState state) {
+        LeaseListener[] told = listeners;
+        if (told.length == 0) {
+            return;
+        }
         boolean nested = TELLING.get();
         TELLING.set(true);
         try {
-            for (LeaseListener listener : listeners) {
+            for (LeaseListener listener : told) {
                 try {
                     listener.stateChanged(lease, state);
                 } catch (RuntimeException e) {

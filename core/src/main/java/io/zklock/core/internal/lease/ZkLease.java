@@ -13,11 +13,11 @@ import io.zklock.core.LeaseState;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.request.Blocking;
 import io.zklock.core.internal.zk.Backoff;
+import io.zklock.core.internal.zk.NodePaths;
 import io.zklock.core.internal.zk.SessionListener;
 import io.zklock.core.internal.zk.Threads;
 import io.zklock.core.spi.LockNode;
 import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,7 +76,7 @@ public final class ZkLease implements Lease, SessionListener {
         this.nodePath = nodePath;
         this.fencingToken = fencingToken;
         this.sessionId = sessionId;
-        this.predecessor = predecessor(granting, ZKPaths.getNodeFromPath(nodePath));
+        this.predecessor = predecessor(granting, NodePaths.name(nodePath));
         this.notice = new GrantNotice(context.port(), nodePath, () -> phase != LeasePhase.HELD && phase != LeasePhase.SUSPENDED);
         this.revocation = new RevocationOptIn(context, this, this::deletedUnderUs);
         context.monitor().addListener(this);
@@ -219,7 +219,7 @@ public final class ZkLease implements Lease, SessionListener {
 
     /** The claimed delete succeeded, or found the node gone. */
     public void deletedByCaller() {
-        context.view().deleted(ZKPaths.getNodeFromPath(nodePath));
+        context.view().deleted(NodePaths.name(nodePath));
         context.monitor().removeListener(this);
         LeaseState released = move(LeasePhase::deleted);
         revocation.end();
@@ -357,7 +357,7 @@ public final class ZkLease implements Lease, SessionListener {
                 LOG.debug("could not issue the delete of lost lease node {}: {}", nodePath, error.toString());
             } else if ((reply.ok() || reply.noNode()) && orphanDeleted()) {
                 context.monitor().removeListener(this);
-                context.view().deleted(ZKPaths.getNodeFromPath(nodePath));
+                context.view().deleted(NodePaths.name(nodePath));
                 LOG.debug("deleted {}, the node of a lost lease ({})", nodePath, reply.rc());
             } else if (!reply.ok() && !reply.noNode()) {
                 LOG.debug("delete of lost lease node {} failed ({}); retried on reconnection", nodePath, reply.rc());

@@ -5,6 +5,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
@@ -94,7 +95,7 @@ public final class AcquireTally {
     }
 
     /** Checks that {@code client} can serve {@code what} before the request begins; a refusal is reported as FAILED. */
-    public void checkBeforeStart(CuratorFramework client, String what) {
+    public void checkBeforeStart(CuratorFramework client, Supplier<String> what) {
         try {
             LockContext.checkStarted(client, what);
         } catch (RuntimeException e) {

@@ -35,12 +35,13 @@ public final class Blocking {
 
     /**
      * Waits for the request's result: a grant is returned, a timeout is empty, a driver's refusal
-     * an IllegalStateException, anything else a LockException naming {@code what}. On an
+     * an IllegalStateException, anything else a LockException naming {@code what} (asked for then
+     * only, so that a request builds no message it does not need). On an
      * interrupt the request is withdrawn, a grant that beat the withdrawal is released, and the
      * cleanup (or the release's first delete) is waited for before InterruptedException is thrown.
      */
-    public static <T> Optional<T> await(Request<T> request, Function<? super T, CompletableFuture<?>> release, String what)
-            throws InterruptedException {
+    public static <T> Optional<T> await(Request<T> request, Function<? super T, CompletableFuture<?>> release,
+            Supplier<String> what) throws InterruptedException {
         CompletableFuture<T> result = request.result();
         try {
             if (Thread.interrupted()) {
@@ -60,7 +61,7 @@ public final class Blocking {
             if (cause instanceof IllegalStateException) {
                 throw new IllegalStateException(cause.getMessage(), cause);   // refused by a driver
             }
-            throw new LockException(what + " failed: " + cause.getMessage(), cause);
+            throw new LockException(what.get() + " failed: " + cause.getMessage(), cause);
         }
     }
 

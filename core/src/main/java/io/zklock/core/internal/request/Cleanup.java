@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.Backoff;
+import io.zklock.core.internal.zk.NodePaths;
 import io.zklock.core.internal.zk.Threads;
 import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.LockNode;
@@ -39,7 +40,7 @@ public final class Cleanup {
                     LOG.warn("could not delete {}", path, error);
                 }
             } else if (reply.ok() || reply.noNode()) {
-                context.view().deleted(ZKPaths.getNodeFromPath(path));
+                context.view().deleted(NodePaths.name(path));
             }
             return null;
         });

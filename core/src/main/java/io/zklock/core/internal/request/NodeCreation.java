@@ -8,6 +8,7 @@ import io.zklock.core.LockException;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.Backoff;
 import io.zklock.core.internal.zk.DirectoryView;
+import io.zklock.core.internal.zk.NodePaths;
 import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.Deadline;
 import io.zklock.core.spi.LockNode;
@@ -273,7 +274,7 @@ final class NodeCreation {
 
     /** Our node exists; with no Stat, one exists() reads its token and session first. */
     private void obtained(String path, Stat stat, QueuedNode.Known known) {
-        Optional<LockNode> node = LockNode.parse(ZKPaths.getNodeFromPath(path));
+        Optional<LockNode> node = LockNode.parse(NodePaths.name(path));
         if (node.isEmpty()) {
             leftover = new Leftover.Node(path);
             fail(new LockException("created node " + path + " has an unexpected name"));

@@ -143,9 +143,18 @@ public final class CuratorPort implements ZkPort {
         }
     }
 
+    /**
+     * What {@code ZKPaths.fixForNamespace} gives for a valid path, without validating it again
+     * (a char array per call on the hot path): the engine's paths are its lock directory,
+     * checked when the lock was made, and paths under it.
+     */
     @Override
     public String serverPath(String path) {
-        return ZKPaths.fixForNamespace(client.getNamespace(), path);
+        String namespace = client.getNamespace();
+        if (namespace == null || namespace.isEmpty()) {
+            return path;
+        }
+        return path.equals("/") ? "/" + namespace : "/" + namespace + path;
     }
 
     @Override

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Set;
 
 import io.zklock.core.spi.LockNode;
-import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
@@ -99,7 +98,7 @@ public final class DirectoryView {
     /** The reply of a plain create by {@code session}, on the event thread. */
     public void plainCreate(long session, ZkPort.Reply reply) {
         if (reply.ok() && reply.path() != null) {
-            LockNode.parse(ZKPaths.getNodeFromPath(reply.path())).ifPresent(node -> plainCreate(session, (int) node.sequence()));
+            LockNode.parse(NodePaths.name(reply.path())).ifPresent(node -> plainCreate(session, (int) node.sequence()));
         }
     }
 
@@ -128,7 +127,7 @@ public final class DirectoryView {
             return null;
         }
         Stat directory = ((OpResult.SetDataResult) reply.results().get(0)).getStat();
-        String name = ZKPaths.getNodeFromPath(((OpResult.CreateResult) reply.results().get(1)).getPath());
+        String name = NodePaths.name(((OpResult.CreateResult) reply.results().get(1)).getPath());
         return LockNode.parse(name).map(node -> created(session, directory, name, (int) node.sequence())).orElse(null);
     }
 
