@@ -186,7 +186,21 @@ public record LockNode(String name, String protectedId, String kind, long sequen
         }
         long sequence = Long.parseLong(name, i + 1, n, 10);
         return new LockNode(name, name.substring(UUID_START, UUID_START + UUID_LENGTH),
-                name.substring(KIND_START, kindEnd), sequence, anchor);
+                kind(name, kindEnd), sequence, anchor);
+    }
+
+    /** Kinds most listings are made of: parsed to these very strings, not to a new copy per child. */
+    private static final String[] COMMON_KINDS = {"lock", "read", "write"};
+
+    /** The kind in {@code name} (from {@code KIND_START} to {@code kindEnd}). */
+    private static String kind(String name, int kindEnd) {
+        int length = kindEnd - KIND_START;
+        for (String common : COMMON_KINDS) {
+            if (common.length() == length && name.startsWith(common, KIND_START)) {
+                return common;
+            }
+        }
+        return name.substring(KIND_START, kindEnd);
     }
 
     /** Whether {@code s} holds a lower-case 8-4-4-4-12 hex uuid at {@code from}. */
