@@ -24,7 +24,10 @@ import org.apache.curator.test.TestingServer;
  *
  * <p>Arguments: {@code --quick} (short rounds and tiny scale sizes: a smoke run, its timings
  * mean nothing), {@code --scenario N[,N...]} (only scenario N and those named N plus letters,
- * e.g. {@code 7} for 7a-7c) and the sizes of the scale scenarios 8-11 ({@link Options#USAGE}).
+ * e.g. {@code 7} for 7a-7c), the sizes of the scale scenarios 8-11 ({@link Options#USAGE}) and
+ * {@code --jfr FILE}: a JFR recording of the run with a {@link RoundEvent} per measured round,
+ * which {@link JfrCost} reads. Each round also counts the client threads' allocated bytes and
+ * waits ({@link ClientCost}), printed per operation under the table with or without JFR.
  */
 public final class Benchmarks {
     private static final String[] SIDES = {"zklock", "Curator"};
