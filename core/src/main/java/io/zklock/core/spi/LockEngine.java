@@ -134,11 +134,37 @@ public final class LockEngine {
             throw new InterruptedException();
         }
         Lease local = local();
+        boolean leads = false;
+        if (local == null && cache != null && !deadline.isSingleAttempt()) {
+            if (cache.sharedLocally()) {       // wait for another local reader's node rather than queue one more
+                while (local == null && !leads) {
+                    CompletableFuture<Void> inFlight = cache.leadOrJoin();
+                    if (inFlight == null) {
+                        leads = true;
+                    } else if (!LeaseCache.awaitUntil(inFlight, deadline)) {
+                        return Optional.empty();
+                    } else {
+                        local = local();
+                    }
+                }
+            } else {                           // wait for a local lease to close while every permit is taken
+                local = cache.awaitLocal(context, context.caching().idle(), deadline);
+                if (local == null && deadline.hasExpired()) {
+                    return Optional.empty();
+                }
+            }
+        }
         if (local != null) {
             return Optional.of(local);
         }
-        return Blocking.await(start(deadline), outcome -> ZkLease.releaseAll(List.of(lease(outcome))), "acquisition of lock " + path())
-                .map(this::handOut);
+        try {
+            return Blocking.await(start(deadline), outcome -> ZkLease.releaseAll(List.of(lease(outcome))), "acquisition of lock " + path())
+                    .map(this::handOut);
+        } finally {
+            if (leads) {
+                cache.leadEnded();
+            }
+        }
     }
 
     /** See {@link io.zklock.core.DistributedLock#acquireAsync(Duration)}. */

@@ -1,14 +1,20 @@
 package io.zklock.core.internal.lease;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.zklock.core.Lease;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.Threads;
+import io.zklock.core.spi.Deadline;
 import io.zklock.core.spi.LockNode;
 import org.apache.curator.utils.ZKPaths;
 import org.slf4j.Logger;
@@ -52,6 +58,8 @@ public final class LeaseCache {
 
     private final boolean sharedLocally;
     private final List<Entry> entries = new ArrayList<>();    // guarded by this
+    private final Deque<CompletableFuture<Entry>> waiters = new ArrayDeque<>();   // guarded by this: local waits, oldest first
+    private CompletableFuture<Void> leading;   // guarded by this: a shared cache's acquisition through ZooKeeper in flight
 
     private LeaseCache(boolean sharedLocally) {
         this.sharedLocally = sharedLocally;
@@ -137,8 +145,68 @@ public final class LeaseCache {
                     idle.add(e);
                 }
             }
+            releaseWaitsIfNothingToWaitFor();
         }
         idle.forEach(e -> e.base.close());
+    }
+
+    /**
+     * For a cache of nodes shared locally (read nodes): makes the calling thread the one whose
+     * acquisition through ZooKeeper the others wait for, or tells it whose to wait for. Readers
+     * of one process that miss the cache at once then queue one node, not one each: the node
+     * is granted to all of them (readers hold together), at the time each one's own node
+     * would have been granted, as it would have queued right behind it.
+     *
+     * @return null if the caller now leads (it calls {@link #leadEnded()} once its acquisition
+     *         ended, after its grant is adopted); otherwise the acquisition in flight, completed
+     *         when it ends (the caller then tries the cache again)
+     */
+    public synchronized CompletableFuture<Void> leadOrJoin() {
+        if (leading == null) {
+            leading = new CompletableFuture<>();
+            return null;
+        }
+        return leading;
+    }
+
+    /** The leading acquisition ended (granted and adopted, timed out or failed): the others try again. */
+    public void leadEnded() {
+        CompletableFuture<Void> ended;
+        synchronized (this) {
+            ended = leading;
+            leading = null;
+        }
+        if (ended != null) {
+            ended.complete(null);
+        }
+    }
+
+    /**
+     * Waits for {@code future} to complete until {@code deadline}; its outcome is not looked at.
+     *
+     * @param future what to wait for
+     * @param deadline when to stop waiting
+     * @return true if it completed, false if the deadline passed first
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public static boolean awaitUntil(CompletableFuture<?> future, Deadline deadline) throws InterruptedException {
+        try {
+            if (deadline.isUnbounded()) {
+                future.get();
+            } else {
+                future.get(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
+            }
+            return true;
+        } catch (ExecutionException e) {
+            return true;
+        } catch (TimeoutException e) {
+            return future.isDone();
+        }
+    }
+
+    /** {@return whether one node serves any number of local leases at once (read nodes)} */
+    public boolean sharedLocally() {
+        return sharedLocally;
     }
 
     /** {@return how many nodes the cache holds, in use or idle} */
@@ -153,6 +221,12 @@ public final class LeaseCache {
                 return false;
             }
             if (!e.askedBack && entries.contains(e) && e.base.isHeldAndKept() && e.young()) {
+                CompletableFuture<Entry> next = waiters.poll();
+                if (next != null) {
+                    e.inUse = 1;               // straight to the oldest local wait, never idle
+                    next.complete(e);
+                    return false;
+                }
                 e.idleSince = System.nanoTime();
                 e.idle = idle.toNanos();
                 if (e.timer == null) {         // one timer per idle stretch, not one per local close
@@ -161,14 +235,113 @@ public final class LeaseCache {
                 return false;
             }
             entries.remove(e);
+            releaseWaitsIfNothingToWaitFor();
         }
         e.base.close();
         return true;
     }
 
+    /**
+     * A local wait for an entry in use (see LocalWait): for a cache of one-at-a-time nodes
+     * whose every entry is in use, none asked back, and while every permit of the lock is taken
+     * (the directory check), the thread waits for a local lease to close and takes its node
+     * over, with no request but the check's. Null means "queue a node as usual": nothing to wait
+     * for, a permit may be free, a waiter queued, an entry asked back or lost, or the deadline
+     * passed (the caller's own deadline check then times out).
+     *
+     * @param context the caching context (for the directory check)
+     * @param idle how long the node is kept once this lease and the others on it close
+     * @param deadline when to stop waiting
+     * @return a lease on a cached node, or null
+     * @throws InterruptedException if interrupted while waiting (nothing is kept for it)
+     */
+    public Lease awaitLocal(LockContext context, Duration idle, Deadline deadline) throws InterruptedException {
+        if (sharedLocally || deadline.isSingleAttempt() || deadline.hasExpired()) {
+            return null;
+        }
+        CompletableFuture<Entry> handed = new CompletableFuture<>();
+        Entry now = null;
+        synchronized (this) {
+            for (Entry e : entries) {
+                if (e.admits()) {
+                    e.inUse++;
+                    now = e;
+                    break;
+                }
+            }
+            if (now == null) {
+                if (!anyToWaitFor()) {
+                    return null;
+                }
+                waiters.add(handed);
+            }
+        }
+        if (now != null) {
+            Entry e = now;
+            return e.views.newView(() -> closeOne(e, idle));
+        }
+        LocalWait check = new LocalWait(context, () -> giveUp(handed));
+        check.start();
+        Entry e;
+        try {
+            e = deadline.isUnbounded() ? handed.get() : handed.get(deadline.remainingNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | InterruptedException t) {
+            synchronized (this) {
+                if (waiters.remove(handed)) {
+                    handed.complete(null);
+                }
+            }
+            Entry late = handed.getNow(null);
+            if (t instanceof InterruptedException ie) {
+                if (late != null) {
+                    closeOne(late, idle);      // handed over as we were interrupted: give it on
+                }
+                throw ie;
+            }
+            e = late;
+        } catch (ExecutionException impossible) {
+            throw new IllegalStateException(impossible);
+        } finally {
+            check.end();
+        }
+        if (e == null) {
+            return null;
+        }
+        Entry granted = e;
+        LOG.trace("{} handed over locally", granted.base.nodePath());
+        return granted.views.newView(() -> closeOne(granted, idle));
+    }
+
+    private void giveUp(CompletableFuture<Entry> handed) {
+        synchronized (this) {
+            if (waiters.remove(handed)) {
+                handed.complete(null);
+            }
+        }
+    }
+
+    /** Whether a local wait has an entry to wait for: one in use that may be kept. Under the monitor. */
+    private boolean anyToWaitFor() {
+        for (Entry e : entries) {
+            if (e.inUse > 0 && !e.askedBack && e.base.isHeldAndKept() && e.young()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Local waits go to ZooKeeper once no entry is left to wait for. Under the monitor. */
+    private void releaseWaitsIfNothingToWaitFor() {
+        if (!waiters.isEmpty() && !anyToWaitFor()) {
+            waiters.forEach(w -> w.complete(null));
+            waiters.clear();
+        }
+    }
+
     private void askedBack(Entry e) {
         synchronized (this) {
             e.askedBack = true;
+            releaseWaitsIfNothingToWaitFor();  // a waiter queued: local waits queue behind it
             if (e.inUse > 0 || !entries.remove(e)) {
                 return;                        // released when its leases close, or already gone
             }
@@ -200,6 +373,7 @@ public final class LeaseCache {
         synchronized (this) {
             entries.remove(e);
             e.cancelTimer();
+            releaseWaitsIfNothingToWaitFor();
         }
     }
 

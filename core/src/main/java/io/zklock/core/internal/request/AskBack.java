@@ -38,11 +38,14 @@ final class AskBack {
     private static final Logger LOG = LoggerFactory.getLogger(AskBack.class);
     private static final int MAX_TRIES = 3;
     private static final long RETRY_MS = 500;
+    /** How long a waiter of a lock of several holders waits on the nodes it needs before asking every cached one ahead. */
+    static final long ESCALATE_MS = 25;
 
     private final LockContext context;
     private final LockNode ours;
     private final Set<String> asked = ConcurrentHashMap.newKeySet();
     private volatile boolean stopped;
+    private boolean escalating;                // guarded by the wait's lock: the escalation is scheduled
 
     AskBack(LockContext context, LockNode ours) {
         this.context = context;
@@ -56,14 +59,33 @@ final class AskBack {
      * @return how many were asked now
      */
     int ask(List<LockNode> sorted) {
+        int index = sorted.indexOf(ours);
+        int need = context.maxLeases() > 1 ? index - context.maxLeases() + 1 : Integer.MAX_VALUE;
+        int n = ask(sorted, need);
+        if (need < Integer.MAX_VALUE && !escalating) {
+            escalating = true;                 // the rest of them if the wait lasts: no permit idle past ESCALATE_MS
+            Threads.TIMER.schedule(() -> {
+                if (!stopped) {
+                    ask(sorted, Integer.MAX_VALUE);
+                }
+            }, ESCALATE_MS, TimeUnit.MILLISECONDS);
+        }
+        return n;
+    }
+
+    /** Asks the first {@code need} cached nodes ahead that conflict with ours, those not asked yet. */
+    private int ask(List<LockNode> sorted, int need) {
         int n = 0;
         for (LockNode node : sorted) {
-            if (node.equals(ours)) {
+            if (node.equals(ours) || need <= 0) {
                 break;
             }
-            if (node.caches() && context.driver().conflicts(node, ours) && asked.add(node.name())) {
-                read(node.name(), 1);
-                n++;
+            if (node.caches() && context.driver().conflicts(node, ours)) {
+                need--;
+                if (asked.add(node.name())) {
+                    read(node.name(), 1);
+                    n++;
+                }
             }
         }
         return n;
@@ -102,6 +124,7 @@ final class AskBack {
             if (error != null || reply.connectionTrouble()) {
                 retryLater(name);
             } else if (reply.rc() == KeeperException.Code.BADVERSION) {
+
                 if (attempt < MAX_TRIES) {
                     read(name, attempt + 1);
                 } else {
