@@ -38,8 +38,11 @@ final class AskBack {
     private static final Logger LOG = LoggerFactory.getLogger(AskBack.class);
     private static final int MAX_TRIES = 3;
     private static final long RETRY_MS = 500;
-    /** How long a waiter of a lock of several holders waits on the nodes it needs before asking every cached one ahead. */
-    static final long ESCALATE_MS = 25;
+    /**
+     * How long a waiter of a lock of several holders waits on the nodes it needs before asking
+     * every cached one ahead. Not final only so that a test can lengthen it.
+     */
+    static volatile long escalateMs = 25;
 
     private final LockContext context;
     private final LockNode ours;
@@ -63,12 +66,12 @@ final class AskBack {
         int need = context.maxLeases() > 1 ? index - context.maxLeases() + 1 : Integer.MAX_VALUE;
         int n = ask(sorted, need);
         if (need < Integer.MAX_VALUE && !escalating) {
-            escalating = true;                 // the rest of them if the wait lasts: no permit idle past ESCALATE_MS
+            escalating = true;                 // the rest of them if the wait lasts: no permit idle past escalateMs
             Threads.TIMER.schedule(() -> {
                 if (!stopped) {
                     ask(sorted, Integer.MAX_VALUE);
                 }
-            }, ESCALATE_MS, TimeUnit.MILLISECONDS);
+            }, escalateMs, TimeUnit.MILLISECONDS);
         }
         return n;
     }
