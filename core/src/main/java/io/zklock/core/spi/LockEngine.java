@@ -68,6 +68,19 @@ public final class LockEngine {
         this.cache = context.caching().isOn() ? LeaseCache.of(context) : null;
     }
 
+    /**
+     * How many threads of this JVM wait, with caching on, for a node their own client holds or
+     * is queueing instead of queueing one of their own: a semaphore's thread waiting for a
+     * permit its client holds in use while every permit is taken, a reader waiting for the read
+     * node another reader of its client is queueing. Each is a request waiting as a queued node
+     * would; tests that wait for requests to queue count them.
+     *
+     * @return the number of such threads now
+     */
+    public static int threadsWaitingLocally() {
+        return LeaseCache.threadsWaitingLocally();
+    }
+
     /** {@return whether, and how long, this engine's nodes are kept after use} */
     public LeaseCaching caching() {
         return context.caching();
@@ -147,7 +160,7 @@ public final class LockEngine {
                         local = local();
                     }
                 }
-            } else {                           // wait for a local lease to close while every permit is taken
+            } else {                           // a permit: wait for a local lease to close while every permit is taken
                 local = cache.awaitLocal(context, context.caching().idle(), deadline);
                 if (local == null && deadline.hasExpired()) {
                     return Optional.empty();

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Waits inside one client for what its cache holds, on a real server: a thread that wants a
- * busy cached permit while every permit is taken waits for it locally (no node queued) and
+ * busy cached permit (of a semaphore's shape; a mutex's threads queue nodes) while every permit
+ * is taken waits for it locally (no node queued) and
  * takes the node over at its close; it queues a node at once when a permit is free, when a
  * waiter of another client asks the node back (and then queues behind that waiter), and when
  * the session, the node or the directory goes. Readers of one client that miss the cache
@@ -61,6 +62,14 @@ class LocalLeaseWaitTest {
         return new LockEngine(client, path, "sem", FIRST_N, max, HOUR, false);
     }
 
+    /** Both permits of a semaphore of 2, taken by {@code engine}'s client: the first lease, then the second. */
+    private static List<Lease> bothPermits(LockEngine engine) throws InterruptedException {
+        Lease one = engine.acquire();
+        Lease two = engine.acquire();
+        assertNotEquals(one.nodePath(), two.nodePath(), "a permit free: the second thread queued a node");
+        return List.of(one, two);
+    }
+
     private static CompletableFuture<Optional<Lease>> inThread(LockEngine engine, Duration timeout) {
         return CompletableFuture.supplyAsync(() -> {
             try {
@@ -86,8 +95,10 @@ class LocalLeaseWaitTest {
             ZkProbe probe = new ZkProbe(server.getPort());
             long requests = probe.requestsDuring(() -> {
                 CompletableFuture<Optional<Lease>> third = inThread(engine, Duration.ofSeconds(20));
-                Thread.sleep(300);
+                Await.until("a third thread waits locally", Duration.ofSeconds(10), () -> LockEngine.threadsWaitingLocally() == 1);
+                Thread.sleep(300);             // its listing answered: it still waits
                 assertFalse(third.isDone(), "every permit is taken");
+                assertEquals(1, LockEngine.threadsWaitingLocally());
                 assertEquals(2, ZkTesting.children(client, "/w/a").size(), "no node queued");
                 one.close();
                 Lease handed = third.get(10, TimeUnit.SECONDS).orElseThrow();
@@ -96,8 +107,8 @@ class LocalLeaseWaitTest {
                 assertEquals(LeaseState.HELD, handed.state());
                 handed.close();
             });
-            // the listing, the removal of its watch, and the two listings of ZkTesting.children
-            assertTrue(requests <= 5, "a local wait sent " + requests + " packets");
+            // the listing, the removal of its watch, the listing of ZkTesting.children, a ping at most
+            assertTrue(requests <= 4, "a local wait sent " + requests + " packets");
             two.close();
         }
     }
@@ -108,23 +119,24 @@ class LocalLeaseWaitTest {
         try (TestingServer server = new TestingServer(true);
              CuratorFramework a = ZkTesting.client(server.getConnectString(), 60_000);
              CuratorFramework b = ZkTesting.client(server.getConnectString(), 60_000)) {
-            LockEngine engineA = new LockEngine(a, "/w/b", "lock", LockDriver.EXCLUSIVE, 1, HOUR, false);
-            LockEngine engineB = new LockEngine(b, "/w/b", "lock", LockDriver.EXCLUSIVE, 1, LeaseCaching.off(), false);
-            Lease held = engineA.acquire();
+            LockEngine engineA = permits(a, "/w/b", 2);
+            LockEngine engineB = new LockEngine(b, "/w/b", "sem", FIRST_N, 2, LeaseCaching.off(), false);
+            List<Lease> held = bothPermits(engineA);
             CompletableFuture<Optional<Lease>> local = inThread(engineA, Duration.ofSeconds(30));
-            Thread.sleep(300);
-            assertEquals(1, ZkTesting.children(a, "/w/b").size(), "the second thread of a waits locally");
+            Await.until("a's third thread waits locally", Duration.ofSeconds(10), () -> LockEngine.threadsWaitingLocally() == 1);
+            assertEquals(2, ZkTesting.children(a, "/w/b").size(), "no node queued");
             CompletableFuture<Optional<Lease>> rival = inThread(engineB, Duration.ofSeconds(30));
             Await.until("a's local waiter queued behind b's node", Duration.ofSeconds(10),
-                    () -> ZkTesting.children(a, "/w/b").size() == 3);
-            held.close();
+                    () -> ZkTesting.children(a, "/w/b").size() == 4);
+            held.get(0).close();
             Lease bLease = rival.get(10, TimeUnit.SECONDS).orElseThrow();
-            assertTrue(bLease.fencingToken() > held.fencingToken());
+            assertTrue(bLease.fencingToken() > held.get(1).fencingToken());
             assertFalse(local.isDone(), "a's waiter queued behind b");
             bLease.close();
             Lease aLease = local.get(10, TimeUnit.SECONDS).orElseThrow();
             assertTrue(aLease.fencingToken() > bLease.fencingToken(), "FIFO across clients");
             aLease.close();
+            held.get(1).close();
         }
     }
 
@@ -133,18 +145,18 @@ class LocalLeaseWaitTest {
     void aLocalWaitEndsWithTheSessionAndTheWaiterQueuesANode() throws Exception {
         try (TestingServer server = new TestingServer(true);
              CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000)) {
-            LockEngine engine = permits(client, "/w/c", 1);
-            Lease held = engine.acquire();
+            LockEngine engine = permits(client, "/w/c", 2);
+            List<Lease> held = bothPermits(engine);
             CompletableFuture<Optional<Lease>> local = inThread(engine, Duration.ofSeconds(30));
-            Thread.sleep(300);
-            assertFalse(local.isDone());
+            Await.until("a third thread waits locally", Duration.ofSeconds(10), () -> LockEngine.threadsWaitingLocally() == 1);
             KillSession.kill(client.getZookeeperClient().getZooKeeper());
-            Await.until("the lease in use lost", Duration.ofSeconds(20), () -> held.state() == LeaseState.LOST);
+            Await.until("the leases in use lost", Duration.ofSeconds(20),
+                    () -> held.stream().allMatch(l -> l.state() == LeaseState.LOST));
             Lease next = local.get(20, TimeUnit.SECONDS).orElseThrow();
-            assertNotEquals(held.nodePath(), next.nodePath());
+            assertFalse(held.stream().anyMatch(l -> l.nodePath().equals(next.nodePath())));
             assertEquals(LeaseState.HELD, next.state());
-            assertTrue(next.fencingToken() > held.fencingToken());
-            held.close();
+            assertTrue(next.fencingToken() > held.get(1).fencingToken());
+            held.forEach(Lease::close);
             next.close();
         }
     }
@@ -154,19 +166,20 @@ class LocalLeaseWaitTest {
     void aLocalWaitLivesThroughAConnectionLoss() throws Exception {
         try (TestingServer server = new TestingServer(true);
              CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000)) {
-            LockEngine engine = permits(client, "/w/d", 1);
-            Lease held = engine.acquire();
+            LockEngine engine = permits(client, "/w/d", 2);
+            List<Lease> held = bothPermits(engine);
             CompletableFuture<Optional<Lease>> local = inThread(engine, Duration.ofSeconds(40));
-            Thread.sleep(300);
+            Await.until("a third thread waits locally", Duration.ofSeconds(10), () -> LockEngine.threadsWaitingLocally() == 1);
             server.stop();
             Thread.sleep(500);
             server.restart();
-            Await.until("reconnected and the lease held again", Duration.ofSeconds(20), () -> held.state() == LeaseState.HELD);
-            held.close();
+            Await.until("reconnected and the leases held again", Duration.ofSeconds(20),
+                    () -> held.stream().allMatch(l -> l.state() == LeaseState.HELD));
+            held.get(0).close();
             Lease next = local.get(30, TimeUnit.SECONDS).orElseThrow();
             assertEquals(LeaseState.HELD, next.state());
-            assertTrue(next.fencingToken() >= held.fencingToken());
             next.close();
+            held.get(1).close();
             engine.releaseCached();
             Await.until("nothing left", Duration.ofSeconds(10), () -> ZkTesting.children(client, "/w/d").isEmpty());
         }
@@ -178,18 +191,20 @@ class LocalLeaseWaitTest {
         try (TestingServer server = new TestingServer(true);
              CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000);
              CuratorFramework operator = ZkTesting.client(server.getConnectString(), 60_000)) {
-            LockEngine engine = permits(client, "/w/e", 1);
-            Lease held = engine.acquire();
+            LockEngine engine = permits(client, "/w/e", 2);
+            List<Lease> held = bothPermits(engine);
             CompletableFuture<Optional<Lease>> local = inThread(engine, Duration.ofSeconds(30));
-            Thread.sleep(300);
-            assertFalse(local.isDone());
-            operator.delete().forPath(held.nodePath());
-            operator.delete().forPath("/w/e");
-            Await.until("the lease in use lost", Duration.ofSeconds(20), () -> held.state() == LeaseState.LOST);
+            Await.until("a third thread waits locally", Duration.ofSeconds(10), () -> LockEngine.threadsWaitingLocally() == 1);
+            operator.transaction().forOperations(          // the nodes and the directory at once, as a reaper after a forced revoke
+                    operator.transactionOp().delete().forPath(held.get(0).nodePath()),
+                    operator.transactionOp().delete().forPath(held.get(1).nodePath()),
+                    operator.transactionOp().delete().forPath("/w/e"));
+            Await.until("the leases in use lost", Duration.ofSeconds(20),
+                    () -> held.stream().allMatch(l -> l.state() == LeaseState.LOST));
             Lease next = local.get(20, TimeUnit.SECONDS).orElseThrow();
             assertEquals(LeaseState.HELD, next.state());
-            assertNotEquals(held.nodePath(), next.nodePath());
-            held.close();
+            assertFalse(held.stream().anyMatch(l -> l.nodePath().equals(next.nodePath())));
+            held.forEach(Lease::close);
             next.close();
         }
     }
@@ -199,15 +214,17 @@ class LocalLeaseWaitTest {
     void aLocalWaitTimesOutWithNothingQueued() throws Exception {
         try (TestingServer server = new TestingServer(true);
              CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000)) {
-            LockEngine engine = permits(client, "/w/f", 1);
-            Lease held = engine.acquire();
+            LockEngine engine = permits(client, "/w/f", 2);
+            List<Lease> held = bothPermits(engine);
             Optional<Lease> none = inThread(engine, Duration.ofMillis(300)).get(10, TimeUnit.SECONDS);
             assertTrue(none.isEmpty());
-            assertEquals(1, ZkTesting.children(client, "/w/f").size());
-            held.close();
+            assertEquals(2, ZkTesting.children(client, "/w/f").size());
+            assertEquals(0, LockEngine.threadsWaitingLocally());
+            held.get(0).close();
             try (Lease again = engine.acquire()) {
-                assertEquals(held.nodePath(), again.nodePath(), "the node was kept, not handed to a gone waiter");
+                assertEquals(held.get(0).nodePath(), again.nodePath(), "the node was kept, not handed to a gone waiter");
             }
+            held.get(1).close();
         }
     }
 
@@ -223,7 +240,7 @@ class LocalLeaseWaitTest {
             CompletableFuture<Optional<Lease>> r1 = inThread(reads, Duration.ofSeconds(30));
             CompletableFuture<Optional<Lease>> r2 = inThread(reads, Duration.ofSeconds(30));
             Await.until("a read node queued", Duration.ofSeconds(10), () -> ZkTesting.children(a, "/w/g").size() == 2);
-            Thread.sleep(300);
+            Await.until("the other reader waits for it", Duration.ofSeconds(10), () -> LockEngine.threadsWaitingLocally() == 1);
             assertEquals(2, ZkTesting.children(a, "/w/g").size(), "one read node for both readers");
             writer.close();
             Lease one = r1.get(10, TimeUnit.SECONDS).orElseThrow();

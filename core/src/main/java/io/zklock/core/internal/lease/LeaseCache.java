@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.zklock.core.Lease;
 import io.zklock.core.internal.LockContext;
@@ -37,18 +38,39 @@ import org.slf4j.LoggerFactory;
  *             with no request: a new view of the base (HoldLease), same token. The age limit
  *             bounds what a waiter that cannot ask (its ask refused, e.g. by a per-client ACL)
  *             waits for a node its holder keeps re-granting.
+ *   WAIT      a thread that finds no entry to take:
+ *             - permits (awaitLocal; one-at-a-time nodes of a lock of several holders, the
+ *               semaphore's; a mutex's thread queues a node, so the mutex's grants follow
+ *               the order its waiters started in): while an entry is in use, not asked and kept,
+ *               the thread waits for its close (a local wait, oldest first) instead of queueing
+ *               a node, as long as every permit of the lock is taken: LocalWait lists the
+ *               directory with a watch, and fewer nodes than maxLeases, any change of the
+ *               children, or any failure sends the thread to ZooKeeper (a free permit never
+ *               sits idle while it waits; a node queued by another client comes with its
+ *               ask). An ask, a loss or the end of the last entry to wait for sends every
+ *               local wait to ZooKeeper, where it queues behind the asker (FIFO across
+ *               processes); a waiter never waits longer than the leases in use at that moment.
+ *             - shared nodes (leadOrJoin): one thread queues a node, the others that miss
+ *               meanwhile wait for its acquisition to end and try the cache again, so readers
+ *               of one process that miss together (an ask sent them to ZooKeeper) queue one
+ *               node, granted to all of them when each one's own would have been.
  *   CLOSE     the last local lease of an entry closes: asked back, the cache cleared, or the
  *             node not HELD (cut off: a lease is never RELEASED while its node may live on, and
  *             a node whose session may be ending is not worth keeping): the base is released
- *             (the view follows it until the node is gone); otherwise the entry goes idle and a
- *             timer releases it after the idle period.
+ *             (the view follows it until the node is gone); otherwise, with a local wait, the
+ *             entry goes to the oldest one (still in use: no idle moment, no request); else the
+ *             entry goes idle and a timer releases it after the idle period.
  *   ASKED     a waiter's ask-back (AskBack), or an operator's revocation request, marks the
- *             entry: nothing more is granted on it; idle, it is released at once. Only the
- *             operator's request reaches the leases' own revocation handlers.
+ *             entry: nothing more is granted on it; idle, it is released at once. The entry
+ *             hears it at the data event of the write (RevocationWatch): any write into a
+ *             cached node means "let it go", so the delete does not wait for the read of the
+ *             node. Only the operator's request reaches the leases' own revocation handlers.
  *   FINAL     the base LOST (session loss, forced deletion) or RELEASED: the entry is dropped;
  *             the views in use hear LOST through their base.
- * Serialisation: the entries and each entry's count, flag and timer are guarded by the cache's
- * monitor; releases and ZooKeeper calls are made after it is let go.
+ * Serialisation: the entries, each entry's count, flag and timer, the local waits and the
+ * leading acquisition are guarded by the cache's monitor; releases, ZooKeeper calls and the
+ * completion of a local wait's future (its thread takes the view) are made after it is let go,
+ * except a hand-over at a close, which completes the future under it (nothing runs on it).
  */
 /** The lease cache of one client and lock directory; see the comment above. */
 public final class LeaseCache {
@@ -56,13 +78,18 @@ public final class LeaseCache {
     /** How many idle periods after its grant a node is granted again locally at most. */
     static final int MAX_LIFE_IN_IDLE_PERIODS = 10;
 
+    /** Threads of this JVM in a local wait (awaitLocal) or waiting for another local reader's node. */
+    private static final AtomicInteger WAITING_LOCALLY = new AtomicInteger();
+
     private final boolean sharedLocally;
+    private final boolean waitsLocally;        // one-at-a-time nodes of a lock of several holders (permits)
     private final List<Entry> entries = new ArrayList<>();    // guarded by this
     private final Deque<CompletableFuture<Entry>> waiters = new ArrayDeque<>();   // guarded by this: local waits, oldest first
     private CompletableFuture<Void> leading;   // guarded by this: a shared cache's acquisition through ZooKeeper in flight
 
-    private LeaseCache(boolean sharedLocally) {
+    private LeaseCache(boolean sharedLocally, int maxLeases) {
         this.sharedLocally = sharedLocally;
+        this.waitsLocally = !sharedLocally && maxLeases > 1;
     }
 
     /**
@@ -74,7 +101,7 @@ public final class LeaseCache {
     public static LeaseCache of(LockContext context) {
         String key = "lease-cache\n" + context.port().serverPath(context.path()) + "\n" + context.namePrefix()
                 + "\n" + context.maxLeases();
-        return context.monitor().shared(key, () -> new LeaseCache(context.sharedLocally()));
+        return context.monitor().shared(key, () -> new LeaseCache(context.sharedLocally(), context.maxLeases()));
     }
 
     /**
@@ -190,6 +217,7 @@ public final class LeaseCache {
      * @throws InterruptedException if interrupted while waiting
      */
     public static boolean awaitUntil(CompletableFuture<?> future, Deadline deadline) throws InterruptedException {
+        WAITING_LOCALLY.incrementAndGet();
         try {
             if (deadline.isUnbounded()) {
                 future.get();
@@ -201,7 +229,14 @@ public final class LeaseCache {
             return true;
         } catch (TimeoutException e) {
             return future.isDone();
+        } finally {
+            WAITING_LOCALLY.decrementAndGet();
         }
+    }
+
+    /** {@return how many threads of this JVM wait for a node their own client's cache holds or is queueing} */
+    public static int threadsWaitingLocally() {
+        return WAITING_LOCALLY.get();
     }
 
     /** {@return whether one node serves any number of local leases at once (read nodes)} */
@@ -256,7 +291,7 @@ public final class LeaseCache {
      * @throws InterruptedException if interrupted while waiting (nothing is kept for it)
      */
     public Lease awaitLocal(LockContext context, Duration idle, Deadline deadline) throws InterruptedException {
-        if (sharedLocally || deadline.isSingleAttempt() || deadline.hasExpired()) {
+        if (!waitsLocally || deadline.isSingleAttempt() || deadline.hasExpired()) {
             return null;
         }
         CompletableFuture<Entry> handed = new CompletableFuture<>();
@@ -281,6 +316,7 @@ public final class LeaseCache {
             return e.views.newView(() -> closeOne(e, idle));
         }
         LocalWait check = new LocalWait(context, () -> giveUp(handed));
+        WAITING_LOCALLY.incrementAndGet();
         check.start();
         Entry e;
         try {
@@ -302,6 +338,7 @@ public final class LeaseCache {
         } catch (ExecutionException impossible) {
             throw new IllegalStateException(impossible);
         } finally {
+            WAITING_LOCALLY.decrementAndGet();
             check.end();
         }
         if (e == null) {
