@@ -283,9 +283,17 @@ public abstract class ConformanceSupport {
      * Leases and requests currently standing in the try's directory: its lock nodes (all of
      * them below the path, for a multi-lock's components) over the nodes one lease stands on.
      */
+    /**
+     * The requests queued on the try's path: its lock nodes, and for a cached recipe also the
+     * threads that wait for a node their own client holds or is queueing instead of queueing
+     * one ({@link io.zklock.core.spi.LockEngine#threadsWaitingLocally()}: a semaphore's thread
+     * waiting for its client's busy permit, a reader sharing the read node another reader of
+     * its client queued), which wait as a queued node would.
+     */
     protected int lockNodes() {
         CuratorFramework any = clients.get(0);
-        return ZkTesting.lockNodesBelow(any, path).size() / recipe().nodesPerLease();
+        int waitingLocally = recipe().cached() ? io.zklock.core.spi.LockEngine.threadsWaitingLocally() : 0;
+        return ZkTesting.lockNodesBelow(any, path).size() / recipe().nodesPerLease() + waitingLocally;
     }
 
     /** The lock path where status sees the recipe's nodes (the try's path, or a multi-lock's first component's). */

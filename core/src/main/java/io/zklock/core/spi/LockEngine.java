@@ -68,6 +68,19 @@ public final class LockEngine {
         this.cache = context.caching().isOn() ? LeaseCache.of(context) : null;
     }
 
+    /**
+     * How many threads of this JVM wait, with caching on, for a node their own client holds or
+     * is queueing instead of queueing one of their own: a semaphore's thread waiting for a
+     * permit its client holds in use while every permit is taken, a reader waiting for the read
+     * node another reader of its client is queueing. Each is a request waiting as a queued node
+     * would; tests that wait for requests to queue count them.
+     *
+     * @return the number of such threads now
+     */
+    public static int threadsWaitingLocally() {
+        return LeaseCache.threadsWaitingLocally();
+    }
+
     /** {@return whether, and how long, this engine's nodes are kept after use} */
     public LeaseCaching caching() {
         return context.caching();
@@ -135,12 +148,38 @@ public final class LockEngine {
             throw new InterruptedException();
         }
         Lease local = local();
+        boolean leads = false;
+        if (local == null && cache != null && !deadline.isSingleAttempt()) {
+            if (cache.sharedLocally()) {       // wait for another local reader's node rather than queue one more
+                while (local == null && !leads) {
+                    CompletableFuture<Void> inFlight = cache.leadOrJoin();
+                    if (inFlight == null) {
+                        leads = true;
+                    } else if (!LeaseCache.awaitUntil(inFlight, deadline)) {
+                        return Optional.empty();
+                    } else {
+                        local = local();
+                    }
+                }
+            } else {                           // a permit: wait for a local lease to close while every permit is taken
+                local = cache.awaitLocal(context, context.caching().idle(), deadline);
+                if (local == null && deadline.hasExpired()) {
+                    return Optional.empty();
+                }
+            }
+        }
         if (local != null) {
             return Optional.of(local);
         }
-        return Blocking.await(start(deadline), outcome -> ZkLease.releaseAll(List.of(lease(outcome))),
-                        () -> "acquisition of lock " + path())
-                .map(this::handOut);
+        try {
+            return Blocking.await(start(deadline), outcome -> ZkLease.releaseAll(List.of(lease(outcome))),
+                            () -> "acquisition of lock " + path())
+                    .map(this::handOut);
+        } finally {
+            if (leads) {
+                cache.leadEnded();
+            }
+        }
     }
 
     /** See {@link io.zklock.core.DistributedLock#acquireAsync(Duration)}. */

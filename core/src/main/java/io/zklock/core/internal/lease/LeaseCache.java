@@ -1,14 +1,21 @@
 package io.zklock.core.internal.lease;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.zklock.core.Lease;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.Threads;
+import io.zklock.core.spi.Deadline;
 import io.zklock.core.spi.LockNode;
 import org.apache.curator.utils.ZKPaths;
 import org.slf4j.Logger;
@@ -31,18 +38,39 @@ import org.slf4j.LoggerFactory;
  *             with no request: a new view of the base (HoldLease), same token. The age limit
  *             bounds what a waiter that cannot ask (its ask refused, e.g. by a per-client ACL)
  *             waits for a node its holder keeps re-granting.
+ *   WAIT      a thread that finds no entry to take:
+ *             - permits (awaitLocal; one-at-a-time nodes of a lock of several holders, the
+ *               semaphore's; a mutex's thread queues a node, so the mutex's grants follow
+ *               the order its waiters started in): while an entry is in use, not asked and kept,
+ *               the thread waits for its close (a local wait, oldest first) instead of queueing
+ *               a node, as long as every permit of the lock is taken: LocalWait lists the
+ *               directory with a watch, and fewer nodes than maxLeases, any change of the
+ *               children, or any failure sends the thread to ZooKeeper (a free permit never
+ *               sits idle while it waits; a node queued by another client comes with its
+ *               ask). An ask, a loss or the end of the last entry to wait for sends every
+ *               local wait to ZooKeeper, where it queues behind the asker (FIFO across
+ *               processes); a waiter never waits longer than the leases in use at that moment.
+ *             - shared nodes (leadOrJoin): one thread queues a node, the others that miss
+ *               meanwhile wait for its acquisition to end and try the cache again, so readers
+ *               of one process that miss together (an ask sent them to ZooKeeper) queue one
+ *               node, granted to all of them when each one's own would have been.
  *   CLOSE     the last local lease of an entry closes: asked back, the cache cleared, or the
  *             node not HELD (cut off: a lease is never RELEASED while its node may live on, and
  *             a node whose session may be ending is not worth keeping): the base is released
- *             (the view follows it until the node is gone); otherwise the entry goes idle and a
- *             timer releases it after the idle period.
+ *             (the view follows it until the node is gone); otherwise, with a local wait, the
+ *             entry goes to the oldest one (still in use: no idle moment, no request); else the
+ *             entry goes idle and a timer releases it after the idle period.
  *   ASKED     a waiter's ask-back (AskBack), or an operator's revocation request, marks the
- *             entry: nothing more is granted on it; idle, it is released at once. Only the
- *             operator's request reaches the leases' own revocation handlers.
+ *             entry: nothing more is granted on it; idle, it is released at once. The entry
+ *             hears it at the data event of the write (RevocationWatch): any write into a
+ *             cached node means "let it go", so the delete does not wait for the read of the
+ *             node. Only the operator's request reaches the leases' own revocation handlers.
  *   FINAL     the base LOST (session loss, forced deletion) or RELEASED: the entry is dropped;
  *             the views in use hear LOST through their base.
- * Serialisation: the entries and each entry's count, flag and timer are guarded by the cache's
- * monitor; releases and ZooKeeper calls are made after it is let go.
+ * Serialisation: the entries, each entry's count, flag and timer, the local waits and the
+ * leading acquisition are guarded by the cache's monitor; releases, ZooKeeper calls and the
+ * completion of a local wait's future (its thread takes the view) are made after it is let go,
+ * except a hand-over at a close, which completes the future under it (nothing runs on it).
  */
 /** The lease cache of one client and lock directory; see the comment above. */
 public final class LeaseCache {
@@ -50,11 +78,18 @@ public final class LeaseCache {
     /** How many idle periods after its grant a node is granted again locally at most. */
     static final int MAX_LIFE_IN_IDLE_PERIODS = 10;
 
-    private final boolean sharedLocally;
-    private final List<Entry> entries = new ArrayList<>();    // guarded by this
+    /** Threads of this JVM in a local wait (awaitLocal) or waiting for another local reader's node. */
+    private static final AtomicInteger WAITING_LOCALLY = new AtomicInteger();
 
-    private LeaseCache(boolean sharedLocally) {
+    private final boolean sharedLocally;
+    private final boolean waitsLocally;        // one-at-a-time nodes of a lock of several holders (permits)
+    private final List<Entry> entries = new ArrayList<>();    // guarded by this
+    private final Deque<CompletableFuture<Entry>> waiters = new ArrayDeque<>();   // guarded by this: local waits, oldest first
+    private CompletableFuture<Void> leading;   // guarded by this: a shared cache's acquisition through ZooKeeper in flight
+
+    private LeaseCache(boolean sharedLocally, int maxLeases) {
         this.sharedLocally = sharedLocally;
+        this.waitsLocally = !sharedLocally && maxLeases > 1;
     }
 
     /**
@@ -66,7 +101,7 @@ public final class LeaseCache {
     public static LeaseCache of(LockContext context) {
         String key = "lease-cache\n" + context.port().serverPath(context.path()) + "\n" + context.namePrefix()
                 + "\n" + context.maxLeases();
-        return context.monitor().shared(key, () -> new LeaseCache(context.sharedLocally()));
+        return context.monitor().shared(key, () -> new LeaseCache(context.sharedLocally(), context.maxLeases()));
     }
 
     /**
@@ -137,8 +172,76 @@ public final class LeaseCache {
                     idle.add(e);
                 }
             }
+            releaseWaitsIfNothingToWaitFor();
         }
         idle.forEach(e -> e.base.close());
+    }
+
+    /**
+     * For a cache of nodes shared locally (read nodes): makes the calling thread the one whose
+     * acquisition through ZooKeeper the others wait for, or tells it whose to wait for. Readers
+     * of one process that miss the cache at once then queue one node, not one each: the node
+     * is granted to all of them (readers hold together), at the time each one's own node
+     * would have been granted, as it would have queued right behind it.
+     *
+     * @return null if the caller now leads (it calls {@link #leadEnded()} once its acquisition
+     *         ended, after its grant is adopted); otherwise the acquisition in flight, completed
+     *         when it ends (the caller then tries the cache again)
+     */
+    public synchronized CompletableFuture<Void> leadOrJoin() {
+        if (leading == null) {
+            leading = new CompletableFuture<>();
+            return null;
+        }
+        return leading;
+    }
+
+    /** The leading acquisition ended (granted and adopted, timed out or failed): the others try again. */
+    public void leadEnded() {
+        CompletableFuture<Void> ended;
+        synchronized (this) {
+            ended = leading;
+            leading = null;
+        }
+        if (ended != null) {
+            ended.complete(null);
+        }
+    }
+
+    /**
+     * Waits for {@code future} to complete until {@code deadline}; its outcome is not looked at.
+     *
+     * @param future what to wait for
+     * @param deadline when to stop waiting
+     * @return true if it completed, false if the deadline passed first
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public static boolean awaitUntil(CompletableFuture<?> future, Deadline deadline) throws InterruptedException {
+        WAITING_LOCALLY.incrementAndGet();
+        try {
+            if (deadline.isUnbounded()) {
+                future.get();
+            } else {
+                future.get(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
+            }
+            return true;
+        } catch (ExecutionException e) {
+            return true;
+        } catch (TimeoutException e) {
+            return future.isDone();
+        } finally {
+            WAITING_LOCALLY.decrementAndGet();
+        }
+    }
+
+    /** {@return how many threads of this JVM wait for a node their own client's cache holds or is queueing} */
+    public static int threadsWaitingLocally() {
+        return WAITING_LOCALLY.get();
+    }
+
+    /** {@return whether one node serves any number of local leases at once (read nodes)} */
+    public boolean sharedLocally() {
+        return sharedLocally;
     }
 
     /** {@return how many nodes the cache holds, in use or idle} */
@@ -153,6 +256,12 @@ public final class LeaseCache {
                 return false;
             }
             if (!e.askedBack && entries.contains(e) && e.base.isHeldAndKept() && e.young()) {
+                CompletableFuture<Entry> next = waiters.poll();
+                if (next != null) {
+                    e.inUse = 1;               // straight to the oldest local wait, never idle
+                    next.complete(e);
+                    return false;
+                }
                 e.idleSince = System.nanoTime();
                 e.idle = idle.toNanos();
                 if (e.timer == null) {         // one timer per idle stretch, not one per local close
@@ -161,14 +270,115 @@ public final class LeaseCache {
                 return false;
             }
             entries.remove(e);
+            releaseWaitsIfNothingToWaitFor();
         }
         e.base.close();
         return true;
     }
 
+    /**
+     * A local wait for an entry in use (see LocalWait): for a cache of one-at-a-time nodes
+     * whose every entry is in use, none asked back, and while every permit of the lock is taken
+     * (the directory check), the thread waits for a local lease to close and takes its node
+     * over, with no request but the check's. Null means "queue a node as usual": nothing to wait
+     * for, a permit may be free, a waiter queued, an entry asked back or lost, or the deadline
+     * passed (the caller's own deadline check then times out).
+     *
+     * @param context the caching context (for the directory check)
+     * @param idle how long the node is kept once this lease and the others on it close
+     * @param deadline when to stop waiting
+     * @return a lease on a cached node, or null
+     * @throws InterruptedException if interrupted while waiting (nothing is kept for it)
+     */
+    public Lease awaitLocal(LockContext context, Duration idle, Deadline deadline) throws InterruptedException {
+        if (!waitsLocally || deadline.isSingleAttempt() || deadline.hasExpired()) {
+            return null;
+        }
+        CompletableFuture<Entry> handed = new CompletableFuture<>();
+        Entry now = null;
+        synchronized (this) {
+            for (Entry e : entries) {
+                if (e.admits()) {
+                    e.inUse++;
+                    now = e;
+                    break;
+                }
+            }
+            if (now == null) {
+                if (!anyToWaitFor()) {
+                    return null;
+                }
+                waiters.add(handed);
+            }
+        }
+        if (now != null) {
+            Entry e = now;
+            return e.views.newView(() -> closeOne(e, idle));
+        }
+        LocalWait check = new LocalWait(context, () -> giveUp(handed));
+        WAITING_LOCALLY.incrementAndGet();
+        check.start();
+        Entry e;
+        try {
+            e = deadline.isUnbounded() ? handed.get() : handed.get(deadline.remainingNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | InterruptedException t) {
+            synchronized (this) {
+                if (waiters.remove(handed)) {
+                    handed.complete(null);
+                }
+            }
+            Entry late = handed.getNow(null);
+            if (t instanceof InterruptedException ie) {
+                if (late != null) {
+                    closeOne(late, idle);      // handed over as we were interrupted: give it on
+                }
+                throw ie;
+            }
+            e = late;
+        } catch (ExecutionException impossible) {
+            throw new IllegalStateException(impossible);
+        } finally {
+            WAITING_LOCALLY.decrementAndGet();
+            check.end();
+        }
+        if (e == null) {
+            return null;
+        }
+        Entry granted = e;
+        LOG.trace("{} handed over locally", granted.base.nodePath());
+        return granted.views.newView(() -> closeOne(granted, idle));
+    }
+
+    private void giveUp(CompletableFuture<Entry> handed) {
+        synchronized (this) {
+            if (waiters.remove(handed)) {
+                handed.complete(null);
+            }
+        }
+    }
+
+    /** Whether a local wait has an entry to wait for: one in use that may be kept. Under the monitor. */
+    private boolean anyToWaitFor() {
+        for (Entry e : entries) {
+            if (e.inUse > 0 && !e.askedBack && e.base.isHeldAndKept() && e.young()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Local waits go to ZooKeeper once no entry is left to wait for. Under the monitor. */
+    private void releaseWaitsIfNothingToWaitFor() {
+        if (!waiters.isEmpty() && !anyToWaitFor()) {
+            waiters.forEach(w -> w.complete(null));
+            waiters.clear();
+        }
+    }
+
     private void askedBack(Entry e) {
         synchronized (this) {
             e.askedBack = true;
+            releaseWaitsIfNothingToWaitFor();  // a waiter queued: local waits queue behind it
             if (e.inUse > 0 || !entries.remove(e)) {
                 return;                        // released when its leases close, or already gone
             }
@@ -200,6 +410,7 @@ public final class LeaseCache {
         synchronized (this) {
             entries.remove(e);
             e.cancelTimer();
+            releaseWaitsIfNothingToWaitFor();
         }
     }
 

@@ -27,6 +27,11 @@ import org.slf4j.LoggerFactory;
  *   2. DECIDE  the data carries a request seen for the first time: tell every handler once,
  *              and a waiter's ask-back (a cached node's) seen for the first time: tell the
  *              ask listeners (the lease cache) once, on a library thread, never the handlers;
+ *              the ask listeners are told at the data event already (3), before this read:
+ *              any write into a node that has ask listeners (a cached node) means "let it
+ *              go" (a waiter's ask, an operator's request; the node's own grant notice is sent
+ *              before the watch's first read on the same session, so it fires no event here;
+ *              a retried one, or a foreign write, only costs the cache that node);
  *              each on a library thread (never ZooKeeper's event thread), and keep watching (the
  *              holder may not let go, and a forced deletion must still reach it); the node is
  *              gone: stop; connection trouble: READ again when the session reconnects.
@@ -185,18 +190,26 @@ final class RevocationWatch {
         if (event.getType() == Watcher.Event.EventType.None) {
             return;                            // connection news: reconnected() takes it from here
         }
+        List<Runnable> asksToTell = List.of();
         synchronized (this) {
             watches.fired(step);
             if (state != State.WATCHING) {
                 return;
             }
             if (event.getType() != Watcher.Event.EventType.NodeDeleted) {
+                if (event.getType() == Watcher.Event.EventType.NodeDataChanged && !askedBack && !askListeners.isEmpty()) {
+                    askedBack = true;          // any write into a cached node means "let it go": no need to wait for the read
+                    asksToTell = List.copyOf(askListeners);
+                }
                 read();                        // the data changed, or a waiter removed the shared watch
-                return;
+            } else {
+                end();
             }
-            end();
         }
-        deletedUnderUs.run();
+        asksToTell.forEach(Threads.COMPLETION::execute);
+        if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+            deletedUnderUs.run();
+        }
     }
 
     private void tell(Consumer<? super Lease> handler, RevocationRequest seen) {

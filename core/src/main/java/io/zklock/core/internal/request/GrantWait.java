@@ -69,6 +69,7 @@ final class GrantWait {
     private boolean watchDirectory;        // the last decision was WATCH_DIRECTORY
     /** Per watched path, the mzxid of the grant announcement last looked again for. */
     private final Map<String, Long> announcementSeen = new HashMap<>();
+    private List<String> watched = List.of();  // the paths of the last WATCH step
 
     GrantWait(LockContext context, QueuedNode node, Deadline deadline, RequestLock lock, AcquireTally tally) {
         this.context = context;
@@ -230,6 +231,7 @@ final class GrantWait {
     private void watch(List<String> paths) {
         state = State.WATCHING;
         int s = ++step;
+        watched = paths;
         announcementSeen.keySet().retainAll(paths);
         for (String path : paths) {
             tally.issued();
@@ -275,7 +277,11 @@ final class GrantWait {
         }
         watches.fired(s, key);
         if (state == State.WATCHING && s == step) {
-            list(watchDirectory);
+            if (event.getType() == Watcher.Event.EventType.NodeDataChanged && !watchDirectory && !context.driver().announcesGrants()) {
+                watch(watched);                // a write into a node ahead (our own ask of it, say) changes no decision: watch again
+            } else {
+                list(watchDirectory);
+            }
         }
     }
 

@@ -1,0 +1,254 @@
+package io.zklock.core.spi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.zklock.core.Lease;
+import io.zklock.core.LeaseCaching;
+import io.zklock.core.LeaseState;
+import io.zklock.testing.Await;
+import io.zklock.testing.ZkProbe;
+import io.zklock.testing.ZkTesting;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.KillSession;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Waits inside one client for what its cache holds, on a real server: a thread that wants a
+ * busy cached permit (of a semaphore's shape; a mutex's threads queue nodes) while every permit
+ * is taken waits for it locally (no node queued) and
+ * takes the node over at its close; it queues a node at once when a permit is free, when a
+ * waiter of another client asks the node back (and then queues behind that waiter), and when
+ * the session, the node or the directory goes. Readers of one client that miss the cache
+ * together queue one node.
+ */
+class LocalLeaseWaitTest {
+    private static final LeaseCaching HOUR = LeaseCaching.keepIdleFor(Duration.ofHours(1));
+    /** Grants the first maxLeases nodes; the others watch the directory (a semaphore's shape, for core's tests). */
+    private static final LockDriver FIRST_N = (sorted, ours, maxLeases) ->
+            LockDriver.indexOf(sorted, ours) < maxLeases ? Decision.granted() : Decision.watchDirectory();
+    /** Readers hold together unless a writer is ahead; writers hold alone. */
+    private static final LockDriver READ_WRITE = new LockDriver() {
+        @Override
+        public Decision decide(List<LockNode> sorted, LockNode ours, int maxLeases) {
+            int index = LockDriver.indexOf(sorted, ours);
+            if (!ours.is("read")) {
+                return LockDriver.EXCLUSIVE.decide(sorted, ours, maxLeases);
+            }
+            for (int i = index - 1; i >= 0; i--) {
+                if (!sorted.get(i).is("read")) {
+                    return Decision.watch(sorted.get(i));
+                }
+            }
+            return Decision.granted();
+        }
+
+        @Override
+        public boolean conflicts(LockNode ahead, LockNode ours) {
+            return !(ahead.is("read") && ours.is("read"));
+        }
+    };
+
+    private static LockEngine permits(CuratorFramework client, String path, int max) {
+        return new LockEngine(client, path, "sem", FIRST_N, max, HOUR, false);
+    }
+
+    /** Both permits of a semaphore of 2, taken by {@code engine}'s client: the first lease, then the second. */
+    private static List<Lease> bothPermits(LockEngine engine) throws InterruptedException {
+        Lease one = engine.acquire();
+        Lease two = engine.acquire();
+        assertNotEquals(one.nodePath(), two.nodePath(), "a permit free: the second thread queued a node");
+        return List.of(one, two);
+    }
+
+    private static CompletableFuture<Optional<Lease>> inThread(LockEngine engine, Duration timeout) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return engine.tryAcquire(timeout);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    /**
+     * Every permit taken by this client's busy leases: another thread queues no node, sends
+     * at most a listing and the removal of its watch, and takes the first node that closes.
+     */
+    @Test
+    void aThreadWaitsLocallyForABusyPermitWhenEveryPermitIsTaken() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000)) {
+            LockEngine engine = permits(client, "/w/a", 2);
+            Lease one = engine.acquire();
+            Lease two = engine.acquire();
+            assertNotEquals(one.nodePath(), two.nodePath(), "a permit free: the second thread queued a node");
+            ZkProbe probe = new ZkProbe(server.getPort());
+            long requests = probe.requestsDuring(() -> {
+                CompletableFuture<Optional<Lease>> third = inThread(engine, Duration.ofSeconds(20));
+                Await.until("a third thread waits locally", Duration.ofSeconds(10), () -> LockEngine.threadsWaitingLocally() == 1);
+                Thread.sleep(300);             // its listing answered: it still waits
+                assertFalse(third.isDone(), "every permit is taken");
+                assertEquals(1, LockEngine.threadsWaitingLocally());
+                assertEquals(2, ZkTesting.children(client, "/w/a").size(), "no node queued");
+                one.close();
+                Lease handed = third.get(10, TimeUnit.SECONDS).orElseThrow();
+                assertEquals(one.nodePath(), handed.nodePath(), "the closed lease's node, handed over");
+                assertEquals(one.fencingToken(), handed.fencingToken());
+                assertEquals(LeaseState.HELD, handed.state());
+                handed.close();
+            });
+            // the listing, the removal of its watch, the listing of ZkTesting.children, a ping at most
+            assertTrue(requests <= 4, "a local wait sent " + requests + " packets");
+            two.close();
+        }
+    }
+
+    /** A waiter of another client asks the node back: the local waiter queues a node, behind that waiter. */
+    @Test
+    void aLocalWaiterQueuesBehindAWaiterOfAnotherClientThatAskedTheNodeBack() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework a = ZkTesting.client(server.getConnectString(), 60_000);
+             CuratorFramework b = ZkTesting.client(server.getConnectString(), 60_000)) {
+            LockEngine engineA = permits(a, "/w/b", 2);
+            LockEngine engineB = new LockEngine(b, "/w/b", "sem", FIRST_N, 2, LeaseCaching.off(), false);
+            List<Lease> held = bothPermits(engineA);
+            CompletableFuture<Optional<Lease>> local = inThread(engineA, Duration.ofSeconds(30));
+            Await.until("a's third thread waits locally", Duration.ofSeconds(10), () -> LockEngine.threadsWaitingLocally() == 1);
+            assertEquals(2, ZkTesting.children(a, "/w/b").size(), "no node queued");
+            CompletableFuture<Optional<Lease>> rival = inThread(engineB, Duration.ofSeconds(30));
+            Await.until("a's local waiter queued behind b's node", Duration.ofSeconds(10),
+                    () -> ZkTesting.children(a, "/w/b").size() == 4);
+            held.get(0).close();
+            Lease bLease = rival.get(10, TimeUnit.SECONDS).orElseThrow();
+            assertTrue(bLease.fencingToken() > held.get(1).fencingToken());
+            assertFalse(local.isDone(), "a's waiter queued behind b");
+            bLease.close();
+            Lease aLease = local.get(10, TimeUnit.SECONDS).orElseThrow();
+            assertTrue(aLease.fencingToken() > bLease.fencingToken(), "FIFO across clients");
+            aLease.close();
+            held.get(1).close();
+        }
+    }
+
+    /** The session ends while a thread waits locally: the lease in use is LOST, the waiter queues a node of the new session. */
+    @Test
+    void aLocalWaitEndsWithTheSessionAndTheWaiterQueuesANode() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000)) {
+            LockEngine engine = permits(client, "/w/c", 2);
+            List<Lease> held = bothPermits(engine);
+            CompletableFuture<Optional<Lease>> local = inThread(engine, Duration.ofSeconds(30));
+            Await.until("a third thread waits locally", Duration.ofSeconds(10), () -> LockEngine.threadsWaitingLocally() == 1);
+            KillSession.kill(client.getZookeeperClient().getZooKeeper());
+            Await.until("the leases in use lost", Duration.ofSeconds(20),
+                    () -> held.stream().allMatch(l -> l.state() == LeaseState.LOST));
+            Lease next = local.get(20, TimeUnit.SECONDS).orElseThrow();
+            assertFalse(held.stream().anyMatch(l -> l.nodePath().equals(next.nodePath())));
+            assertEquals(LeaseState.HELD, next.state());
+            assertTrue(next.fencingToken() > held.get(1).fencingToken());
+            held.forEach(Lease::close);
+            next.close();
+        }
+    }
+
+    /** The connection drops and comes back while a thread waits locally: the waiter is granted once the lease in use closes. */
+    @Test
+    void aLocalWaitLivesThroughAConnectionLoss() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000)) {
+            LockEngine engine = permits(client, "/w/d", 2);
+            List<Lease> held = bothPermits(engine);
+            CompletableFuture<Optional<Lease>> local = inThread(engine, Duration.ofSeconds(40));
+            Await.until("a third thread waits locally", Duration.ofSeconds(10), () -> LockEngine.threadsWaitingLocally() == 1);
+            server.stop();
+            Thread.sleep(500);
+            server.restart();
+            Await.until("reconnected and the leases held again", Duration.ofSeconds(20),
+                    () -> held.stream().allMatch(l -> l.state() == LeaseState.HELD));
+            held.get(0).close();
+            Lease next = local.get(30, TimeUnit.SECONDS).orElseThrow();
+            assertEquals(LeaseState.HELD, next.state());
+            next.close();
+            held.get(1).close();
+            engine.releaseCached();
+            Await.until("nothing left", Duration.ofSeconds(10), () -> ZkTesting.children(client, "/w/d").isEmpty());
+        }
+    }
+
+    /** The node in use is deleted by an operator and the directory reaped: the local waiter queues a node in a new directory. */
+    @Test
+    void aLocalWaiterQueuesANodeWhenTheNodeAndItsDirectoryAreGone() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000);
+             CuratorFramework operator = ZkTesting.client(server.getConnectString(), 60_000)) {
+            LockEngine engine = permits(client, "/w/e", 2);
+            List<Lease> held = bothPermits(engine);
+            CompletableFuture<Optional<Lease>> local = inThread(engine, Duration.ofSeconds(30));
+            Await.until("a third thread waits locally", Duration.ofSeconds(10), () -> LockEngine.threadsWaitingLocally() == 1);
+            operator.transaction().forOperations(          // the nodes and the directory at once, as a reaper after a forced revoke
+                    operator.transactionOp().delete().forPath(held.get(0).nodePath()),
+                    operator.transactionOp().delete().forPath(held.get(1).nodePath()),
+                    operator.transactionOp().delete().forPath("/w/e"));
+            Await.until("the leases in use lost", Duration.ofSeconds(20),
+                    () -> held.stream().allMatch(l -> l.state() == LeaseState.LOST));
+            Lease next = local.get(20, TimeUnit.SECONDS).orElseThrow();
+            assertEquals(LeaseState.HELD, next.state());
+            assertFalse(held.stream().anyMatch(l -> l.nodePath().equals(next.nodePath())));
+            held.forEach(Lease::close);
+            next.close();
+        }
+    }
+
+    /** A timeout ends a local wait with nothing acquired and nothing queued. */
+    @Test
+    void aLocalWaitTimesOutWithNothingQueued() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000)) {
+            LockEngine engine = permits(client, "/w/f", 2);
+            List<Lease> held = bothPermits(engine);
+            Optional<Lease> none = inThread(engine, Duration.ofMillis(300)).get(10, TimeUnit.SECONDS);
+            assertTrue(none.isEmpty());
+            assertEquals(2, ZkTesting.children(client, "/w/f").size());
+            assertEquals(0, LockEngine.threadsWaitingLocally());
+            held.get(0).close();
+            try (Lease again = engine.acquire()) {
+                assertEquals(held.get(0).nodePath(), again.nodePath(), "the node was kept, not handed to a gone waiter");
+            }
+            held.get(1).close();
+        }
+    }
+
+    /** Two readers of one client that miss the cache together (a writer holds) queue one node and share it. */
+    @Test
+    void readersOfOneClientThatMissTogetherQueueOneNode() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework a = ZkTesting.client(server.getConnectString(), 60_000);
+             CuratorFramework b = ZkTesting.client(server.getConnectString(), 60_000)) {
+            LockEngine reads = new LockEngine(a, "/w/g", "read", READ_WRITE, 1, HOUR, true);
+            LockEngine writes = new LockEngine(b, "/w/g", "write", READ_WRITE, 1, LeaseCaching.off(), false);
+            Lease writer = writes.acquire();
+            CompletableFuture<Optional<Lease>> r1 = inThread(reads, Duration.ofSeconds(30));
+            CompletableFuture<Optional<Lease>> r2 = inThread(reads, Duration.ofSeconds(30));
+            Await.until("a read node queued", Duration.ofSeconds(10), () -> ZkTesting.children(a, "/w/g").size() == 2);
+            Await.until("the other reader waits for it", Duration.ofSeconds(10), () -> LockEngine.threadsWaitingLocally() == 1);
+            assertEquals(2, ZkTesting.children(a, "/w/g").size(), "one read node for both readers");
+            writer.close();
+            Lease one = r1.get(10, TimeUnit.SECONDS).orElseThrow();
+            Lease two = r2.get(10, TimeUnit.SECONDS).orElseThrow();
+            assertEquals(one.nodePath(), two.nodePath());
+            assertTrue(one.fencingToken() > writer.fencingToken());
+            one.close();
+            two.close();
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package io.zklock.readwrite;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.zklock.core.Lease;
+import io.zklock.core.LeaseCaching;
+import io.zklock.testing.Await;
+import io.zklock.testing.ZkProbe;
+import io.zklock.testing.ZkTesting;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The requests a writer's acquisition costs behind idle cached read nodes of other clients,
+ * counted per session by the server: the least over a few rounds (a ping can only add).
+ */
+class CachedReadersWriterRequestsTest {
+    private static final int REPEAT = 5;
+    private static final int READERS = 3;
+
+    /**
+     * Behind 3 idle cached read nodes, a writer sends 11 requests: create and listing (2), an
+     * ask of each node (a read and a conditional write: 6), the watch of its predecessor (1),
+     * that watch again after its own ask fired it (1: a write into a node ahead changes no
+     * decision, so no listing), and the listing that grants it once the nodes are gone (1).
+     * Each reader's client sends 2: the delete of its node, which it starts on the data event
+     * of the ask without waiting for the read, and that read (its watch's).
+     */
+    @Test
+    void aWriterBehindThreeIdleCachedReadNodesSendsElevenRequestsAndEachHolderTwo() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework writerClient = ZkTesting.client(server.getConnectString(), 60_000)) {
+            List<CuratorFramework> readerClients = new ArrayList<>();
+            try {
+                List<ZkReadWriteLock> readers = new ArrayList<>();
+                for (int i = 0; i < READERS; i++) {
+                    CuratorFramework c = ZkTesting.client(server.getConnectString(), 60_000);
+                    readerClients.add(c);
+                    readers.add(new ZkReadWriteLock(c, "/locks/cw", LeaseCaching.keepIdleFor(Duration.ofHours(1))));
+                }
+                ZkReadWriteLock writer = new ZkReadWriteLock(writerClient, "/locks/cw");
+                ZkProbe probe = new ZkProbe(server.getPort());
+                long writerSession = writerClient.getZookeeperClient().getZooKeeper().getSessionId();
+                long leastWriter = Long.MAX_VALUE;
+                long leastHolder = Long.MAX_VALUE;
+                for (int round = 0; round < REPEAT; round++) {
+                    for (ZkReadWriteLock r : readers) {
+                        r.readLock().acquire().close();    // an idle cached read node per reader client
+                    }
+                    Await.until("the read nodes cached", Duration.ofSeconds(10),
+                            () -> ZkTesting.children(writerClient, "/locks/cw").size() == READERS);
+                    Thread.sleep(100);                     // the holders' watch reads answered
+                    Map<Long, Long> before = probe.packetsBySession();
+                    Lease w = writer.writeLock().acquire();
+                    Thread.sleep(300);                     // the holders' reads after the ask land
+                    Map<Long, Long> after = probe.packetsBySession();
+                    w.close();
+                    leastWriter = Math.min(leastWriter, after.get(writerSession) - before.get(writerSession));
+                    for (CuratorFramework c : readerClients) {
+                        long s = c.getZookeeperClient().getZooKeeper().getSessionId();
+                        leastHolder = Math.min(leastHolder, after.get(s) - before.get(s));
+                    }
+                }
+                assertEquals(11, leastWriter, "requests of the writer's acquisition");
+                assertEquals(2, leastHolder, "requests of each asked holder");
+            } finally {
+                readerClients.forEach(CuratorFramework::close);
+            }
+        }
+    }
+}
