@@ -1,8 +1,8 @@
 package io.zklock.core.internal.request;
 
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import io.zklock.core.internal.LockContext;
@@ -56,7 +56,7 @@ final class AskBack {
 
     private final LockContext context;
     private final LockNode ours;
-    private final Set<String> asked = ConcurrentHashMap.newKeySet();
+    private Set<String> asked;                 // guarded by this; made at the first ask (most waits ask nobody)
     private volatile boolean stopped;
     private boolean escalating;                // guarded by the wait's lock: the escalation is scheduled
     private volatile boolean escalated;        // it ran: every cached node ahead is asked from then on
@@ -78,7 +78,7 @@ final class AskBack {
         int need = context.maxLeases() > 1 ? index - context.maxLeases() + 1 : Integer.MAX_VALUE;
         int n = ask(sorted, escalated ? Integer.MAX_VALUE : need);
         latest = sorted;
-        if (need < Integer.MAX_VALUE && !escalating) {
+        if (need < Integer.MAX_VALUE && !escalating && cachedAhead(sorted) > Math.max(need, 0)) {
             escalating = true;                 // the rest of them if the wait lasts: no permit idle past escalateMs
             Threads.TIMER.schedule(() -> {
                 if (!stopped) {
@@ -99,13 +99,34 @@ final class AskBack {
             }
             if (node.caches() && context.driver().conflicts(node, ours)) {
                 need--;
-                if (asked.add(node.name())) {
+                if (firstAsk(node.name())) {
                     read(node.name(), 1);
                     n++;
                 }
             }
         }
         return n;
+    }
+
+    /** How many cached nodes ahead of ours conflict with it. */
+    private int cachedAhead(List<LockNode> sorted) {
+        int n = 0;
+        for (LockNode node : sorted) {
+            if (node.equals(ours)) {
+                break;
+            }
+            if (node.caches() && context.driver().conflicts(node, ours)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private synchronized boolean firstAsk(String name) {
+        if (asked == null) {
+            asked = new HashSet<>();
+        }
+        return asked.add(name);
     }
 
     /** The wait ended: nothing more is asked. */
