@@ -1,4 +1,4 @@
-package io.zklock.conformance.harness;
+package io.zklock.testing;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
