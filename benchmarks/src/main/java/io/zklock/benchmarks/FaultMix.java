@@ -74,6 +74,8 @@ import org.slf4j.LoggerFactory;
 final class FaultMix {
     private static final Logger LOG = LoggerFactory.getLogger(FaultMix.class);
     private static final int HOLD_WRITES = 3;
+    private static final int WAITING = 1;
+    private static final int HOLDING = 2;
 
     /** The fault kinds of the timeline. */
     enum Kind {
@@ -92,16 +94,24 @@ final class FaultMix {
      * @param sessionTimeoutMs the clients' session timeout
      * @param acquireTimeoutMs the timed acquire's timeout
      * @param kinds the fault kinds the timeline draws from (empty: no fault, a baseline)
+     * @param only null for both libraries; "zklock" or "curator" for one alone (to study it, no ratio)
+     * @param warmupSeconds an unmeasured round without faults per library and recipe, first (0: none)
      */
     record Options(int seconds, long seed, List<String> recipes, int rounds, int clients, int sessionTimeoutMs,
-            int acquireTimeoutMs, List<Kind> kinds) {
+            int acquireTimeoutMs, List<Kind> kinds, String only, int warmupSeconds) {
         static final String USAGE = "fault mix: --scenario faults [--seconds 60] [--seed 21] "
                 + "[--recipe mutex,write,semaphore,multi] [--rounds 2] [--clients 5] [--session-timeout-ms 4000] "
-                + "[--acquire-timeout-ms 3000] [--kinds all|none|KIND,KIND...]";
+                + "[--acquire-timeout-ms 3000] [--kinds all|none|KIND,KIND...] [--only zklock|curator] [--warmup 5]";
     }
 
-    /** One planned fault: where in the round it starts, its kind and the client it aims at. */
-    record Planned(long atMs, Kind kind, int client) {
+    /**
+     * One planned fault: where in the round it starts, its kind, the client it aims at and the
+     * role that client must be in when it is hit (1 waiting, 2 holding, 0 any): the injector
+     * waits up to a second for the first client from {@code client} on in that role, so that
+     * both libraries see each fault land on the same role, not on whatever phase of its loop the
+     * client happens to be in.
+     */
+    record Planned(long atMs, Kind kind, int client, int role) {
     }
 
     /** What happened to one planned fault in one round. */
@@ -143,7 +153,13 @@ final class FaultMix {
             if (at + nominalMs(kind, sessionTimeoutMs) + 1_000 > seconds * 1000L) {
                 return plan;
             }
-            plan.add(new Planned(at, kind, client));
+            int role = switch (kind) {
+                case SHORT_CUT, LONG_CUT, FREEZE, DEAFEN -> random.nextBoolean() ? HOLDING : WAITING;
+                case EXPIRE_HOLDER -> HOLDING;
+                case EXPIRE_WAITER -> WAITING;
+                default -> 0;
+            };
+            plan.add(new Planned(at, kind, client, role));
             at += nominalMs(kind, sessionTimeoutMs) + pause;
         }
         return plan;
@@ -170,6 +186,8 @@ final class FaultMix {
         int sessionTimeout = 4_000;
         int acquireTimeout = 3_000;
         List<Kind> kinds = List.of(Kind.values());
+        String only = null;
+        int warmup = 5;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "", "--quick" -> { }
@@ -189,6 +207,23 @@ final class FaultMix {
                 case "--clients" -> clients = positive(args, i++);
                 case "--session-timeout-ms" -> sessionTimeout = positive(args, i++);
                 case "--acquire-timeout-ms" -> acquireTimeout = positive(args, i++);
+                case "--warmup" -> {
+                    String text = value(args, i++);
+                    try {
+                        warmup = Integer.parseInt(text);
+                    } catch (NumberFormatException e) {
+                        warmup = -1;
+                    }
+                    if (warmup < 0) {
+                        throw new IllegalArgumentException("--warmup '" + text + "': seconds, 0 or more");
+                    }
+                }
+                case "--only" -> {
+                    only = value(args, i++).toLowerCase(Locale.ROOT);
+                    if (!only.equals("zklock") && !only.equals("curator")) {
+                        throw new IllegalArgumentException("--only '" + only + "': zklock or curator");
+                    }
+                }
                 case "--kinds" -> {
                     String text = value(args, i++);
                     if (text.equals("none")) {
@@ -212,7 +247,7 @@ final class FaultMix {
         if (clients < 2) {
             throw new IllegalArgumentException("--clients " + clients + ": at least 2 (a holder and a waiter)");
         }
-        return new Options(seconds, seed, recipes, rounds, clients, sessionTimeout, acquireTimeout, kinds);
+        return new Options(seconds, seed, recipes, rounds, clients, sessionTimeout, acquireTimeout, kinds, only, warmup);
     }
 
     private static String value(String[] args, int i) {
@@ -244,9 +279,19 @@ final class FaultMix {
         try (var server = new TestingServer(true)) {
             for (String recipe : options.recipes()) {
                 List<Round> rounds = new ArrayList<>();
+                if (options.warmupSeconds() > 0) {
+                    for (boolean zk : new boolean[] {true, false}) {
+                        if (options.only() == null || zk == options.only().equals("zklock")) {
+                            new RoundRun(options, server, recipe, zk, List.of(), -1, options.warmupSeconds()).run();
+                        }
+                    }
+                }
                 for (int r = 0; r < 2 * options.rounds(); r++) {
-                    boolean zk = r % 2 == 0;
-                    rounds.add(new RoundRun(options, server, recipe, zk, plan, r / 2).run());
+                    boolean zk = (r % 2 == 0) != (r / 2 % 2 == 1);     // zklock first in even pairs, Curator in odd
+                    if (options.only() != null && zk != options.only().equals("zklock")) {
+                        continue;
+                    }
+                    rounds.add(new RoundRun(options, server, recipe, zk, plan, r / 2, options.seconds()).run());
                     Round last = rounds.get(rounds.size() - 1);
                     out.printf(Locale.ROOT, "# faults %s %s round %d: %d ops, %d timed out, %d violations%n",
                             recipe, last.library(), r / 2 + 1, last.ops(), last.timedOut(), last.violations());
@@ -301,13 +346,17 @@ final class FaultMix {
         private final java.util.concurrent.atomic.AtomicIntegerArray state;   // per client: 0 idle, 1 waiting, 2 holding
         private volatile boolean running = true;
 
-        RoundRun(Options options, TestingServer server, String recipe, boolean zk, List<Planned> plan, int round) {
+        private final int seconds;
+
+        RoundRun(Options options, TestingServer server, String recipe, boolean zk, List<Planned> plan, int round,
+                int seconds) {
             this.options = options;
+            this.seconds = seconds;
             this.server = server;
             this.recipe = recipe;
             this.zk = zk;
             this.capacity = recipe.equals("semaphore") ? 2 : 1;
-            this.base = "/faultmix/" + recipe + "/" + (zk ? "zklock" : "curator") + "-" + round;
+            this.base = "/faultmix/" + recipe + "/" + (zk ? "zklock" : "curator") + "-" + (round < 0 ? "warmup" : round);
             this.state = new java.util.concurrent.atomic.AtomicIntegerArray(options.clients());
             plan.forEach(p -> windows.add(new Window(p)));
         }
@@ -351,7 +400,7 @@ final class FaultMix {
                     sleepUntil(start + TimeUnit.MILLISECONDS.toNanos(w.planned.atMs()));
                     inject(w);
                 }
-                sleepUntil(start + TimeUnit.SECONDS.toNanos(options.seconds()));
+                sleepUntil(start + TimeUnit.SECONDS.toNanos(seconds));
                 long end = System.nanoTime();
                 running = false;
                 for (Thread w : workers) {
@@ -473,11 +522,13 @@ final class FaultMix {
                     continue;
                 }
                 if (held == null) {
+                    LOG.debug("c{} timed out", i);
                     state.set(i, 0);
                     timeouts.add(System.nanoTime());
                     continue;
                 }
                 state.set(i, 2);
+                LOG.debug("c{} granted", i);
                 grants.add(new long[] {System.nanoTime(), i});
                 Holding holding = new Holding(i, exclusive, held::believes);
                 synchronized (holdings) {
@@ -497,6 +548,7 @@ final class FaultMix {
                 } catch (Exception e) {
                     LOG.debug("c{} release failed: {}", i, e.toString());
                 }
+                LOG.debug("c{} released{}", i, complete ? "" : " (stopped writing: no longer believed it held)");
                 if (complete) {
                     completions.add(System.nanoTime());
                 }
@@ -542,12 +594,16 @@ final class FaultMix {
 
         private void inject(Window w) throws Exception {
             Planned p = w.planned;
-            int target = switch (p.kind()) {
-                case EXPIRE_HOLDER -> find(p.client(), 2);
-                case EXPIRE_WAITER -> find(p.client(), 1);
-                default -> p.client();
-            };
+            int target = p.role() == 0 ? p.client() : find(p.client(), p.role());
+            for (long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(1); target < 0 && System.nanoTime() < until; ) {
+                Thread.sleep(1);
+                target = find(p.client(), p.role());
+            }
+            if (target < 0 && p.kind() != Kind.EXPIRE_HOLDER && p.kind() != Kind.EXPIRE_WAITER) {
+                target = p.client();            // nobody in that role for a second: hit the drawn client anyway
+            }
             w.startNanos = System.nanoTime();
+            LOG.debug("fault {} on c{}", p.kind(), target);
             if (target < 0) {
                 w.healNanos = w.startNanos;
                 return;
@@ -572,8 +628,11 @@ final class FaultMix {
                     }
                     case LOST_CREATE_REPLY, LOST_DELETE_REPLY -> {
                         int before = proxy.repliesDropped();
-                        proxy.dropReplyTo(p.kind() == Kind.LOST_CREATE_REPLY ? OpCode.create2 : OpCode.delete,
-                                path -> path != null && path.startsWith(lockBase));
+                        // a create is create2 (Curator, zklock's plain create) or multi (zklock's
+                        // transaction: its first op is on the lock's directory); a delete is delete
+                        java.util.function.IntPredicate ops = p.kind() == Kind.LOST_CREATE_REPLY
+                                ? op -> op == OpCode.create2 || op == OpCode.multi : op -> op == OpCode.delete;
+                        proxy.dropReplyTo(ops, path -> path != null && path.startsWith(lockBase));
                         long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(nominal);
                         while (proxy.repliesDropped() == before && System.nanoTime() < until) {
                             Thread.sleep(5);
@@ -592,6 +651,7 @@ final class FaultMix {
             } finally {
                 proxy.heal();
                 w.healNanos = System.nanoTime();
+                LOG.debug("healed {} on c{}", p.kind(), target);
             }
         }
 
