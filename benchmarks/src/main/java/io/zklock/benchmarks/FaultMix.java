@@ -59,7 +59,9 @@ import org.slf4j.LoggerFactory;
  *   zklock:  while its lease says HELD;
  *   Curator: from acquire's return until release, unless its client's connection state went
  *            SUSPENDED or LOST meanwhile (a careful user stops writing at SUSPENDED).
- *   A check-and-write is made only while the writer believes; at each one, the holders that
+ *   A check-and-write is made only while the writer believes, on a resource fenced for zklock's
+ *   exclusive holders (a token below the highest admitted is refused and ends the hold, counted
+ *   as fenced, not completed; Curator gives no token); at each write, the holders that
  *   believe at that moment are counted, and more conflicting believers than the lock admits
  *   (one writer; readers share; the semaphore's permits) is a violation.
  *   An operation counts as completed when all its writes were made while its holder believed.
@@ -134,7 +136,7 @@ final class FaultMix {
 
     /** One library's round. */
     record Round(String library, List<Window> windows, int ops, int timedOut, int failed, int violations,
-            String example) {
+            int fenced, String example) {
     }
 
     private FaultMix() {
@@ -306,7 +308,7 @@ final class FaultMix {
     // ---- one round -----------------------------------------------------------------------------
 
     /** A holder's belief, registered on the board while it holds. */
-    private record Holding(int client, boolean exclusive, BooleanSupplier believes) {
+    private record Holding(int client, boolean exclusive, BooleanSupplier believes, long token) {
     }
 
     /** The lock under test for one client: timed acquire returning a holding's release, or null on timeout. */
@@ -321,6 +323,11 @@ final class FaultMix {
 
     private interface Held extends Release {
         boolean believes();
+
+        /** The fencing token the holder writes with; -1 when the library gives none (Curator). */
+        default long token() {
+            return -1;
+        }
 
         void release() throws Exception;
     }
@@ -338,12 +345,15 @@ final class FaultMix {
         private final List<String> examples = new CopyOnWriteArrayList<>();
         private final Set<Holding> holdings = new HashSet<>();      // guarded by itself
         private final AtomicInteger failed = new AtomicInteger();
+        private final AtomicInteger fenced = new AtomicInteger();
+        private long highestToken = Long.MIN_VALUE;                   // guarded by holdings
         private final int capacity;
         private final String base;
         private final List<CuratorFramework> clients = new ArrayList<>();
         private final List<FaultProxy> proxies = new ArrayList<>();
         private final List<AtomicLong> trouble = new ArrayList<>();      // per client: SUSPENDED/LOST count
         private final java.util.concurrent.atomic.AtomicIntegerArray state;   // per client: 0 idle, 1 waiting, 2 holding
+        private final java.util.concurrent.atomic.AtomicLongArray waitingSince;
         private volatile boolean running = true;
 
         private final int seconds;
@@ -358,6 +368,7 @@ final class FaultMix {
             this.capacity = recipe.equals("semaphore") ? 2 : 1;
             this.base = "/faultmix/" + recipe + "/" + (zk ? "zklock" : "curator") + "-" + (round < 0 ? "warmup" : round);
             this.state = new java.util.concurrent.atomic.AtomicIntegerArray(options.clients());
+            this.waitingSince = new java.util.concurrent.atomic.AtomicLongArray(options.clients());
             plan.forEach(p -> windows.add(new Window(p)));
         }
 
@@ -455,6 +466,11 @@ final class FaultMix {
                         }
 
                         @Override
+                        public long token() {
+                            return l.fencingToken();
+                        }
+
+                        @Override
                         public void release() {
                             l.close();
                         }
@@ -509,6 +525,7 @@ final class FaultMix {
             Duration timeout = Duration.ofMillis(options.acquireTimeoutMs());
             while (running) {
                 Held held;
+                waitingSince.set(i, System.nanoTime());
                 state.set(i, 1);
                 try {
                     held = locker.tryAcquire(timeout);
@@ -530,7 +547,7 @@ final class FaultMix {
                 state.set(i, 2);
                 LOG.debug("c{} granted", i);
                 grants.add(new long[] {System.nanoTime(), i});
-                Holding holding = new Holding(i, exclusive, held::believes);
+                Holding holding = new Holding(i, exclusive, held::believes, held.token());
                 synchronized (holdings) {
                     holdings.add(holding);
                 }
@@ -560,6 +577,15 @@ final class FaultMix {
             synchronized (holdings) {
                 if (!h.believes().getAsBoolean()) {
                     return false;
+                }
+                // the resource is fenced for exclusive holders that carry a token (zklock's: a czxid,
+                // ordered across directories): a write with a token below the highest admitted is refused
+                if (h.exclusive() && h.token() >= 0 && !recipe.equals("semaphore")) {
+                    if (h.token() < highestToken) {
+                        fenced.incrementAndGet();
+                        return false;
+                    }
+                    highestToken = h.token();
                 }
                 int believers = 0;
                 int conflicting = 0;
@@ -655,11 +681,16 @@ final class FaultMix {
             }
         }
 
-        /** The first client from {@code from} on (round robin) in {@code wanted} state, or -1. */
+        /**
+         * The first client from {@code from} on (round robin) in {@code wanted} state, or -1. A
+         * waiter counts once it has waited 20 ms, so that its node is surely queued with either
+         * library (a fault before the create reaches the server would stall nobody).
+         */
         private int find(int from, int wanted) {
+            long queuedBefore = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(20);
             for (int k = 0; k < state.length(); k++) {
                 int i = (from + k) % state.length();
-                if (state.get(i) == wanted) {
+                if (state.get(i) == wanted && (wanted != WAITING || waitingSince.get(i) - queuedBefore < 0)) {
                     return i;
                 }
             }
@@ -692,7 +723,7 @@ final class FaultMix {
             }
             int ops = count(completions, start, end);
             return new Round(zk ? "zklock" : "Curator", windows, ops, count(timeouts, start, end), failed.get(),
-                    count(violationTimes, start, end), examples.isEmpty() ? "" : examples.get(0));
+                    count(violationTimes, start, end), fenced.get(), examples.isEmpty() ? "" : examples.get(0));
         }
 
         private static int count(List<Long> times, long from, long to) {
@@ -715,8 +746,8 @@ final class FaultMix {
         plan.forEach(p -> planned.merge(p.kind(), 1, Integer::sum));
         out.println("Timeline per round: " + planned);
         out.println();
-        out.println("| recipe | library | ops | timed out | failed | violations | ratio (ops zklock / Curator) |");
-        out.println("|---|---|--:|--:|--:|--:|--:|");
+        out.println("| recipe | library | ops | timed out | failed | violations | stale writes fenced | ratio (ops zklock / Curator) |");
+        out.println("|---|---|--:|--:|--:|--:|--:|--:|");
         for (var e : results.entrySet()) {
             int[] ops = new int[2];
             for (Round r : e.getValue()) {
@@ -724,9 +755,9 @@ final class FaultMix {
             }
             for (String lib : List.of("zklock", "Curator")) {
                 var rs = e.getValue().stream().filter(r -> r.library().equals(lib)).toList();
-                out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s |%n", e.getKey(), lib,
+                out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s |%n", e.getKey(), lib,
                         join(rs, Round::ops), join(rs, Round::timedOut), join(rs, Round::failed),
-                        join(rs, Round::violations),
+                        join(rs, Round::violations), join(rs, Round::fenced),
                         lib.equals("zklock") ? String.format(Locale.ROOT, "%.2f", ops[1] == 0 ? 0.0 : (double) ops[0] / ops[1]) : "");
             }
         }
