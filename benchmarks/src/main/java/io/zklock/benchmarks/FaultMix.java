@@ -668,7 +668,14 @@ final class FaultMix {
                             w.client = -1;      // nothing to drop: no fault happened
                         }
                     }
-                    case EXPIRE_HOLDER, EXPIRE_WAITER -> Sessions.expire(clients.get(target), server.getConnectString());
+                    case EXPIRE_HOLDER, EXPIRE_WAITER -> {
+                        try {
+                            Sessions.expire(clients.get(target), server.getConnectString());
+                        } catch (IllegalStateException e) {
+                            w.client = -1;      // its session was ending already (an earlier fault): not injected
+                            LOG.warn("{} on c{} not injected: {}", p.kind(), target, e.getMessage());
+                        }
+                    }
                     case SERVER_RESTART -> {
                         w.client = -2;          // every client
                         server.restart();
