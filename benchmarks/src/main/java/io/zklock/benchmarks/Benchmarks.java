@@ -222,6 +222,16 @@ public final class Benchmarks {
     }
 
     public static void main(String[] args) throws Exception {
+        if (isFaultMix(args)) {
+            try {
+                FaultMix.run(FaultMix.parse(args), System.out);
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage());
+                System.exit(2);
+            }
+            System.exit(0);
+            return;
+        }
         Options options;
         try {
             options = Options.parse(args);
@@ -232,6 +242,16 @@ public final class Benchmarks {
         }
         run(options, System.out);
         System.exit(0);     // the server's and clients' stray threads must not keep the JVM alive
+    }
+
+    /** Whether the arguments select the fault mix ({@code --scenario faults}), which has options of its own. */
+    static boolean isFaultMix(String... args) {
+        for (int i = 0; i + 1 < args.length; i++) {
+            if (args[i].equals("--scenario") && args[i + 1].equals("faults")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Runs the selected scenarios, prints the table and the targets, returns the outcomes. */

@@ -1,7 +1,9 @@
 /**
  * Side-by-side benchmark of zklock and Curator's {@code InterProcess*} recipes on one embedded
  * ZooKeeper server in one JVM run: latency, throughput, server requests and wake-ups per
- * operation, and at scale (scenarios 8-11) the queue, the herd, many held locks and many sessions.
+ * operation, and at scale (scenarios 8-11) the queue, the herd, many held locks and many sessions;
+ * and under faults ({@code --scenario faults}, {@code FaultMix}): the same seeded fault timeline
+ * against both libraries, each client through its own fault proxy.
  *
  * <p>Run {@link io.zklock.benchmarks.Benchmarks}; README gives the Maven command. Read its
  * class comment first: how rounds alternate between the libraries, what is timed and how

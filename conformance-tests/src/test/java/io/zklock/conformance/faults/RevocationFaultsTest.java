@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.zklock.conformance.harness.ConformanceSupport;
-import io.zklock.conformance.harness.FaultProxy;
+import io.zklock.testing.FaultProxy;
 import io.zklock.conformance.harness.Recipe;
 import io.zklock.conformance.harness.ServerFaults;
 import io.zklock.core.DistributedLock;

@@ -13,7 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import io.zklock.conformance.harness.FaultProxy;
+import io.zklock.testing.FaultProxy;
 import io.zklock.conformance.harness.ServerFaults;
 import io.zklock.shedlock.ZkLockProvider;
 import io.zklock.testing.Await;

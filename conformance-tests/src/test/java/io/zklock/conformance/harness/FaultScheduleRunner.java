@@ -30,6 +30,7 @@ import io.zklock.core.LeaseState;
 import io.zklock.core.MultiLease;
 import io.zklock.core.spi.LockNode;
 import io.zklock.mutex.ZkMutex;
+import io.zklock.testing.FaultProxy;
 import io.zklock.testing.FencedResource;
 import io.zklock.testing.ZkProbe;
 import io.zklock.testing.ZkTesting;

@@ -9,6 +9,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.testing.Await;
+import io.zklock.testing.FaultProxy;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.InstanceSpec;

@@ -9,7 +9,7 @@
  *     recipes from there (a property may take a variant, such as a semaphore of 2).</li>
  * <li>Servers and clients: {@link io.zklock.conformance.harness.SharedServer} (one embedded
  *     server for the properties), {@link io.zklock.conformance.harness.ServerFaults} (a server
- *     of their own for the named fault tests), {@link io.zklock.conformance.harness.FaultProxy}
+ *     of their own for the named fault tests), {@link io.zklock.testing.FaultProxy}
  *     (a loopback proxy per client: freeze, deafen, cut, drop one reply, act before a request).</li>
  * <li>Judges: {@link io.zklock.conformance.harness.FencedReadWriteResource} (and the core test
  *     jar's {@code FencedResource}), {@link io.zklock.conformance.harness.FaultScheduleRunner}

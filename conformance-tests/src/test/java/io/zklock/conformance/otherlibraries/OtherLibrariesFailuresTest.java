@@ -12,7 +12,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import io.zklock.conformance.harness.FaultProxy;
+import io.zklock.testing.FaultProxy;
 import io.zklock.conformance.harness.Recipe;
 import io.zklock.conformance.harness.ServerFaults;
 import io.zklock.core.DistributedLock;

@@ -16,7 +16,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.zklock.conformance.harness.ConformanceSupport;
-import io.zklock.conformance.harness.FaultProxy;
+import io.zklock.testing.FaultProxy;
 import io.zklock.conformance.harness.Recipe;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;

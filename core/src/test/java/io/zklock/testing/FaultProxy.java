@@ -1,4 +1,4 @@
-package io.zklock.conformance.harness;
+package io.zklock.testing;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -21,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntPredicate;
 import java.util.function.Predicate;
 
 import org.apache.zookeeper.ZooDefs.OpCode;
@@ -75,7 +76,7 @@ public final class FaultProxy implements AutoCloseable {
         void onRequest(int opcode, String path) throws Exception;
     }
 
-    private record DropRule(int opcode, Predicate<String> path) {
+    private record DropRule(IntPredicate opcode, Predicate<String> path) {
     }
 
     private final List<InetSocketAddress> servers;
@@ -209,6 +210,14 @@ public final class FaultProxy implements AutoCloseable {
      * Arming a new rule replaces one not yet taken.
      */
     public void dropReplyTo(int opcode, Predicate<String> path) {
+        dropReplyTo(op -> op == opcode, path);
+    }
+
+    /**
+     * As {@link #dropReplyTo(int, Predicate)}, for the next request whose opcode satisfies
+     * {@code opcode} (a create, whichever of create2 or multi a library sends it as).
+     */
+    public void dropReplyTo(IntPredicate opcode, Predicate<String> path) {
         lock.lock();
         try {
             armed = new DropRule(opcode, path);
@@ -286,7 +295,7 @@ public final class FaultProxy implements AutoCloseable {
     private boolean takeDrop(int opcode, String path) {
         lock.lock();
         try {
-            if (armed != null && armed.opcode == opcode && matches(armed.path, path)) {
+            if (armed != null && armed.opcode.test(opcode) && matches(armed.path, path)) {
                 armed = null;
                 return true;
             }
@@ -442,7 +451,8 @@ public final class FaultProxy implements AutoCloseable {
         /** The rule armed again if this connection dies before the reply: the same request, retried. */
         private DropRule sameRequest(Request request) {
             String path = request.path;
-            return new DropRule(request.opcode, p -> Objects.equals(p, path));
+            int opcode = request.opcode;
+            return new DropRule(op -> op == opcode, p -> Objects.equals(p, path));
         }
 
         private void pumpReplies() {
