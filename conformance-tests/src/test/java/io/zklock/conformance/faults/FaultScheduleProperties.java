@@ -6,6 +6,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.StringJoiner;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.zklock.testing.FaultProxy;
@@ -347,7 +348,7 @@ class FaultScheduleProperties {
         private final AtomicInteger beforeLost = new AtomicInteger();
         private final AtomicInteger lostNodeChecks = new AtomicInteger();
         private final List<Long> recovery = new ArrayList<>();
-        private final List<Long> faultRecovery = new ArrayList<>();
+        private final Map<Fault, List<Long>> faultRecovery = new EnumMap<>(Fault.class);   // by the kind healed
         private final AtomicInteger orphans = new AtomicInteger();
         private final AtomicInteger stranded = new AtomicInteger();
         private final List<String> firstViolations = new ArrayList<>();
@@ -373,7 +374,7 @@ class FaultScheduleProperties {
             beforeLost.addAndGet(o.successorWroteBeforeLost());
             lostNodeChecks.addAndGet(o.lostNodeChecks());
             recovery.addAll(o.recoveryMillis());
-            faultRecovery.addAll(o.faultRecoveryMillis());
+            o.faultRecoveryMillis().forEach((k, v) -> faultRecovery.computeIfAbsent(k, x -> new ArrayList<>()).addAll(v));
             orphans.addAndGet((int) o.violations().stream().filter(v -> v.startsWith("orphans")).count());
             stranded.addAndGet((int) o.violations().stream().filter(v -> v.startsWith("stranded")).count());
         }
@@ -387,12 +388,17 @@ class FaultScheduleProperties {
                     + ", fenced writes " + writes + "); late notices after a forced expiry (allowed) " + lateForced
                     + "; holders told SUSPENDED but LOST only after a successor wrote (allowed) " + beforeLost
                     + "; re-grant after healing " + rec
-                    + (faultRecovery.isEmpty() ? "" : "; recovery (fault healed -> granted) " + medianAndMax(faultRecovery)
-                            + " over " + faultRecovery.size() + " faults")
+                    + (faultRecovery.isEmpty() ? "" : "; recovery (fault healed -> the faulted client granted) by kind " + recoveryByKind())
                     + "; LOST-node cleanup checks " + lostNodeChecks
                     + "; orphan checks failed " + orphans + ", stranded waiters " + stranded
                     + "; violations " + violations + " in " + failedSchedules + " schedule(s)"
                     + (firstViolations.isEmpty() ? "" : ", first: " + firstViolations);
+        }
+
+        private String recoveryByKind() {
+            StringJoiner byKind = new StringJoiner(", ", "{", "}");
+            faultRecovery.forEach((k, v) -> byKind.add(k + "=" + medianAndMax(v) + " over " + v.size()));
+            return byKind.toString();
         }
 
         synchronized int operations() {

@@ -30,8 +30,10 @@ import org.slf4j.LoggerFactory;
  * schedules in which three clients take the lock while faults of every kind are injected,
  * judged as {@link FaultScheduleProperties} judges them; every fifth schedule runs on a
  * three-server ensemble with its faults. After each fault heals, the faulted client requests
- * the lock and the wait is recorded (recovery time). It prints operations, faults by kind,
- * violations, orphan checks, stranded waiters and recovery times, and fails on any violation.
+ * the lock and the wait is recorded (recovery time, by the kind of fault healed). It prints
+ * operations, faults by kind, violations, orphan checks, stranded waiters and recovery times by
+ * fault kind, and fails on any violation. (Operations per fault kind, side by side with
+ * Curator's recipes under the same seeded faults: the benchmarks' {@code --scenario faults}.)
  * {@code -Dzklock.soak.seed} replays a run.
  */
 class FaultSoak {

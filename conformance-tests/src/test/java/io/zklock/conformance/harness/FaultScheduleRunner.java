@@ -100,7 +100,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
     /** What one run found. */
     public record Outcome(List<String> violations, Map<Fault, Integer> injected, Map<Fault, Integer> skipped,
             int granted, int timedOut, int failed, int writes, int lateNoticesAfterForcedExpiry,
-            List<Long> recoveryMillis, List<Long> faultRecoveryMillis, int successorWroteBeforeLost,
+            List<Long> recoveryMillis, Map<Fault, List<Long>> faultRecoveryMillis, int successorWroteBeforeLost,
             int lostNodeChecks) {
     }
 
@@ -132,7 +132,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
     private final Map<Fault, AtomicInteger> skipped = new EnumMap<>(Fault.class);
     private final List<Worker> workers = new CopyOnWriteArrayList<>();
     private final List<Long> recovery = new CopyOnWriteArrayList<>();
-    private final List<Long> faultRecovery = new CopyOnWriteArrayList<>();
+    private final Map<Fault, List<Long>> faultRecovery = new ConcurrentHashMap<>();   // by the kind healed
     private volatile boolean probeAfterEachFault;
     private final AtomicInteger granted = new AtomicInteger();
     private final AtomicInteger timedOut = new AtomicInteger();
@@ -218,8 +218,14 @@ public final class FaultScheduleRunner implements AutoCloseable {
             }
         });
         return new Outcome(List.copyOf(violations), inj, skip, granted.get(), timedOut.get(), failed.get(),
-                writes.get(), lateForced.get(), List.copyOf(recovery), List.copyOf(faultRecovery), suspendedOnly.size(),
+                writes.get(), lateForced.get(), List.copyOf(recovery), recoveryByKind(), suspendedOnly.size(),
                 lostNodeChecks.get());
+    }
+
+    private Map<Fault, List<Long>> recoveryByKind() {
+        Map<Fault, List<Long>> byKind = new EnumMap<>(Fault.class);
+        faultRecovery.forEach((k, v) -> byKind.put(k, List.copyOf(v)));
+        return byKind;
     }
 
     /** Heals everything, waits for the workers, probes liveness, judges, closes, and checks for orphans. */
@@ -790,7 +796,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
         if (fault.ordinal() <= Fault.DEAFEN.ordinal() || fault.needsCluster()) {
             injected.get(fault).incrementAndGet();    // the armed kinds count when they fire
             if (probeAfterEachFault) {
-                probeOnce(c, fault + " healed", faultRecovery);
+                probeOnce(c, fault + " healed", faultRecovery.computeIfAbsent(fault, k -> new CopyOnWriteArrayList<>()));
             }
         }
     }
