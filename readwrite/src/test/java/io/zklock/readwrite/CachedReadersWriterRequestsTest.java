@@ -58,14 +58,14 @@ class CachedReadersWriterRequestsTest {
                     Thread.sleep(100);                     // the holders' watch reads answered
                     Map<Long, Long> before = probe.packetsBySession();
                     Lease w = writer.writeLock().acquire();
-                    Thread.sleep(300);                     // the holders' reads after the ask land
+                    Map<Long, Long> granted = probe.packetsBySession();
+                    // each holder's read of the ask may land after the grant: wait for two requests of each (a third would be a ping)
+                    Await.until("each asked holder's delete and read", Duration.ofSeconds(10),
+                            () -> holderRequests(probe.packetsBySession(), before, readerClients) >= 2);
                     Map<Long, Long> after = probe.packetsBySession();
                     w.close();
-                    leastWriter = Math.min(leastWriter, after.get(writerSession) - before.get(writerSession));
-                    for (CuratorFramework c : readerClients) {
-                        long s = c.getZookeeperClient().getZooKeeper().getSessionId();
-                        leastHolder = Math.min(leastHolder, after.get(s) - before.get(s));
-                    }
+                    leastWriter = Math.min(leastWriter, granted.get(writerSession) - before.get(writerSession));
+                    leastHolder = Math.min(leastHolder, holderRequests(after, before, readerClients));
                 }
                 assertEquals(11, leastWriter, "requests of the writer's acquisition");
                 assertEquals(2, leastHolder, "requests of each asked holder");
@@ -73,5 +73,15 @@ class CachedReadersWriterRequestsTest {
                 readerClients.forEach(CuratorFramework::close);
             }
         }
+    }
+
+    /** The fewest requests any of the reader clients sent between {@code before} and {@code now}. */
+    private static long holderRequests(Map<Long, Long> now, Map<Long, Long> before, List<CuratorFramework> readerClients) {
+        long least = Long.MAX_VALUE;
+        for (CuratorFramework c : readerClients) {
+            long s = c.getZookeeperClient().getZooKeeper().getSessionId();
+            least = Math.min(least, now.getOrDefault(s, 0L) - before.getOrDefault(s, 0L));
+        }
+        return least;
     }
 }
