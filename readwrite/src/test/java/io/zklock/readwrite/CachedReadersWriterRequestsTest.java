@@ -47,6 +47,10 @@ class CachedReadersWriterRequestsTest {
                 ZkReadWriteLock writer = new ZkReadWriteLock(writerClient, "/locks/cw");
                 ZkProbe probe = new ZkProbe(server.getPort());
                 long writerSession = writerClient.getZookeeperClient().getZooKeeper().getSessionId();
+                List<Long> readerSessions = new ArrayList<>();
+                for (CuratorFramework c : readerClients) {
+                    readerSessions.add(c.getZookeeperClient().getZooKeeper().getSessionId());
+                }
                 long leastWriter = Long.MAX_VALUE;
                 long leastHolder = Long.MAX_VALUE;
                 for (int round = 0; round < REPEAT; round++) {
@@ -61,11 +65,11 @@ class CachedReadersWriterRequestsTest {
                     Map<Long, Long> granted = probe.packetsBySession();
                     // each holder's read of the ask may land after the grant: wait for two requests of each (a third would be a ping)
                     Await.until("each asked holder's delete and read", Duration.ofSeconds(10),
-                            () -> holderRequests(probe.packetsBySession(), before, readerClients) >= 2);
+                            () -> holderRequests(probe.packetsBySession(), before, readerSessions) >= 2);
                     Map<Long, Long> after = probe.packetsBySession();
                     w.close();
                     leastWriter = Math.min(leastWriter, granted.get(writerSession) - before.get(writerSession));
-                    leastHolder = Math.min(leastHolder, holderRequests(after, before, readerClients));
+                    leastHolder = Math.min(leastHolder, holderRequests(after, before, readerSessions));
                 }
                 assertEquals(11, leastWriter, "requests of the writer's acquisition");
                 assertEquals(2, leastHolder, "requests of each asked holder");
@@ -75,11 +79,10 @@ class CachedReadersWriterRequestsTest {
         }
     }
 
-    /** The fewest requests any of the reader clients sent between {@code before} and {@code now}. */
-    private static long holderRequests(Map<Long, Long> now, Map<Long, Long> before, List<CuratorFramework> readerClients) {
+    /** The fewest requests any of the reader sessions sent between {@code before} and {@code now}. */
+    private static long holderRequests(Map<Long, Long> now, Map<Long, Long> before, List<Long> readerSessions) {
         long least = Long.MAX_VALUE;
-        for (CuratorFramework c : readerClients) {
-            long s = c.getZookeeperClient().getZooKeeper().getSessionId();
+        for (long s : readerSessions) {
             least = Math.min(least, now.getOrDefault(s, 0L) - before.getOrDefault(s, 0L));
         }
         return least;
