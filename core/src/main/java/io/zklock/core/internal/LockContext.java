@@ -39,6 +39,17 @@ public final class LockContext {
     private final Cleanup cleanup = new Cleanup(this);
     private final LeaseCaching caching;
     private final boolean sharedLocally;
+    private final long escalateMs;
+
+    /**
+     * How long, by default, a request may wait on a permit that another thread or process keeps
+     * cached before it asks back every cached permit ahead of it: a waiter of a lock of several
+     * holders asks the ones it needs at once and the rest after this long (AskBack), and a
+     * thread waiting inside its process for its own client's busy permit goes to ZooKeeper after
+     * this long (LeaseCache.awaitLocal). A cached permit idles at most this long while a
+     * request needs it.
+     */
+    public static final long ESCALATE_MS = 25;
 
     /**
      * @param client the Curator client (null only under a scripted port)
@@ -54,11 +65,11 @@ public final class LockContext {
      */
     public LockContext(CuratorFramework client, SessionMonitor monitor, ZkPort port, String path, String kind, String namePrefix,
             LockDriver driver, int maxLeases) {
-        this(client, monitor, port, path, kind, namePrefix, driver, maxLeases, LeaseCaching.off(), false);
+        this(client, monitor, port, path, kind, namePrefix, driver, maxLeases, LeaseCaching.off(), false, ESCALATE_MS);
     }
 
     private LockContext(CuratorFramework client, SessionMonitor monitor, ZkPort port, String path, String kind, String namePrefix,
-            LockDriver driver, int maxLeases, LeaseCaching caching, boolean sharedLocally) {
+            LockDriver driver, int maxLeases, LeaseCaching caching, boolean sharedLocally, long escalateMs) {
         if (driver == null) {
             throw new IllegalArgumentException("driver is null");
         }
@@ -75,6 +86,7 @@ public final class LockContext {
         this.port = port != null ? port : new CuratorPort(client, monitor);
         this.caching = caching;
         this.sharedLocally = sharedLocally;
+        this.escalateMs = escalateMs;
     }
 
     /**
@@ -90,7 +102,27 @@ public final class LockContext {
         if (caching == null) {
             throw new IllegalArgumentException("caching is null; use LeaseCaching.off()");
         }
-        return new LockContext(client, monitor, port, path, kind, namePrefix, driver, maxLeases, caching, sharedLocally);
+        return new LockContext(client, monitor, port, path, kind, namePrefix, driver, maxLeases, caching, sharedLocally, escalateMs);
+    }
+
+    /**
+     * The same directory with another escalation bound (see {@link #ESCALATE_MS}); tests
+     * lengthen it so that no escalation happens within them, however slow the machine.
+     *
+     * @param millis the bound, in milliseconds
+     * @return the context
+     * @throws IllegalArgumentException if {@code millis} is negative
+     */
+    public LockContext withEscalation(long millis) {
+        if (millis < 0) {
+            throw new IllegalArgumentException("escalation must not be negative, was " + millis + " ms");
+        }
+        return new LockContext(client, monitor, port, path, kind, namePrefix, driver, maxLeases, caching, sharedLocally, millis);
+    }
+
+    /** {@return how long a request waits on cached permits it needs before asking every cached one ahead (see {@link #ESCALATE_MS})} */
+    public long escalateMs() {
+        return escalateMs;
     }
 
     /** {@return whether this directory's nodes may be kept cached after use} */
@@ -118,7 +150,8 @@ public final class LockContext {
 
     /** The same directory and kind, with nodes anchored at {@code anchorSequence}, decided by {@code driver}; never cached. */
     public LockContext anchoredAt(long anchorSequence, LockDriver driver) {
-        return new LockContext(client, monitor, port, path, kind, LockNode.anchoredPrefix(kind, anchorSequence), driver, maxLeases);
+        return new LockContext(client, monitor, port, path, kind, LockNode.anchoredPrefix(kind, anchorSequence), driver, maxLeases,
+                LeaseCaching.off(), false, escalateMs);
     }
 
     public CuratorFramework client() {

@@ -58,8 +58,9 @@ class LocalLeaseWaitTest {
         }
     };
 
+    /** Permits whose local waits last (an escalation bound no test reaches, however slow the machine). */
     private static LockEngine permits(CuratorFramework client, String path, int max) {
-        return new LockEngine(client, path, "sem", FIRST_N, max, HOUR, false);
+        return new LockEngine(new LockEngine(client, path, "sem", FIRST_N, max, HOUR, false).context().withEscalation(600_000));
     }
 
     /** Both permits of a semaphore of 2, taken by {@code engine}'s client: the first lease, then the second. */
@@ -110,6 +111,31 @@ class LocalLeaseWaitTest {
             // the listing, the removal of its watch, the listing of ZkTesting.children, a ping at most
             assertTrue(requests <= 4, "a local wait sent " + requests + " packets");
             two.close();
+        }
+    }
+
+    /**
+     * Another client keeps a permit cached idle while this client's one permit is busy: a thread
+     * that wants a second permit (here the busy permit's own thread) waits inside its process
+     * at most the escalation bound, then queues a node, which asks the idle permit back: it is
+     * granted while the busy permit is still in use.
+     */
+    @Test
+    void aLocalWaitEndsAtTheEscalationBoundWhileAnotherClientKeepsAPermitIdle() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework a = ZkTesting.client(server.getConnectString(), 60_000);
+             CuratorFramework c = ZkTesting.client(server.getConnectString(), 60_000)) {
+            LockEngine engineC = new LockEngine(c, "/w/j", "sem", FIRST_N, 2, HOUR, false);
+            LockEngine engineA = new LockEngine(a, "/w/j", "sem", FIRST_N, 2, HOUR, false);   // the default bound
+            engineC.acquire().close();         // c's permit, cached and idle for an hour
+            Lease busy = engineA.acquire();
+            assertEquals(2, ZkTesting.children(a, "/w/j").size(), "every permit taken: one busy, one idle");
+            Lease second = engineA.tryAcquire(Duration.ofSeconds(20)).orElseThrow(() ->
+                    new AssertionError("waited behind its own busy permit while another client's sat idle"));
+            assertEquals(LeaseState.HELD, busy.state(), "granted while the busy permit is still in use");
+            assertNotEquals(busy.nodePath(), second.nodePath());
+            second.close();
+            busy.close();
         }
     }
 

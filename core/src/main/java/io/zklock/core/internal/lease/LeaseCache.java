@@ -43,7 +43,11 @@ import org.slf4j.LoggerFactory;
  *               semaphore's; a mutex's thread queues a node, so the mutex's grants follow
  *               the order its waiters started in): while an entry is in use, not asked and kept,
  *               the thread waits for its close (a local wait, oldest first) instead of queueing
- *               a node, as long as every permit of the lock is taken: LocalWait lists the
+ *               a node, for at most the escalation bound (LockContext.escalateMs: as long as a
+ *               waiter of another client waits before it asks every cached permit ahead; then
+ *               the thread queues a node, which asks by need, so a permit another client keeps
+ *               idle never idles longer while it waits), and as long as every permit of the
+ *               lock is taken: LocalWait lists the
  *               directory with a watch, and fewer nodes than maxLeases, any change of the
  *               children, or any failure sends the thread to ZooKeeper (a free permit never
  *               sits idle while it waits; a node queued by another client comes with its
@@ -280,9 +284,11 @@ public final class LeaseCache {
      * A local wait for an entry in use (see LocalWait): for a cache of one-at-a-time nodes
      * whose every entry is in use, none asked back, and while every permit of the lock is taken
      * (the directory check), the thread waits for a local lease to close and takes its node
-     * over, with no request but the check's. Null means "queue a node as usual": nothing to wait
-     * for, a permit may be free, a waiter queued, an entry asked back or lost, or the deadline
-     * passed (the caller's own deadline check then times out).
+     * over, with no request but the check's, for at most the context's escalation bound. Null
+     * means "queue a node as usual": nothing to wait for, a permit may be free, a waiter queued,
+     * an entry asked back or lost, the bound passed (a permit another client keeps idle is then
+     * asked back by the node queued), or the deadline passed (the caller's own deadline check
+     * then times out).
      *
      * @param context the caching context (for the directory check)
      * @param idle how long the node is kept once this lease and the others on it close
@@ -320,7 +326,8 @@ public final class LeaseCache {
         check.start();
         Entry e;
         try {
-            e = deadline.isUnbounded() ? handed.get() : handed.get(deadline.remainingNanos(), TimeUnit.NANOSECONDS);
+            long bound = TimeUnit.MILLISECONDS.toNanos(context.escalateMs());   // then ZooKeeper: a permit another client keeps idle is asked
+            e = handed.get(deadline.isUnbounded() ? bound : Math.min(bound, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
         } catch (TimeoutException | InterruptedException t) {
             synchronized (this) {
                 if (waiters.remove(handed)) {

@@ -27,9 +27,9 @@ import org.slf4j.LoggerFactory;
  * conflicts with ours (a writer: every cached read node ahead), except for a lock of several
  * holders (maxLeases > 1, the semaphore: the first maxLeases nodes hold), where a waiter at
  * index i needs only i - maxLeases + 1 nodes ahead to go: it asks the first that many cached
- * ones, and every other cached one ahead once it has waited escalateMs (the nodes it asked may
- * be in use while another process keeps one idle: a permit idles at most that long while a
- * waiter needs it). Asking them all at once made every waiter of a busy semaphore empty every
+ * ones, and every other cached one ahead once it has waited the context's escalateMs (the
+ * nodes it asked may be in use while another process keeps one idle: a permit idles at most
+ * that long while a waiter needs it). Asking them all at once made every waiter of a busy semaphore empty every
  * cache, so caching never re-granted anything. Per node asked:
  *   1. READ   getData; gone, or already asked back (by anyone): done.
  *   2. WRITE  setData(data + the ask, version read). BADVERSION (written meanwhile): 1,
@@ -48,12 +48,6 @@ final class AskBack {
     private static final Logger LOG = LoggerFactory.getLogger(AskBack.class);
     private static final int MAX_TRIES = 3;
     private static final long RETRY_MS = 500;
-    /**
-     * How long a waiter of a lock of several holders waits on the nodes it needs before asking
-     * every cached one ahead. Not final only so that a test can lengthen it.
-     */
-    static volatile long escalateMs = 25;
-
     private final LockContext context;
     private final LockNode ours;
     private Set<String> asked;                 // guarded by this; made at the first ask (most waits ask nobody)
@@ -85,7 +79,7 @@ final class AskBack {
                     escalated = true;
                     ask(latest, Integer.MAX_VALUE);
                 }
-            }, escalateMs, TimeUnit.MILLISECONDS);
+            }, context.escalateMs(), TimeUnit.MILLISECONDS);
         }
         return n;
     }

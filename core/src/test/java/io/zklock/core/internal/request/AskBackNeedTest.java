@@ -11,6 +11,7 @@ import io.zklock.core.LeaseState;
 import io.zklock.core.spi.Decision;
 import io.zklock.core.spi.LockDriver;
 import io.zklock.core.spi.LockEngine;
+import io.zklock.core.spi.TestEngines;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A waiter of a lock of several holders (a semaphore's shape) asks back only the cached nodes
  * it needs gone, the first in queue order, and every other cached node ahead once it has
- * waited {@link AskBack#escalateMs}: a permit kept idle by a cache waits at most that long
+ * waited the escalation bound ({@code LockContext.ESCALATE_MS}): a permit kept idle by a cache waits at most that long
  * for a waiter that needs it.
  */
 class AskBackNeedTest {
@@ -42,22 +43,17 @@ class AskBackNeedTest {
              CuratorFramework a = ZkTesting.client(server.getConnectString(), 60_000);
              CuratorFramework b = ZkTesting.client(server.getConnectString(), 60_000)) {
             LockEngine engineA = permits(a, "/w/h", 2);
-            LockEngine engineB = new LockEngine(b, "/w/h", "sem", FIRST_N, 2, LeaseCaching.off(), false);
+            LockEngine engineB = TestEngines.withEscalation(   // no escalation within the test, however slow the machine
+                    new LockEngine(b, "/w/h", "sem", FIRST_N, 2, LeaseCaching.off(), false), 60_000);
             Lease one = engineA.acquire();
             Lease two = engineA.acquire();
             one.close();
             two.close();
             assertEquals(2, ZkTesting.children(a, "/w/h").size(), "both permits kept");
-            long escalation = AskBack.escalateMs;
-            AskBack.escalateMs = 60_000;       // no escalation within the test, however slow the machine
-            try {
-                Lease granted = engineB.tryAcquire(Duration.ofSeconds(20)).orElseThrow();
-                List<String> left = ZkTesting.children(a, "/w/h");
-                assertEquals(2, left.size(), "b's node and one permit a still keeps: " + left);
-                granted.close();
-            } finally {
-                AskBack.escalateMs = escalation;
-            }
+            Lease granted = engineB.tryAcquire(Duration.ofSeconds(20)).orElseThrow();
+            List<String> left = ZkTesting.children(a, "/w/h");
+            assertEquals(2, left.size(), "b's node and one permit a still keeps: " + left);
+            granted.close();
         }
     }
 
