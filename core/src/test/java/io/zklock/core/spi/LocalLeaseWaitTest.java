@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -275,6 +276,59 @@ class LocalLeaseWaitTest {
             assertTrue(one.fencingToken() > writer.fencingToken());
             one.close();
             two.close();
+        }
+    }
+
+    /**
+     * A reader that joined another local reader's queued node, which a writer of another client
+     * queued behind and asked back, is not granted on that node at its grant: it queues behind
+     * the writer, as its own node would have (a reader waits for every earlier writer).
+     */
+    @Test
+    void aReaderThatJoinedALeadIsNotGrantedAheadOfAWriterThatAskedTheNode() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework a = ZkTesting.client(server.getConnectString(), 60_000);
+             CuratorFramework b = ZkTesting.client(server.getConnectString(), 60_000);
+             CuratorFramework c = ZkTesting.client(server.getConnectString(), 60_000)) {
+            LockEngine reads = new LockEngine(a, "/w/k", "read", READ_WRITE, 1, HOUR, true);
+            LockEngine writesB = new LockEngine(b, "/w/k", "write", READ_WRITE, 1, LeaseCaching.off(), false);
+            LockEngine writesC = new LockEngine(c, "/w/k", "write", READ_WRITE, 1, LeaseCaching.off(), false);
+            Lease first = writesB.acquire();
+            CompletableFuture<Optional<Lease>> r1 = inThread(reads, Duration.ofSeconds(30));
+            Await.until("a read node queued", Duration.ofSeconds(10), () -> ZkTesting.children(a, "/w/k").size() == 2);
+            CompletableFuture<Optional<Lease>> r2 = inThread(reads, Duration.ofSeconds(30));
+            Await.until("the other reader joined it", Duration.ofSeconds(10), () -> LockEngine.threadsWaitingLocally() == 1);
+            CompletableFuture<Optional<Lease>> second = inThread(writesC, Duration.ofSeconds(30));
+            Await.until("the second writer queued and asked the read node back", Duration.ofSeconds(10),
+                    () -> ZkTesting.children(a, "/w/k").size() == 3 && readNodeAsked(a, "/w/k"));
+            first.close();
+            Lease one = r1.get(10, TimeUnit.SECONDS).orElseThrow();
+            Await.until("the joiner queued a node of its own behind the writer", Duration.ofSeconds(10),
+                    () -> ZkTesting.children(a, "/w/k").size() == 3 && LockEngine.threadsWaitingLocally() == 0);
+            assertFalse(r2.isDone(), "a reader of a's was granted ahead of the writer queued before it");
+            assertFalse(second.isDone());
+            one.close();
+            Lease w = second.get(10, TimeUnit.SECONDS).orElseThrow();
+            assertFalse(r2.isDone(), "granted while the writer holds");
+            w.close();
+            Lease two = r2.get(10, TimeUnit.SECONDS).orElseThrow();
+            assertTrue(two.fencingToken() > w.fencingToken(), "the joiner's node came after the writer's");
+            two.close();
+        }
+    }
+
+    /** Whether a read node's data under {@code path} carries an ask (its asked-back-by line). */
+    private static boolean readNodeAsked(CuratorFramework client, String path) {
+        try {
+            for (String child : ZkTesting.children(client, path)) {
+                if (child.contains("read") && new String(client.getData().forPath(path + "/" + child), StandardCharsets.UTF_8)
+                        .contains("asked-back-by=")) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
         }
     }
 }

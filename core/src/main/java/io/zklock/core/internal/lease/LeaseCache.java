@@ -30,7 +30,11 @@ import org.slf4j.LoggerFactory;
  * last local lease closes:
  *   ADOPT     a fresh grant of a caching node (LockNode.caches) becomes an entry with one lease
  *             in use; its revocation watch is started at once (one getData with a watch), so a
- *             waiter's request reaches it whatever its state.
+ *             waiter's request reaches it whatever its state. If the listing that granted it
+ *             shows a conflicting waiter behind it (ZkLease.waiterBehindAtGrant), the entry
+ *             starts ASKED: that waiter's ask may be in the node already, and the watch's first
+ *             read is a round trip away, while readers that joined the lead try the cache at
+ *             once; granting them would put them ahead of a writer that queued before them.
  *   LOCAL     tryLocal(): an entry whose base is HELD and not being released (by anyone: a
  *             cancelled asynchronous grant releases the base itself), not asked back, younger
  *             than MAX_LIFE_IN_IDLE_PERIODS idle periods, and with room (a read node any number
@@ -147,6 +151,7 @@ public final class LeaseCache {
             return base;
         }
         Entry e = new Entry(base, System.nanoTime() + MAX_LIFE_IN_IDLE_PERIODS * idle.toNanos());
+        e.askedBack = base.waiterBehindAtGrant();  // its ask is in the node already, or on its way: nothing more on it
         synchronized (this) {
             entries.add(e);
         }

@@ -55,6 +55,7 @@ public final class ZkLease implements Lease, SessionListener {
     private final long fencingToken;
     private final long sessionId;
     private final LockNode predecessor;        // at the grant; null if none
+    private final boolean waiterBehindAtGrant; // a conflicting waiter behind ours at the grant (cached nodes only)
     private final LeaseListeners listeners = new LeaseListeners();
     private final GrantNotice notice;
     private final CompletableFuture<Void> firstDeleteAttempt = new CompletableFuture<>();
@@ -77,6 +78,7 @@ public final class ZkLease implements Lease, SessionListener {
         this.fencingToken = fencingToken;
         this.sessionId = sessionId;
         this.predecessor = predecessor(granting, NodePaths.name(nodePath));
+        this.waiterBehindAtGrant = context.caching().isOn() && waiterBehind(context, granting, NodePaths.name(nodePath));
         this.notice = new GrantNotice(context.port(), nodePath, () -> phase != LeasePhase.HELD && phase != LeasePhase.SUSPENDED);
         this.revocation = new RevocationOptIn(context, this, this::deletedUnderUs);
         context.monitor().addListener(this);
@@ -91,6 +93,37 @@ public final class ZkLease implements Lease, SessionListener {
             before = node;
         }
         return null;
+    }
+
+    /** Whether {@code granting} shows a node behind ours, past the first maxLeases, that conflicts with ours. */
+    private static boolean waiterBehind(LockContext context, List<LockNode> granting, String ours) {
+        if (granting == null) {
+            return false;
+        }
+        LockNode node = null;
+        for (int i = 0; i < granting.size(); i++) {
+            LockNode n = granting.get(i);
+            if (node == null) {
+                node = n.name().equals(ours) ? n : null;
+            } else if (i >= context.maxLeases() && context.driver().conflicts(node, n)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether the listing that granted this lease's node showed a waiter behind it that
+     * conflicts with it (a writer behind a read node, any waiter behind a mutex node or a
+     * permit): that waiter has asked, or will ask, the node back if it is cached, so the cache
+     * grants nothing more on it (a reader of the process that queued after the writer's ask
+     * must not be granted on it while the writer waits). False when caching is off or no
+     * listing is known.
+     *
+     * @return whether a conflicting waiter stood behind the node at its grant
+     */
+    public boolean waiterBehindAtGrant() {
+        return waiterBehindAtGrant;
     }
 
     /**
