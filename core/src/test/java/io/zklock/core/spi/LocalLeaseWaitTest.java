@@ -167,6 +167,36 @@ class LocalLeaseWaitTest {
         }
     }
 
+    /**
+     * A waiter of another client is queued (it asked one permit back, the one it needs): a
+     * thread of the holding client does not wait locally for the other busy permit, which
+     * would be handed to it ahead of that waiter, but queues a node behind the waiter.
+     */
+    @Test
+    void noLocalWaitWhileAWaiterOfAnotherClientIsQueued() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework a = ZkTesting.client(server.getConnectString(), 60_000);
+             CuratorFramework b = ZkTesting.client(server.getConnectString(), 60_000)) {
+            LockEngine engineA = permits(a, "/w/l", 2);
+            LockEngine engineB = new LockEngine(new LockEngine(b, "/w/l", "sem", FIRST_N, 2, LeaseCaching.off(), false)
+                    .context().withEscalation(600_000));   // b asks only the permit it needs
+            List<Lease> held = bothPermits(engineA);
+            CompletableFuture<Optional<Lease>> rival = inThread(engineB, Duration.ofSeconds(30));
+            Await.until("b queued", Duration.ofSeconds(10), () -> ZkTesting.children(a, "/w/l").size() == 3);
+            CompletableFuture<Optional<Lease>> third = inThread(engineA, Duration.ofSeconds(30));
+            Await.until("a's third thread queued a node behind b's", Duration.ofSeconds(10),
+                    () -> ZkTesting.children(a, "/w/l").size() == 4);
+            held.get(1).close();               // the permit b did not ask: not handed to a's thread
+            assertFalse(third.isDone(), "a's thread took a permit ahead of b's waiter");
+            held.get(0).close();               // the permit b asked
+            Lease bLease = rival.get(10, TimeUnit.SECONDS).orElseThrow();
+            Lease aLease = third.get(10, TimeUnit.SECONDS).orElseThrow();
+            assertTrue(aLease.fencingToken() > bLease.fencingToken(), "FIFO across clients");
+            aLease.close();
+            bLease.close();
+        }
+    }
+
     /** The session ends while a thread waits locally: the lease in use is LOST, the waiter queues a node of the new session. */
     @Test
     void aLocalWaitEndsWithTheSessionAndTheWaiterQueuesANode() throws Exception {

@@ -51,12 +51,13 @@ import org.slf4j.LoggerFactory;
  *               waiter of another client waits before it asks every cached permit ahead; then
  *               the thread queues a node, which asks by need, so a permit another client keeps
  *               idle never idles longer while it waits), and as long as every permit of the
- *               lock is taken: LocalWait lists the
- *               directory with a watch, and fewer nodes than maxLeases, any change of the
+ *               lock is taken and nobody is queued: LocalWait lists the directory
+ *               with a watch, and any other count of nodes than maxLeases, any change of the
  *               children, or any failure sends the thread to ZooKeeper (a free permit never
- *               sits idle while it waits; a node queued by another client comes with its
- *               ask). An ask, a loss or the end of the last entry to wait for sends every
- *               local wait to ZooKeeper, where it queues behind the asker (FIFO across
+ *               sits idle while it waits, and a permit is never handed over locally ahead of
+ *               a waiter queued before; a node queued by another client comes with its ask).
+ *               An ask of any entry, a loss or the end of the last entry to wait for sends
+ *               every local wait to ZooKeeper, where it queues behind the asker (FIFO across
  *               processes); a waiter never waits longer than the leases in use at that moment.
  *             - shared nodes (leadOrJoin): one thread queues a node, the others that miss
  *               meanwhile wait for its acquisition to end and try the cache again, so readers
@@ -288,7 +289,7 @@ public final class LeaseCache {
     /**
      * A local wait for an entry in use (see LocalWait): for a cache of one-at-a-time nodes
      * whose every entry is in use, none asked back, and while every permit of the lock is taken
-     * (the directory check), the thread waits for a local lease to close and takes its node
+     * and nobody is queued (the directory check), the thread waits for a local lease to close and takes its node
      * over, with no request but the check's, for at most the context's escalation bound. Null
      * means "queue a node as usual": nothing to wait for, a permit may be free, a waiter queued,
      * an entry asked back or lost, the bound passed (a permit another client keeps idle is then
@@ -381,16 +382,21 @@ public final class LeaseCache {
 
     /** Local waits go to ZooKeeper once no entry is left to wait for. Under the monitor. */
     private void releaseWaitsIfNothingToWaitFor() {
-        if (!waiters.isEmpty() && !anyToWaitFor()) {
-            waiters.forEach(w -> w.complete(null));
-            waiters.clear();
+        if (!anyToWaitFor()) {
+            releaseWaits();
         }
+    }
+
+    /** Every local wait goes to ZooKeeper. Under the monitor. */
+    private void releaseWaits() {
+        waiters.forEach(w -> w.complete(null));
+        waiters.clear();
     }
 
     private void askedBack(Entry e) {
         synchronized (this) {
             e.askedBack = true;
-            releaseWaitsIfNothingToWaitFor();  // a waiter queued: local waits queue behind it
+            releaseWaits();                    // a waiter queued: every local wait queues behind it
             if (e.inUse > 0 || !entries.remove(e)) {
                 return;                        // released when its leases close, or already gone
             }

@@ -16,10 +16,12 @@ import org.apache.zookeeper.Watcher;
  * use may wait for one of them to close instead of queueing a node, but only while every
  * permit is taken: a free permit must not sit idle while it waits.
  *   1. LIST   getChildren(dir) with a children watch (counted in the session's watch book).
- *             Fewer lock nodes than maxLeases (a permit is free, or about to be), the
+ *             Fewer lock nodes than maxLeases (a permit is free, or about to be), more (a
+ *             waiter is queued: a permit handed over locally would go ahead of it), the
  *             directory gone, connection trouble or any other failure: give up (the thread
- *             queues a node as usual, whose path handles every fault). Otherwise the wait goes
- *             on: every permit belongs to a node in queue order, and ours are among them.
+ *             queues a node as usual, whose path handles every fault). Otherwise, exactly
+ *             maxLeases nodes, the wait goes on: every permit is taken, nobody is queued, and
+ *             ours are among the holders.
  *   2. WATCH  any event but connection news (a node came or went: a permit may be free, or a
  *             waiter queued, whose ask follows): give up. Connection news: the session's loss
  *             drops the entries, which ends the wait; a reconnection leaves the watch in place
@@ -60,7 +62,7 @@ final class LocalWait {
         boolean free;
         synchronized (this) {
             watches.answered(error == null ? reply.rc() : null, key, 1);
-            free = error != null || !reply.ok() || LockNode.sorted(reply.children()).size() < context.maxLeases();
+            free = error != null || !reply.ok() || LockNode.sorted(reply.children()).size() != context.maxLeases();
         }
         if (free) {
             giveUp.run();
