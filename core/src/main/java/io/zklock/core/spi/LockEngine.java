@@ -151,16 +151,20 @@ public final class LockEngine {
         boolean leads = false;
         if (local == null && cache != null && !deadline.isSingleAttempt()) {
             if (cache.sharedLocally()) {       // wait for another local reader's node rather than queue one more
-                while (local == null && !leads) {
-                    CompletableFuture<Void> inFlight = cache.leadOrJoin();
-                    if (inFlight == null) {
-                        leads = true;
-                    } else if (!LeaseCache.awaitUntil(inFlight, deadline)) {
-                        return Optional.empty();
-                    } else {
+                LeaseCache.Miss miss = null;
+                while (local == null && miss != LeaseCache.Miss.LEAD && miss != LeaseCache.Miss.ALONE) {
+                    miss = cache.leadOrJoin(deadline);
+                    if (miss instanceof LeaseCache.Miss.Join join) {
+                        if (!LeaseCache.awaitUntil(join.inFlight(), deadline)) {
+                            return Optional.empty();
+                        }
                         local = local();
+                        if (local == null && deadline.hasExpired()) {
+                            return Optional.empty();   // the lead ended at our deadline: lead nothing
+                        }
                     }
                 }
+                leads = miss == LeaseCache.Miss.LEAD;
             } else {                           // a permit: wait for a local lease to close while every permit is taken
                 local = cache.awaitLocal(context, context.caching().idle(), deadline);
                 if (local == null && deadline.hasExpired()) {

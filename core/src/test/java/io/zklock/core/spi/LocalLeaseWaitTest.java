@@ -324,7 +324,7 @@ class LocalLeaseWaitTest {
             LockEngine writesB = new LockEngine(b, "/w/k", "write", READ_WRITE, 1, LeaseCaching.off(), false);
             LockEngine writesC = new LockEngine(c, "/w/k", "write", READ_WRITE, 1, LeaseCaching.off(), false);
             Lease first = writesB.acquire();
-            CompletableFuture<Optional<Lease>> r1 = inThread(reads, Duration.ofSeconds(30));
+            CompletableFuture<Optional<Lease>> r1 = inThread(reads, Duration.ofSeconds(40));   // outlasts r2: r2 joins it
             Await.until("a read node queued", Duration.ofSeconds(10), () -> ZkTesting.children(a, "/w/k").size() == 2);
             CompletableFuture<Optional<Lease>> r2 = inThread(reads, Duration.ofSeconds(30));
             Await.until("the other reader joined it", Duration.ofSeconds(10), () -> LockEngine.threadsWaitingLocally() == 1);
@@ -344,6 +344,39 @@ class LocalLeaseWaitTest {
             Lease two = r2.get(10, TimeUnit.SECONDS).orElseThrow();
             assertTrue(two.fencingToken() > w.fencingToken(), "the joiner's node came after the writer's");
             two.close();
+        }
+    }
+
+    /**
+     * A reader that misses while another local reader's shorter acquisition is queueing does not
+     * join it (it may time out first, leaving the joiner to queue behind a writer that queued
+     * meanwhile): it queues its own node at once, and is granted ahead of that writer.
+     */
+    @Test
+    void aReaderDoesNotJoinALeadThatMayTimeOutFirst() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework a = ZkTesting.client(server.getConnectString(), 60_000);
+             CuratorFramework b = ZkTesting.client(server.getConnectString(), 60_000);
+             CuratorFramework c = ZkTesting.client(server.getConnectString(), 60_000)) {
+            LockEngine reads = new LockEngine(a, "/w/m", "read", READ_WRITE, 1, HOUR, true);
+            LockEngine writesB = new LockEngine(b, "/w/m", "write", READ_WRITE, 1, LeaseCaching.off(), false);
+            LockEngine writesC = new LockEngine(c, "/w/m", "write", READ_WRITE, 1, LeaseCaching.off(), false);
+            Lease first = writesB.acquire();
+            CompletableFuture<Optional<Lease>> shortLead = inThread(reads, Duration.ofSeconds(3));
+            Await.until("the short reader's node queued", Duration.ofSeconds(10), () -> ZkTesting.children(a, "/w/m").size() == 2);
+            CompletableFuture<Optional<Lease>> patient = inThread(reads, Duration.ofSeconds(30));
+            Await.until("the patient reader queued its own node", Duration.ofSeconds(10),
+                    () -> ZkTesting.children(a, "/w/m").size() == 3);
+            CompletableFuture<Optional<Lease>> second = inThread(writesC, Duration.ofSeconds(30));
+            Await.until("the second writer queued", Duration.ofSeconds(10), () -> ZkTesting.children(a, "/w/m").size() == 4);
+            assertTrue(shortLead.get(10, TimeUnit.SECONDS).isEmpty(), "the short reader timed out");
+            first.close();
+            Lease read = patient.get(10, TimeUnit.SECONDS).orElseThrow();
+            assertFalse(second.isDone(), "the writer that queued after the reader holds with it");
+            read.close();
+            Lease w = second.get(10, TimeUnit.SECONDS).orElseThrow();
+            assertTrue(w.fencingToken() > read.fencingToken());
+            w.close();
         }
     }
 

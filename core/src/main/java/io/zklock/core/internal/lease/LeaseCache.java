@@ -60,7 +60,8 @@ import org.slf4j.LoggerFactory;
  *               every local wait to ZooKeeper, where it queues behind the asker (FIFO across
  *               processes); a waiter never waits longer than the leases in use at that moment.
  *             - shared nodes (leadOrJoin): one thread queues a node, the others that miss
- *               meanwhile wait for its acquisition to end and try the cache again, so readers
+ *               meanwhile (and wait no longer than it) wait for its acquisition to end and
+ *               try the cache again, so readers
  *               of one process that miss together (an ask sent them to ZooKeeper) queue one
  *               node, granted to all of them when each one's own would have been.
  *   CLOSE     the last local lease of an entry closes: asked back, the cache cleared, or the
@@ -87,6 +88,12 @@ public final class LeaseCache {
     /** How many idle periods after its grant a node is granted again locally at most. */
     static final int MAX_LIFE_IN_IDLE_PERIODS = 10;
 
+    /**
+     * How much later than its lead's a reader's deadline may be for it to join the lead (readers
+     * with one timeout that miss together start a moment apart): the escalation bound.
+     */
+    static final long JOIN_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(LockContext.ESCALATE_MS);
+
     /** Threads of this JVM in a local wait (awaitLocal) or waiting for another local reader's node. */
     private static final AtomicInteger WAITING_LOCALLY = new AtomicInteger();
 
@@ -95,6 +102,7 @@ public final class LeaseCache {
     private final List<Entry> entries = new ArrayList<>();    // guarded by this
     private final Deque<CompletableFuture<Entry>> waiters = new ArrayDeque<>();   // guarded by this: local waits, oldest first
     private CompletableFuture<Void> leading;   // guarded by this: a shared cache's acquisition through ZooKeeper in flight
+    private Deadline leadingDeadline;          // guarded by this: that acquisition's deadline
 
     private LeaseCache(boolean sharedLocally, int maxLeases) {
         this.sharedLocally = sharedLocally;
@@ -192,18 +200,50 @@ public final class LeaseCache {
      * acquisition through ZooKeeper the others wait for, or tells it whose to wait for. Readers
      * of one process that miss the cache at once then queue one node, not one each: the node
      * is granted to all of them (readers hold together), at the time each one's own node
-     * would have been granted, as it would have queued right behind it.
+     * would have been granted, as it would have queued right behind it. A thread joins only a
+     * lead that waits about as long as it does (its deadline at most {@link #JOIN_SLACK_NANOS}
+     * before the thread's): a lead that times out first leaves its joiners to queue later,
+     * behind writers that queued meanwhile; a thread that would outlast the lead by more
+     * queues its own node at once ({@link Miss#ALONE}). Within the slack, a joiner loses its
+     * place only if its own node would have been granted in its last milliseconds.
      *
-     * @return null if the caller now leads (it calls {@link #leadEnded()} once its acquisition
-     *         ended, after its grant is adopted); otherwise the acquisition in flight, completed
-     *         when it ends (the caller then tries the cache again)
+     * @param deadline the calling thread's deadline
+     * @return {@link Miss#LEAD} if the caller now leads (it calls {@link #leadEnded()} once its
+     *         acquisition ended, after its grant is adopted); a {@link Miss.Join} with the
+     *         acquisition in flight, completed when it ends (the caller then tries the cache
+     *         again); or {@link Miss#ALONE}
      */
-    public synchronized CompletableFuture<Void> leadOrJoin() {
+    public synchronized Miss leadOrJoin(Deadline deadline) {
         if (leading == null) {
             leading = new CompletableFuture<>();
-            return null;
+            leadingDeadline = deadline;
+            return Miss.LEAD;
         }
-        return leading;
+        if (leadingDeadline.remainingNanos() < deadline.remainingNanos() - JOIN_SLACK_NANOS) {
+            return Miss.ALONE;
+        }
+        return new Miss.Join(leading);
+    }
+
+    /** What a reader that missed a shared cache does: see {@link #leadOrJoin(Deadline)}. */
+    public sealed interface Miss {
+        /** Queue a node and lead: the others that miss meanwhile wait for it. */
+        Miss LEAD = new Lead();
+        /** Queue a node of its own, not waited for by others. */
+        Miss ALONE = new Alone();
+
+        /** See {@link #LEAD}. */
+        record Lead() implements Miss { }
+
+        /** See {@link #ALONE}. */
+        record Alone() implements Miss { }
+
+        /**
+         * Wait for the lead's acquisition, then try the cache again.
+         *
+         * @param inFlight completed when the lead's acquisition ends
+         */
+        record Join(CompletableFuture<Void> inFlight) implements Miss { }
     }
 
     /** The leading acquisition ended (granted and adopted, timed out or failed): the others try again. */
@@ -212,6 +252,7 @@ public final class LeaseCache {
         synchronized (this) {
             ended = leading;
             leading = null;
+            leadingDeadline = null;
         }
         if (ended != null) {
             ended.complete(null);
