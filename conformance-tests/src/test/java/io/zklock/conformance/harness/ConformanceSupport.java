@@ -33,6 +33,7 @@ import io.zklock.core.LeaseState;
 import io.zklock.core.LockAdmin;
 import io.zklock.core.LockStatus;
 import io.zklock.core.Participant;
+import io.zklock.core.internal.lease.LeaseCache;
 import io.zklock.core.spi.LockNode;
 import io.zklock.testing.Await;
 import io.zklock.testing.ZkProbe;
@@ -280,20 +281,39 @@ public abstract class ConformanceSupport {
     }
 
     /**
-     * Leases and requests currently standing in the try's directory: its lock nodes (all of
-     * them below the path, for a multi-lock's components) over the nodes one lease stands on.
-     */
-    /**
-     * The requests queued on the try's path: its lock nodes, and for a cached recipe also the
-     * threads that wait for a node their own client holds or is queueing instead of queueing
-     * one ({@link io.zklock.core.spi.LockEngine#threadsWaitingLocally()}: a semaphore's thread
-     * waiting for its client's busy permit, a reader sharing the read node another reader of
-     * its client queued), which wait as a queued node would.
+     * The requests queued on the try's path: its lock nodes (all of them below the path, for a
+     * multi-lock's components) over the nodes one lease stands on, and for a cached recipe also
+     * the threads of the try's clients that wait for a node their own client holds or is
+     * queueing instead of queueing one (a semaphore's thread waiting for its client's busy
+     * permit, a reader sharing the read node another reader of its client queued), which wait
+     * as a queued node would. The count of those threads is core's internal accessor
+     * ({@code LeaseCache.threadsWaitingLocally}, not API); it is read before and after the
+     * listing, again until both agree, so a thread moving from a local wait to a node of its
+     * own is not counted twice (it may be missed while its create is in flight: a dip, never a
+     * surplus).
      */
     protected int lockNodes() {
         CuratorFramework any = clients.get(0);
-        int waitingLocally = recipe().cached() ? io.zklock.core.spi.LockEngine.threadsWaitingLocally() : 0;
-        return ZkTesting.lockNodesBelow(any, path).size() / recipe().nodesPerLease() + waitingLocally;
+        while (true) {
+            int before = waitingLocally();
+            int nodes = ZkTesting.lockNodesBelow(any, path).size() / recipe().nodesPerLease();
+            int after = waitingLocally();
+            if (before == after) {
+                return nodes + after;
+            }
+        }
+    }
+
+    /** Threads of the try's clients waiting on its path for a node their own client holds or is queueing. */
+    private int waitingLocally() {
+        if (!recipe().cached()) {
+            return 0;
+        }
+        int n = 0;
+        for (CuratorFramework client : clients) {
+            n += LeaseCache.threadsWaitingLocally(client, path);
+        }
+        return n;
     }
 
     /** The lock path where status sees the recipe's nodes (the try's path, or a multi-lock's first component's). */

@@ -68,19 +68,6 @@ public final class LockEngine {
         this.cache = context.caching().isOn() ? LeaseCache.of(context) : null;
     }
 
-    /**
-     * How many threads of this JVM wait, with caching on, for a node their own client holds or
-     * is queueing instead of queueing one of their own: a semaphore's thread waiting for a
-     * permit its client holds in use while every permit is taken, a reader waiting for the read
-     * node another reader of its client is queueing. Each is a request waiting as a queued node
-     * would; tests that wait for requests to queue count them.
-     *
-     * @return the number of such threads now
-     */
-    public static int threadsWaitingLocally() {
-        return LeaseCache.threadsWaitingLocally();
-    }
-
     /** {@return whether, and how long, this engine's nodes are kept after use} */
     public LeaseCaching caching() {
         return context.caching();
@@ -155,7 +142,7 @@ public final class LockEngine {
                 while (local == null && miss != LeaseCache.Miss.LEAD && miss != LeaseCache.Miss.ALONE) {
                     miss = cache.leadOrJoin(deadline);
                     if (miss instanceof LeaseCache.Miss.Join join) {
-                        if (!LeaseCache.awaitUntil(join.inFlight(), deadline)) {
+                        if (!cache.awaitLead(join.inFlight(), deadline)) {
                             return Optional.empty();
                         }
                         local = local();

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
 import io.zklock.core.LeaseState;
+import io.zklock.core.internal.lease.LeaseCache;
 import io.zklock.testing.Await;
 import io.zklock.testing.ZkProbe;
 import io.zklock.testing.ZkTesting;
@@ -97,10 +98,10 @@ class LocalLeaseWaitTest {
             ZkProbe probe = new ZkProbe(server.getPort());
             long requests = probe.requestsDuring(() -> {
                 CompletableFuture<Optional<Lease>> third = inThread(engine, Duration.ofSeconds(20));
-                Await.until("a third thread waits locally", Duration.ofSeconds(10), () -> LockEngine.threadsWaitingLocally() == 1);
+                Await.until("a third thread waits locally", Duration.ofSeconds(10), () -> waitingLocally(client, "/w/a") == 1);
                 Thread.sleep(300);             // its listing answered: it still waits
                 assertFalse(third.isDone(), "every permit is taken");
-                assertEquals(1, LockEngine.threadsWaitingLocally());
+                assertEquals(1, waitingLocally(client, "/w/a"));
                 assertEquals(2, ZkTesting.children(client, "/w/a").size(), "no node queued");
                 one.close();
                 Lease handed = third.get(10, TimeUnit.SECONDS).orElseThrow();
@@ -150,7 +151,7 @@ class LocalLeaseWaitTest {
             LockEngine engineB = new LockEngine(b, "/w/b", "sem", FIRST_N, 2, LeaseCaching.off(), false);
             List<Lease> held = bothPermits(engineA);
             CompletableFuture<Optional<Lease>> local = inThread(engineA, Duration.ofSeconds(30));
-            Await.until("a's third thread waits locally", Duration.ofSeconds(10), () -> LockEngine.threadsWaitingLocally() == 1);
+            Await.until("a's third thread waits locally", Duration.ofSeconds(10), () -> waitingLocally(a, "/w/b") == 1);
             assertEquals(2, ZkTesting.children(a, "/w/b").size(), "no node queued");
             CompletableFuture<Optional<Lease>> rival = inThread(engineB, Duration.ofSeconds(30));
             Await.until("a's local waiter queued behind b's node", Duration.ofSeconds(10),
@@ -205,7 +206,7 @@ class LocalLeaseWaitTest {
             LockEngine engine = permits(client, "/w/c", 2);
             List<Lease> held = bothPermits(engine);
             CompletableFuture<Optional<Lease>> local = inThread(engine, Duration.ofSeconds(30));
-            Await.until("a third thread waits locally", Duration.ofSeconds(10), () -> LockEngine.threadsWaitingLocally() == 1);
+            Await.until("a third thread waits locally", Duration.ofSeconds(10), () -> waitingLocally(client, "/w/c") == 1);
             KillSession.kill(client.getZookeeperClient().getZooKeeper());
             Await.until("the leases in use lost", Duration.ofSeconds(20),
                     () -> held.stream().allMatch(l -> l.state() == LeaseState.LOST));
@@ -226,7 +227,7 @@ class LocalLeaseWaitTest {
             LockEngine engine = permits(client, "/w/d", 2);
             List<Lease> held = bothPermits(engine);
             CompletableFuture<Optional<Lease>> local = inThread(engine, Duration.ofSeconds(40));
-            Await.until("a third thread waits locally", Duration.ofSeconds(10), () -> LockEngine.threadsWaitingLocally() == 1);
+            Await.until("a third thread waits locally", Duration.ofSeconds(10), () -> waitingLocally(client, "/w/d") == 1);
             server.stop();
             Thread.sleep(500);
             server.restart();
@@ -251,7 +252,7 @@ class LocalLeaseWaitTest {
             LockEngine engine = permits(client, "/w/e", 2);
             List<Lease> held = bothPermits(engine);
             CompletableFuture<Optional<Lease>> local = inThread(engine, Duration.ofSeconds(30));
-            Await.until("a third thread waits locally", Duration.ofSeconds(10), () -> LockEngine.threadsWaitingLocally() == 1);
+            Await.until("a third thread waits locally", Duration.ofSeconds(10), () -> waitingLocally(client, "/w/e") == 1);
             operator.transaction().forOperations(          // the nodes and the directory at once, as a reaper after a forced revoke
                     operator.transactionOp().delete().forPath(held.get(0).nodePath()),
                     operator.transactionOp().delete().forPath(held.get(1).nodePath()),
@@ -276,7 +277,7 @@ class LocalLeaseWaitTest {
             Optional<Lease> none = inThread(engine, Duration.ofMillis(300)).get(10, TimeUnit.SECONDS);
             assertTrue(none.isEmpty());
             assertEquals(2, ZkTesting.children(client, "/w/f").size());
-            assertEquals(0, LockEngine.threadsWaitingLocally());
+            assertEquals(0, waitingLocally(client, "/w/f"));
             held.get(0).close();
             try (Lease again = engine.acquire()) {
                 assertEquals(held.get(0).nodePath(), again.nodePath(), "the node was kept, not handed to a gone waiter");
@@ -297,7 +298,7 @@ class LocalLeaseWaitTest {
             CompletableFuture<Optional<Lease>> r1 = inThread(reads, Duration.ofSeconds(30));
             CompletableFuture<Optional<Lease>> r2 = inThread(reads, Duration.ofSeconds(30));
             Await.until("a read node queued", Duration.ofSeconds(10), () -> ZkTesting.children(a, "/w/g").size() == 2);
-            Await.until("the other reader waits for it", Duration.ofSeconds(10), () -> LockEngine.threadsWaitingLocally() == 1);
+            Await.until("the other reader waits for it", Duration.ofSeconds(10), () -> waitingLocally(a, "/w/g") == 1);
             assertEquals(2, ZkTesting.children(a, "/w/g").size(), "one read node for both readers");
             writer.close();
             Lease one = r1.get(10, TimeUnit.SECONDS).orElseThrow();
@@ -327,14 +328,14 @@ class LocalLeaseWaitTest {
             CompletableFuture<Optional<Lease>> r1 = inThread(reads, Duration.ofSeconds(40));   // outlasts r2: r2 joins it
             Await.until("a read node queued", Duration.ofSeconds(10), () -> ZkTesting.children(a, "/w/k").size() == 2);
             CompletableFuture<Optional<Lease>> r2 = inThread(reads, Duration.ofSeconds(30));
-            Await.until("the other reader joined it", Duration.ofSeconds(10), () -> LockEngine.threadsWaitingLocally() == 1);
+            Await.until("the other reader joined it", Duration.ofSeconds(10), () -> waitingLocally(a, "/w/k") == 1);
             CompletableFuture<Optional<Lease>> second = inThread(writesC, Duration.ofSeconds(30));
             Await.until("the second writer queued and asked the read node back", Duration.ofSeconds(10),
                     () -> ZkTesting.children(a, "/w/k").size() == 3 && readNodeAsked(a, "/w/k"));
             first.close();
             Lease one = r1.get(10, TimeUnit.SECONDS).orElseThrow();
             Await.until("the joiner queued a node of its own behind the writer", Duration.ofSeconds(10),
-                    () -> ZkTesting.children(a, "/w/k").size() == 3 && LockEngine.threadsWaitingLocally() == 0);
+                    () -> ZkTesting.children(a, "/w/k").size() == 3 && waitingLocally(a, "/w/k") == 0);
             assertFalse(r2.isDone(), "a reader of a's was granted ahead of the writer queued before it");
             assertFalse(second.isDone());
             one.close();
@@ -378,6 +379,11 @@ class LocalLeaseWaitTest {
             assertTrue(w.fencingToken() > read.fencingToken());
             w.close();
         }
+    }
+
+    /** Threads of {@code client} waiting on {@code path} for a node their client holds or is queueing. */
+    private static int waitingLocally(CuratorFramework client, String path) {
+        return LeaseCache.threadsWaitingLocally(client, path);
     }
 
     /** Whether a read node's data under {@code path} carries an ask (its asked-back-by line). */

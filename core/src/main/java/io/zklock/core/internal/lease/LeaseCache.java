@@ -14,9 +14,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.zklock.core.Lease;
 import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.zk.SessionMonitor;
 import io.zklock.core.internal.zk.Threads;
 import io.zklock.core.spi.Deadline;
 import io.zklock.core.spi.LockNode;
+import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -94,8 +96,9 @@ public final class LeaseCache {
      */
     static final long JOIN_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(LockContext.ESCALATE_MS);
 
-    /** Threads of this JVM in a local wait (awaitLocal) or waiting for another local reader's node. */
-    private static final AtomicInteger WAITING_LOCALLY = new AtomicInteger();
+    private static final String KEY = "lease-cache\n";
+
+    private final AtomicInteger waitingLocally = new AtomicInteger();   // threads in awaitLocal's wait or awaitLead
 
     private final boolean sharedLocally;
     private final boolean waitsLocally;        // one-at-a-time nodes of a lock of several holders (permits)
@@ -116,7 +119,7 @@ public final class LeaseCache {
      * @return the one cache every lock object of that client, directory and kind shares
      */
     public static LeaseCache of(LockContext context) {
-        String key = "lease-cache\n" + context.port().serverPath(context.path()) + "\n" + context.namePrefix()
+        String key = KEY + context.port().serverPath(context.path()) + "\n" + context.namePrefix()
                 + "\n" + context.maxLeases();
         return context.monitor().shared(key, () -> new LeaseCache(context.sharedLocally(), context.maxLeases()));
     }
@@ -260,34 +263,54 @@ public final class LeaseCache {
     }
 
     /**
-     * Waits for {@code future} to complete until {@code deadline}; its outcome is not looked at.
+     * Waits for a lead's acquisition ({@link Miss.Join#inFlight()}) to end until
+     * {@code deadline}; its outcome is not looked at.
      *
-     * @param future what to wait for
+     * @param inFlight what to wait for
      * @param deadline when to stop waiting
      * @return true if it completed, false if the deadline passed first
      * @throws InterruptedException if interrupted while waiting
      */
-    public static boolean awaitUntil(CompletableFuture<?> future, Deadline deadline) throws InterruptedException {
-        WAITING_LOCALLY.incrementAndGet();
+    public boolean awaitLead(CompletableFuture<?> inFlight, Deadline deadline) throws InterruptedException {
+        waitingLocally.incrementAndGet();
         try {
             if (deadline.isUnbounded()) {
-                future.get();
+                inFlight.get();
             } else {
-                future.get(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
+                inFlight.get(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
             }
             return true;
         } catch (ExecutionException e) {
             return true;
         } catch (TimeoutException e) {
-            return future.isDone();
+            return inFlight.isDone();
         } finally {
-            WAITING_LOCALLY.decrementAndGet();
+            waitingLocally.decrementAndGet();
         }
     }
 
-    /** {@return how many threads of this JVM wait for a node their own client's cache holds or is queueing} */
-    public static int threadsWaitingLocally() {
-        return WAITING_LOCALLY.get();
+    /**
+     * Not API (for tests that count the requests waiting on a lock): how many threads wait, on
+     * {@code client}'s caches of the lock directory {@code path} (any kind), for a node their
+     * client holds or is queueing instead of queueing one of their own: a thread waiting for its
+     * client's busy permit while every permit is taken, a reader waiting for the read node
+     * another reader of its client queued. Each waits as a queued node would. A thread that
+     * moves on to queue a node leaves this count before its node is in the directory.
+     *
+     * @param client a Curator client
+     * @param path a lock directory, as the client names it
+     * @return the number of such threads now; 0 if the client has no lock
+     */
+    public static int threadsWaitingLocally(CuratorFramework client, String path) {
+        SessionMonitor monitor = SessionMonitor.existing(client);
+        if (monitor == null) {
+            return 0;
+        }
+        int n = 0;
+        for (Object cache : monitor.sharedStartingWith(KEY + ZKPaths.fixForNamespace(client.getNamespace(), path) + "\n")) {
+            n += ((LeaseCache) cache).waitingLocally.get();
+        }
+        return n;
     }
 
     /** {@return whether one node serves any number of local leases at once (read nodes)} */
@@ -369,30 +392,34 @@ public final class LeaseCache {
             return e.views.newView(() -> closeOne(e, idle));
         }
         LocalWait check = new LocalWait(context, () -> giveUp(handed));
-        WAITING_LOCALLY.incrementAndGet();
-        check.start();
         Entry e;
+        waitingLocally.incrementAndGet();
         try {
-            long bound = TimeUnit.MILLISECONDS.toNanos(context.escalateMs());   // then ZooKeeper: a permit another client keeps idle is asked
+            check.start();
+            // then ZooKeeper, whose node asks by need: a permit another client keeps idle idles no longer
+            long bound = TimeUnit.MILLISECONDS.toNanos(context.escalateMs());
             e = handed.get(deadline.isUnbounded() ? bound : Math.min(bound, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException | InterruptedException t) {
+        } catch (TimeoutException | InterruptedException | RuntimeException t) {
             synchronized (this) {
                 if (waiters.remove(handed)) {
                     handed.complete(null);
                 }
             }
             Entry late = handed.getNow(null);
-            if (t instanceof InterruptedException ie) {
+            if (t instanceof InterruptedException || t instanceof RuntimeException) {
                 if (late != null) {
-                    closeOne(late, idle);      // handed over as we were interrupted: give it on
+                    closeOne(late, idle);      // handed over as we were interrupted (or the check failed): give it on
                 }
-                throw ie;
+                if (t instanceof InterruptedException ie) {
+                    throw ie;
+                }
+                throw (RuntimeException) t;
             }
             e = late;
         } catch (ExecutionException impossible) {
             throw new IllegalStateException(impossible);
         } finally {
-            WAITING_LOCALLY.decrementAndGet();
+            waitingLocally.decrementAndGet();
             check.end();
         }
         if (e == null) {

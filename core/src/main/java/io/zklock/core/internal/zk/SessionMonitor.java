@@ -1,6 +1,7 @@
 package io.zklock.core.internal.zk;
 
 import java.lang.ref.WeakReference;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -95,6 +96,29 @@ public final class SessionMonitor {
     @SuppressWarnings("unchecked")
     public <T> T shared(String key, java.util.function.Supplier<T> make) {
         return (T) shared.computeIfAbsent(key, k -> make.get());
+    }
+
+    /**
+     * The monitor of {@code client} if one was made (a lock was made on it), else null; makes none.
+     *
+     * @param client a Curator client
+     * @return its monitor, or null
+     */
+    public static SessionMonitor existing(CuratorFramework client) {
+        synchronized (MONITORS) {
+            return MONITORS.get(client.getZookeeperClient());
+        }
+    }
+
+    /** {@return the shared objects whose key starts with {@code prefix}, in no order} */
+    public List<Object> sharedStartingWith(String prefix) {
+        List<Object> out = new ArrayList<>();
+        shared.forEach((key, value) -> {
+            if (key.startsWith(prefix)) {
+                out.add(value);
+            }
+        });
+        return out;
     }
 
     /** The id of the client's current session, or 0 when it has none. */
