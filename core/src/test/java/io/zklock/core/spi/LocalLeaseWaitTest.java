@@ -23,6 +23,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.KillSession;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Waits inside one client for what its cache holds, on a real server: a thread that wants a
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Test;
  * the session, the node or the directory goes. Readers of one client that miss the cache
  * together queue one node.
  */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)   // an unbounded acquire() that hangs fails the test
 class LocalLeaseWaitTest {
     private static final LeaseCaching HOUR = LeaseCaching.keepIdleFor(Duration.ofHours(1));
     /** Grants the first maxLeases nodes; the others watch the directory (a semaphore's shape, for core's tests). */
@@ -99,7 +101,8 @@ class LocalLeaseWaitTest {
             long requests = probe.requestsDuring(() -> {
                 CompletableFuture<Optional<Lease>> third = inThread(engine, Duration.ofSeconds(20));
                 Await.until("a third thread waits locally", Duration.ofSeconds(10), () -> waitingLocally(client, "/w/a") == 1);
-                Thread.sleep(300);             // its listing answered: it still waits
+                // its listing answered: the server holds its children watch besides the two nodes' data watches
+                Await.until("the local wait's listing answered", Duration.ofSeconds(10), () -> probe.watchCount() == 3);
                 assertFalse(third.isDone(), "every permit is taken");
                 assertEquals(1, waitingLocally(client, "/w/a"));
                 assertEquals(2, ZkTesting.children(client, "/w/a").size(), "no node queued");
@@ -233,8 +236,12 @@ class LocalLeaseWaitTest {
             server.restart();
             Await.until("reconnected and the leases held again", Duration.ofSeconds(20),
                     () -> held.stream().allMatch(l -> l.state() == LeaseState.HELD));
+            assertEquals(1, waitingLocally(client, "/w/d"), "the thread still waits locally");
+            assertEquals(2, ZkTesting.children(client, "/w/d").size(), "no node queued");
+            assertFalse(local.isDone());
             held.get(0).close();
             Lease next = local.get(30, TimeUnit.SECONDS).orElseThrow();
+            assertEquals(held.get(0).nodePath(), next.nodePath(), "the closed lease's node, handed over");
             assertEquals(LeaseState.HELD, next.state());
             next.close();
             held.get(1).close();
@@ -274,7 +281,10 @@ class LocalLeaseWaitTest {
              CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000)) {
             LockEngine engine = permits(client, "/w/f", 2);
             List<Lease> held = bothPermits(engine);
-            Optional<Lease> none = inThread(engine, Duration.ofMillis(300)).get(10, TimeUnit.SECONDS);
+            CompletableFuture<Optional<Lease>> waiting = inThread(engine, Duration.ofSeconds(2));
+            Await.until("the thread waits locally", Duration.ofSeconds(10), () -> waitingLocally(client, "/w/f") == 1);
+            assertEquals(2, ZkTesting.children(client, "/w/f").size(), "no node queued");
+            Optional<Lease> none = waiting.get(10, TimeUnit.SECONDS);
             assertTrue(none.isEmpty());
             assertEquals(2, ZkTesting.children(client, "/w/f").size());
             assertEquals(0, waitingLocally(client, "/w/f"));

@@ -80,9 +80,10 @@ import org.slf4j.LoggerFactory;
  *   FINAL     the base LOST (session loss, forced deletion) or RELEASED: the entry is dropped;
  *             the views in use hear LOST through their base.
  * Serialisation: the entries, each entry's count, flag and timer, the local waits and the
- * leading acquisition are guarded by the cache's monitor; releases, ZooKeeper calls and the
- * completion of a local wait's future (its thread takes the view) are made after it is let go,
- * except a hand-over at a close, which completes the future under it (nothing runs on it).
+ * leading acquisition are guarded by the cache's monitor; releases and ZooKeeper calls are
+ * made after it is let go. A local wait's future is completed under it (a hand-over at a close,
+ * a give-up, a release of the waits, a timeout's removal): nothing runs on that future, whose
+ * thread takes the view after the monitor is let go.
  */
 /** The lease cache of one client and lock directory; see the comment above. */
 public final class LeaseCache {

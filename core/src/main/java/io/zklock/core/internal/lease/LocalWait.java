@@ -27,7 +27,7 @@ import org.apache.zookeeper.Watcher;
  *             drops the entries, which ends the wait; a reconnection leaves the watch in place
  *             (ZooKeeper re-registers it) or gone with the session (the entries go with it).
  * The wait's end (handed an entry, timed out, given up) removes a registration still confirmed.
- * Serialisation: this object's monitor guards its Watches and step.
+ * Serialisation: this object's monitor guards its Watches and its ended flag.
  */
 /** The directory check of one local wait for a cached node; see the comment above. */
 final class LocalWait {

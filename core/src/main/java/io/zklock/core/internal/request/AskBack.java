@@ -156,7 +156,6 @@ final class AskBack {
             if (error != null || reply.connectionTrouble()) {
                 retryLater(name);
             } else if (reply.rc() == KeeperException.Code.BADVERSION) {
-
                 if (attempt < MAX_TRIES) {
                     read(name, attempt + 1);
                 } else {
