@@ -13,11 +13,21 @@ import java.util.Objects;
  * any thread). A node keeps its fencing token across such re-grants (a later node's token is
  * larger): the token orders the holders of different processes, not two local leases of one
  * node. A node is granted again locally for at most ten idle periods after ZooKeeper granted
- * it; after that its process lets it go at its last close and queues a new one. A conflicting waiter of any process that queues behind a cached node asks for it
- * back with a revocation request; from then on the process grants nothing more on that node
- * and deletes it once the leases in use on it close, so a waiter waits for the leases in use
- * and one notification, never for the idle period. Leases in use that opted in to
- * {@link Lease#onRevocationRequested revocation} hear that request.
+ * it; after that its process lets it go at its last close and queues a new one. A
+ * conflicting waiter of any process that queues behind a cached node asks for it back (an ask
+ * written into the node's data; not a revocation request, so the leases'
+ * {@link Lease#onRevocationRequested revocation} handlers do not hear it); from then on the
+ * process grants nothing more on that node and deletes it once the leases in use on it close,
+ * so a waiter waits for the leases in use and one notification, never for the idle period.
+ *
+ * <p><b>Order.</b> Grants follow arrival order from the moment a request's node is queued, as
+ * without caching, except that <em>a thread waiting inside its process has no place in the
+ * queue until it queues a node</em>: a semaphore's thread waiting, for at most 25 ms and only
+ * while every permit is taken and nobody is queued, for a permit its process holds in use;
+ * and a reader waiting for the read node another reader of its process is queueing. A waiter
+ * of another process that queues meanwhile goes first. A node asked back, or granted while a
+ * conflicting waiter stood behind it, is never granted again locally, and a local hand-over
+ * never passes a queued waiter.
  *
  * <p>Turn it on for a lock that one process takes again and again while others rarely
  * conflict: a read-mostly read lock, a mutex one service instance re-takes, a semaphore whose
