@@ -33,9 +33,9 @@ import io.zklock.core.LeaseState;
 import io.zklock.core.LockAdmin;
 import io.zklock.core.LockStatus;
 import io.zklock.core.Participant;
-import io.zklock.core.internal.lease.LeaseCache;
 import io.zklock.core.spi.LockNode;
 import io.zklock.testing.Await;
+import io.zklock.testing.LocalWaits;
 import io.zklock.testing.ZkProbe;
 import io.zklock.testing.ZkTesting;
 import net.jqwik.api.lifecycle.AfterTry;
@@ -286,8 +286,8 @@ public abstract class ConformanceSupport {
      * the threads of the try's clients that wait for a node their own client holds or is
      * queueing instead of queueing one (a semaphore's thread waiting for its client's busy
      * permit, a reader sharing the read node another reader of its client queued), which wait
-     * as a queued node would. The count of those threads is core's internal accessor
-     * ({@code LeaseCache.threadsWaitingLocally}, not API); it is read before and after the
+     * as a queued node would. The count of those threads is core's internal one, read through
+     * the test helper {@link LocalWaits} (not API); it is read before and after the
      * listing, again until both agree, so a thread moving from a local wait to a node of its
      * own is not counted twice (it may be missed while its create is in flight: a dip, never a
      * surplus).
@@ -311,7 +311,7 @@ public abstract class ConformanceSupport {
         }
         int n = 0;
         for (CuratorFramework client : clients) {
-            n += LeaseCache.threadsWaitingLocally(client, path);
+            n += LocalWaits.on(client, path);
         }
         return n;
     }
