@@ -95,30 +95,42 @@ public final class ZkLease implements Lease, SessionListener {
         return null;
     }
 
-    /** Whether {@code granting} shows a node behind ours, past the first maxLeases, that conflicts with ours. */
+    /**
+     * Whether {@code granting} shows a waiter behind ours (past the first maxLeases) that
+     * conflicts with it and would ask it back: for a lock of one holder at a time any such
+     * waiter (it asks every conflicting cached node ahead); for a lock of several holders one of
+     * the waiters' needs as AskBack counts them (w waiters ask the first w cached nodes), which
+     * leaves the other permits cached.
+     */
     private static boolean waiterBehind(LockContext context, List<LockNode> granting, String ours) {
         if (granting == null) {
             return false;
         }
         LockNode node = null;
+        int cachedAhead = 0;                   // cached nodes ahead of ours: asked before ours
+        int waiters = 0;
         for (int i = 0; i < granting.size(); i++) {
             LockNode n = granting.get(i);
             if (node == null) {
-                node = n.name().equals(ours) ? n : null;
+                if (n.name().equals(ours)) {
+                    node = n;
+                } else if (n.caches()) {
+                    cachedAhead++;
+                }
             } else if (i >= context.maxLeases() && context.driver().conflicts(node, n)) {
-                return true;
+                waiters++;
             }
         }
-        return false;
+        return context.maxLeases() > 1 ? waiters > cachedAhead : waiters > 0;
     }
 
     /**
      * Whether the listing that granted this lease's node showed a waiter behind it that
-     * conflicts with it (a writer behind a read node, any waiter behind a mutex node or a
-     * permit): that waiter has asked, or will ask, the node back if it is cached, so the cache
-     * grants nothing more on it (a reader of the process that queued after the writer's ask
-     * must not be granted on it while the writer waits). False when caching is off or no
-     * listing is known.
+     * conflicts with it and asks it back (a writer behind a read node, any waiter behind a
+     * mutex node, a permit among those the waiters behind need): that waiter has asked, or
+     * will ask, the node back, so the cache grants nothing more on it (a reader of the process
+     * that queued after the writer's ask must not be granted on it while the writer waits).
+     * False when caching is off or no listing is known.
      *
      * @return whether a conflicting waiter stood behind the node at its grant
      */
