@@ -173,6 +173,7 @@ public final class LeaseCache {
                 drop(e);
             }
         });
+        base.lossIsQuietWhile(() -> e.inUse == 0);       // read without the monitor: it only picks a log level
         base.onAskedBack(() -> askedBack(e));            // a waiter's ask
         base.onRevocationRequested(lease -> askedBack(e));  // an operator's request
         return e.views.newView(() -> closeOne(e, idle));
@@ -506,7 +507,7 @@ public final class LeaseCache {
         final ZkLease base;
         final HoldLease.Base views;
         final long keepUntil;                  // System.nanoTime() past which no local grant is made
-        int inUse = 1;
+        volatile int inUse = 1;                // volatile for the base lease's log level only
         boolean askedBack;
         ScheduledFuture<?> timer;              // pending idle timer, if any
         long idleSince;                        // System.nanoTime() of the last close that left it idle

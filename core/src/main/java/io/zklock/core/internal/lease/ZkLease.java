@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
@@ -61,6 +62,7 @@ public final class ZkLease implements Lease, SessionListener {
     private final CompletableFuture<Void> firstDeleteAttempt = new CompletableFuture<>();
     private final Object monitor = new Object();
     private volatile LeasePhase phase = LeasePhase.HELD;   // changed under monitor only
+    private volatile BooleanSupplier keptIdle = () -> false;   // a cache keeps the node with no lease in use on it
     private final RevocationOptIn revocation;
 
     /** A lease granted with no listing to hand on (its grant is known some other way). */
@@ -203,6 +205,14 @@ public final class ZkLease implements Lease, SessionListener {
     /** {@return whether the lease holds its node and nobody has started to release it: what a cache may grant again} */
     boolean isHeldAndKept() {
         return phase == LeasePhase.HELD;       // not RELEASING_HELD, which also reports HELD
+    }
+
+    /**
+     * Tells whether a cache keeps this node idle (no lease in use on it): its loss with the
+     * session is then nobody's news, logged at debug level instead of as a warning.
+     */
+    void lossIsQuietWhile(BooleanSupplier idle) {
+        keptIdle = idle;
     }
 
     /** Runs {@code listener} once a waiter asks this cached node back (the lease cache's hook). */
@@ -437,7 +447,9 @@ public final class ZkLease implements Lease, SessionListener {
         if (next == null) {
             return;
         }
-        if (next == LeaseState.LOST) {
+        if (next == LeaseState.LOST && keptIdle.getAsBoolean()) {
+            LOG.debug("idle cached node {} lost with session 0x{} (no lease was in use on it)", nodePath, Long.toHexString(sessionId));
+        } else if (next == LeaseState.LOST) {
             LOG.warn("lease on {} lost with session 0x{}", nodePath, Long.toHexString(sessionId));
         }
         listeners.drain(this);
