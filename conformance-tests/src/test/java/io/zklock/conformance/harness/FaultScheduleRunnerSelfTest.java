@@ -16,7 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The judge of {@link FaultScheduleProperties} can fail: run against a "lock" that excludes
+ * The judge of {@link ScheduledFaultsTest} can fail: run against a "lock" that excludes
  * nothing (each client locks a path of its own), it reports what a broken lock does.
  */
 class FaultScheduleRunnerSelfTest {

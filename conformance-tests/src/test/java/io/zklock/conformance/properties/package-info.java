@@ -32,7 +32,7 @@
  * across processes, no starvation by local re-grants) is {@code CachedLeasePropertiesTest}.
  *
  * <p>Two classes hold what every recipe keeps against other clients, each on a server of its
- * own and over {@code Recipe.all()}: {@code SecurityConformanceTest} (on a server with digest
+ * own and over {@code Recipe.all()}: {@code SecurityPropertiesTest} (on a server with digest
  * authentication: the ACL of every node zklock creates, the integrations' included; another
  * identity refused at once with the cause; status for a read-only identity; AuthFailed sessions)
  * and {@code HostileDataPropertiesTest} (node data and child names written by another client).

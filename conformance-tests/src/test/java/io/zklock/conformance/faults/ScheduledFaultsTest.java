@@ -62,9 +62,9 @@ import org.slf4j.LoggerFactory;
  * {@code Recipe.all()} (28 in all, a minute and a half to two minutes). Each property logs a line
  * with its name, its schedules and its result, and one summary line is logged at the end.
  */
-@AddLifecycleHook(value = FaultScheduleProperties.Settings.class, propagateTo = PropagationMode.DIRECT_DESCENDANTS)
-class FaultScheduleProperties {
-    private static final Logger LOG = LoggerFactory.getLogger(FaultScheduleProperties.class);
+@AddLifecycleHook(value = ScheduledFaultsTest.Settings.class, propagateTo = PropagationMode.DIRECT_DESCENDANTS)
+class ScheduledFaultsTest {
+    private static final Logger LOG = LoggerFactory.getLogger(ScheduledFaultsTest.class);
     static final int CLIENTS = 3;
     static final int SESSION_MS = 2_000;
     static final int CLUSTER_SESSION_MS = 3_000;
