@@ -2,6 +2,7 @@ package io.zklock.conformance.harness;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,6 +25,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
@@ -173,6 +175,46 @@ public abstract class ConformanceSupport implements PropertyTry {
             out.add(i);
         }
         return out;
+    }
+
+    /** How a waiter gives up: a timed try, a try that does not wait, an interrupt, a cancelled future. */
+    public enum Abandon { TIMEOUT, ZERO_TIMEOUT, INTERRUPT, CANCEL }
+
+    /**
+     * Hygiene of one abandoned request: a request of {@code lock}, made while the lock is held
+     * so that it would wait, gives up as {@code how} says (a try with a timeout returns empty,
+     * an interrupted waiter throws InterruptedException, a waiting future is cancelled); then its
+     * node is removed (the try's requests are {@code queued} again) and so is its watch (the
+     * server holds {@code watches}).
+     */
+    @Override
+    public void abandonWhileHeld(DistributedLock lock, Abandon how, int timeoutMillis, int queued, int watches) throws Exception {
+        switch (how) {
+            case TIMEOUT -> assertEquals(Optional.empty(), lock.tryAcquire(Duration.ofMillis(timeoutMillis)));
+            case ZERO_TIMEOUT -> assertEquals(Optional.empty(), lock.tryAcquire(Duration.ZERO));
+            case INTERRUPT -> {
+                AtomicReference<Throwable> outcome = new AtomicReference<>();
+                Thread waiter = new Thread(() -> {
+                    try {
+                        outcome.set(new AssertionError("granted: " + lock.acquire()));
+                    } catch (Throwable e) {
+                        outcome.set(e);
+                    }
+                }, "interrupted-waiter");
+                waiter.start();
+                Await.equal("waiter queued", queued + 1, LONG, this::lockNodes);
+                waiter.interrupt();
+                waiter.join(Await.scaled(LONG).toMillis());
+                assertInstanceOf(InterruptedException.class, outcome.get());
+            }
+            case CANCEL -> {
+                CompletableFuture<Lease> future = lock.acquireAsync(LONG);
+                Await.equal("async waiter queued", queued + 1, LONG, this::lockNodes);
+                assertTrue(future.cancel(true), "cancel of a waiting request");
+            }
+        }
+        Await.equal("abandoned node removed", queued, LONG, this::lockNodes);
+        Await.equal("watches on the server", watches, LONG, zk.probe::watchCount);
     }
 
     /** Waits for the first of {@code pending} to be granted, removes it from the list and returns its lease. */

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
+import io.zklock.conformance.harness.ConformanceSupport.Abandon;
 import io.zklock.conformance.harness.ConformanceSupport.Body;
 import io.zklock.conformance.harness.ConformanceSupport.LeaseMaker;
 import io.zklock.conformance.harness.ConformanceSupport.Request;
@@ -42,6 +43,8 @@ public interface PropertyTry {
     }
 
     Granted queueBehindHoldersAndRelease(int sessions, int waiters) throws Exception;
+
+    void abandonWhileHeld(DistributedLock lock, Abandon how, int timeoutMillis, int queued, int watches) throws Exception;
 
     void touchAll() throws Exception;
 

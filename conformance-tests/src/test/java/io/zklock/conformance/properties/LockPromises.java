@@ -12,7 +12,6 @@ import static io.zklock.conformance.harness.ConformanceSupport.sessionsOf;
 import static io.zklock.conformance.harness.ConformanceSupport.sleep;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -29,8 +28,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
+import io.zklock.conformance.harness.ConformanceSupport.Abandon;
 import io.zklock.conformance.harness.FencedReadWriteResource;
 import io.zklock.conformance.harness.PropertyTry;
 import io.zklock.conformance.harness.Recipe;
@@ -164,10 +163,6 @@ public interface LockPromises extends PropertyTry {
         closeWhileCutOffKeepsTheLeaseUntilItsNodeIsGone((client, p) -> recipe().create(client, p).acquire());
     }
 
-
-    /** How a waiter gives up in {@link #abandonedRequestsLeaveNoNodeAndNoWatch}. */
-    enum Abandon { TIMEOUT, ZERO_TIMEOUT, INTERRUPT, CANCEL }
-
     /**
      * Hygiene: waiters that time out, are interrupted or are cancelled while the lock is held
      * leave no node and no watch behind, and the holder keeps the lock throughout.
@@ -183,32 +178,7 @@ public interface LockPromises extends PropertyTry {
         int holderWatches = cachingNodes();     // a cached holder's node keeps its cache's watch
         for (int i = 0; i < waiters.size(); i++) {
             DistributedLock lock = recipe().create(clients().get(i % sessions), path());
-            switch (waiters.get(i)) {
-                case TIMEOUT -> assertEquals(Optional.empty(), lock.tryAcquire(Duration.ofMillis(timeoutMillis)));
-                case ZERO_TIMEOUT -> assertEquals(Optional.empty(), lock.tryAcquire(Duration.ZERO));
-                case INTERRUPT -> {
-                    AtomicReference<Throwable> outcome = new AtomicReference<>();
-                    Thread waiter = new Thread(() -> {
-                        try {
-                            outcome.set(new AssertionError("granted: " + lock.acquire()));
-                        } catch (Throwable e) {
-                            outcome.set(e);
-                        }
-                    }, "interrupted-waiter");
-                    waiter.start();
-                    Await.equal("waiter queued", held + 1, LONG, this::lockNodes);
-                    waiter.interrupt();
-                    waiter.join(Await.scaled(LONG).toMillis());
-                    assertInstanceOf(InterruptedException.class, outcome.get());
-                }
-                case CANCEL -> {
-                    CompletableFuture<Lease> future = lock.acquireAsync(LONG);
-                    Await.equal("async waiter queued", held + 1, LONG, this::lockNodes);
-                    assertTrue(future.cancel(true), "cancel of a waiting request");
-                }
-            }
-            Await.equal("abandoned node removed", held, LONG, this::lockNodes);
-            Await.equal("watches on the server", holderWatches, LONG, zk().probe::watchCount);
+            abandonWhileHeld(lock, waiters.get(i), timeoutMillis, held, holderWatches);
         }
         assertTrue(holders.stream().allMatch(Lease::isValid), "holders still valid: " + holders);
         holders.forEach(Lease::close);
