@@ -12,8 +12,10 @@
  *     of their own for the named fault tests), {@link io.zklock.testing.FaultProxy}
  *     (a loopback proxy per client: freeze, deafen, cut, drop one reply, act before a request).</li>
  * <li>Judges: {@link io.zklock.conformance.harness.FencedReadWriteResource} (and the core test
- *     jar's {@code FencedResource}), {@link io.zklock.conformance.harness.FaultScheduleRunner}
- *     with the alphabet of {@link io.zklock.conformance.harness.FaultSchedule}.</li>
+ *     jar's {@code FencedResource}), {@link io.zklock.conformance.harness.FaultJudge}, which
+ *     decides what breaks a promise in a schedule of the alphabet of
+ *     {@link io.zklock.conformance.harness.FaultSchedule} that
+ *     {@link io.zklock.conformance.harness.FaultScheduleRunner} runs.</li>
  * <li>Support: {@link io.zklock.conformance.harness.ConformanceSupport}, the base of every
  *     property class (fresh path per try, clients closed after it, the leak check), and
  *     {@link io.zklock.conformance.harness.PropertyTry}, what of it the promise groups (the
