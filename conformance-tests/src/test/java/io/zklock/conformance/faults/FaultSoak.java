@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * The nemesis, run by {@code mvn -Psoak} only (the parent POM excludes it by name from every other run):
  * for {@code -Dzklock.soak.minutes} (default 2), every recipe of {@link Recipe#all()} in turn runs long random
  * schedules in which three clients take the lock while faults of every kind are injected,
- * judged as {@link FaultScheduleProperties} judges them; every fifth schedule runs on a
+ * judged as {@link ScheduledFaultsTest} judges them; every fifth schedule runs on a
  * three-server ensemble with its faults. After each fault heals, the faulted client requests
  * the lock and the wait is recorded (recovery time, by the kind of fault healed). It prints
  * operations, faults by kind, violations, orphan checks, stranded waiters and recovery times by
@@ -48,7 +48,7 @@ class FaultSoak {
         LOG.info("soak for {} min, seed {} (-Dzklock.soak.seed={} replays the same schedules)", minutes, seed, seed);
         System.setProperty("znode.container.checkIntervalMs", "100");
         Random random = new Random(seed);
-        FaultScheduleProperties.Tally tally = new FaultScheduleProperties.Tally();
+        ScheduledFaultsTest.Tally tally = new ScheduledFaultsTest.Tally();
         List<String> failures = new ArrayList<>();
         long deadline = System.nanoTime() + (long) (minutes * TimeUnit.MINUTES.toNanos(1));
         TestingCluster cluster = null;
@@ -65,10 +65,10 @@ class FaultSoak {
                     cluster.start();
                 }
                 FaultSchedule schedule = randomSchedule(random,
-                        ensemble ? FaultScheduleProperties.ENSEMBLE_FAULTS : FaultScheduleProperties.SINGLE_SERVER_FAULTS);
-                int sessionMs = ensemble ? FaultScheduleProperties.CLUSTER_SESSION_MS : FaultScheduleProperties.SESSION_MS;
+                        ensemble ? ScheduledFaultsTest.ENSEMBLE_FAULTS : ScheduledFaultsTest.SINGLE_SERVER_FAULTS);
+                int sessionMs = ensemble ? ScheduledFaultsTest.CLUSTER_SESSION_MS : ScheduledFaultsTest.SESSION_MS;
                 Outcome outcome;
-                try (FaultScheduleRunner runner = new FaultScheduleRunner(target, FaultScheduleProperties.CLIENTS, sessionMs,
+                try (FaultScheduleRunner runner = new FaultScheduleRunner(target, ScheduledFaultsTest.CLIENTS, sessionMs,
                         ensemble ? cluster.getConnectString() : server.getConnectString(), ensemble ? cluster : null)) {
                     outcome = runner.probeAfterEachFault().run(schedule);
                 }
@@ -93,7 +93,7 @@ class FaultSoak {
         List<Step> steps = new ArrayList<>();
         for (int i = 0; i < STEPS; i++) {
             int pick = random.nextInt(10);
-            int client = random.nextInt(FaultScheduleProperties.CLIENTS);
+            int client = random.nextInt(ScheduledFaultsTest.CLIENTS);
             if (pick < 5) {
                 steps.add(new Acquire(client, random.nextInt(3), 50 + random.nextInt(1_450)));
             } else if (pick < 9) {

@@ -3,15 +3,15 @@
  * fail.
  *
  * <ul>
- * <li>{@link io.zklock.conformance.faults.FaultScheduleProperties}: generated schedules over the
+ * <li>{@link io.zklock.conformance.faults.ScheduledFaultsTest}: generated schedules over the
  *     whole fault alphabet, every recipe, on a single server and on a three-server ensemble
  *     (a fixed number per recipe in {@code mvn -B verify});</li>
  * <li>{@link io.zklock.conformance.faults.FaultSoak}: the same judge for minutes, run only by
  *     {@code -Psoak} (the parent POM excludes it by name);</li>
- * <li>named cases: {@link io.zklock.conformance.faults.FaultPromisesTest} (reaped directory under
+ * <li>named cases: {@link io.zklock.conformance.faults.ClientFaultsTest} (reaped directory under
  *     a create, a lost session's nodes, a closed client, failures while handling a reply),
  *     {@link io.zklock.conformance.faults.RevocationFaultsTest} (revocation through cuts and lost
- *     replies), {@link io.zklock.conformance.faults.FaultConformanceTest} (leader loss and a
+ *     replies), {@link io.zklock.conformance.faults.EnsembleFaultsTest} (leader loss and a
  *     server restart under contention).</li>
  * </ul>
  *

@@ -2,6 +2,7 @@ package io.zklock.conformance.harness;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,6 +25,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
@@ -48,7 +50,7 @@ import org.apache.zookeeper.data.Stat;
  * What every conformance class shares: one embedded server, a fresh lock path per try, clients
  * closed after each try, and the helpers that queue waiters, run threads and check for leaks.
  */
-public abstract class ConformanceSupport {
+public abstract class ConformanceSupport implements PropertyTry {
     public static final Duration LONG = Duration.ofSeconds(60);
     public static final int SESSION_TIMEOUT_MS = 15_000;
     /** Session timeout of clients whose packets a test counts: their pings are then far outside the measured window. */
@@ -67,6 +69,21 @@ public abstract class ConformanceSupport {
     /** The recipe under test. */
     protected abstract Recipe recipe();
 
+    @Override
+    public String path() {
+        return path;
+    }
+
+    @Override
+    public List<CuratorFramework> clients() {
+        return clients;
+    }
+
+    @Override
+    public SharedServer zk() {
+        return zk;
+    }
+
     @BeforeTry
     protected void freshPath() {
         path = "/conformance/" + recipe().name() + "-" + UUID.randomUUID();
@@ -82,7 +99,8 @@ public abstract class ConformanceSupport {
     // ---- helpers -------------------------------------------------------------------------------
 
     /** One new session each, with one lock object on the try's path. */
-    protected List<DistributedLock> locksOnNewSessions(int sessions) {
+    @Override
+    public List<DistributedLock> locksOnNewSessions(int sessions) {
         List<DistributedLock> locks = new ArrayList<>();
         for (int i = 0; i < sessions; i++) {
             CuratorFramework client = ZkTesting.client(zk.connectString(), SESSION_TIMEOUT_MS);
@@ -105,7 +123,8 @@ public abstract class ConformanceSupport {
      * {@code client} from separate threads (every permit of a semaphore, one writer for a read
      * lock, one holder of an exclusive recipe).
      */
-    protected List<Lease> shutOut(CuratorFramework client) throws Exception {
+    @Override
+    public List<Lease> shutOut(CuratorFramework client) throws Exception {
         return holdOnThreads(recipe().rival(client, path), recipe().rivalHolds());
     }
 
@@ -118,6 +137,84 @@ public abstract class ConformanceSupport {
         joinAll(threads);
         assertEquals(count, leases.size());
         return leases;
+    }
+
+    /**
+     * Queues {@code waiters} requests of the recipe, one after another on {@code sessions}
+     * sessions, behind rival holders that shut them out; releases the holders and waits until
+     * every waiter has been granted and has let go.
+     */
+    @Override
+    public Granted queueBehindHoldersAndRelease(int sessions, int waiters) throws Exception {
+        locksOnNewSessions(sessions);
+        List<Lease> holders = shutOut(clients.get(0));
+        List<Integer> grantOrder = Collections.synchronizedList(new ArrayList<>());
+        List<Long> sequences = Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < waiters; i++) {
+            int index = i;
+            DistributedLock lock = recipe().create(clients.get(i % sessions), path);
+            int before = lockNodes();
+            threads.add(start("waiter-" + i, () -> {
+                try (Lease lease = lock.acquire()) {
+                    grantOrder.add(index);
+                    sequences.add(sequenceOf(lease));
+                }
+            }));
+            Await.equal("waiter " + i + " queued", before + 1, LONG, this::lockNodes);
+        }
+        holders.forEach(Lease::close);
+        joinAll(threads);
+        return new Granted(List.copyOf(grantOrder), List.copyOf(sequences));
+    }
+
+    /** 0, 1, .. {@code n - 1}. */
+    public static List<Integer> indexes(int n) {
+        List<Integer> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(i);
+        }
+        return out;
+    }
+
+    /** How a waiter gives up: a timed try, a try that does not wait, an interrupt, a cancelled future. */
+    public enum Abandon { TIMEOUT, ZERO_TIMEOUT, INTERRUPT, CANCEL }
+
+    /**
+     * Hygiene of one abandoned request: a request of {@code lock}, made while the lock is held
+     * so that it would wait, gives up as {@code how} says (a try with a timeout returns empty,
+     * an interrupted waiter throws InterruptedException, a waiting future is cancelled); then its
+     * node is removed (the try's requests are {@code queued} again) and so is its watch (the
+     * server holds {@code watches}).
+     */
+    @Override
+    public void abandonWhileHeld(DistributedLock lock, Abandon how, int timeoutMillis, int queued, int watches) throws Exception {
+        switch (how) {
+            case TIMEOUT -> assertEquals(Optional.empty(), lock.tryAcquire(Duration.ofMillis(timeoutMillis)));
+            case ZERO_TIMEOUT -> assertEquals(Optional.empty(), lock.tryAcquire(Duration.ZERO));
+            case INTERRUPT -> {
+                AtomicReference<Throwable> outcome = new AtomicReference<>();
+                Thread waiter = new Thread(() -> {
+                    try {
+                        outcome.set(new AssertionError("granted: " + lock.acquire()));
+                    } catch (Throwable e) {
+                        outcome.set(e);
+                    }
+                }, "interrupted-waiter");
+                waiter.start();
+                Await.equal("waiter queued", queued + 1, LONG, this::lockNodes);
+                waiter.interrupt();
+                waiter.join(Await.scaled(LONG).toMillis());
+                assertInstanceOf(InterruptedException.class, outcome.get());
+            }
+            case CANCEL -> {
+                CompletableFuture<Lease> future = lock.acquireAsync(LONG);
+                Await.equal("async waiter queued", queued + 1, LONG, this::lockNodes);
+                assertTrue(future.cancel(true), "cancel of a waiting request");
+            }
+        }
+        Await.equal("abandoned node removed", queued, LONG, this::lockNodes);
+        Await.equal("watches on the server", watches, LONG, zk.probe::watchCount);
     }
 
     /** Waits for the first of {@code pending} to be granted, removes it from the list and returns its lease. */
@@ -137,13 +234,15 @@ public abstract class ConformanceSupport {
      * session timeout without sending, so for that long after this, a session that sends a
      * packet does so because the lock woke it.
      */
-    protected void touchAll() throws Exception {
+    @Override
+    public void touchAll() throws Exception {
         for (CuratorFramework client : clients) {
             client.checkExists().forPath("/");
         }
     }
 
-    protected CuratorFramework quietClient() {
+    @Override
+    public CuratorFramework quietClient() {
         CuratorFramework client = ZkTesting.client(zk.connectString(), QUIET_SESSION_TIMEOUT_MS);
         clients.add(client);
         return client;
@@ -154,7 +253,8 @@ public abstract class ConformanceSupport {
     }
 
     /** Starts a request and waits until its node is in the directory, so requests queue in the order started. */
-    protected CompletableFuture<Lease> queue(Request request) throws Exception {
+    @Override
+    public CompletableFuture<Lease> queue(Request request) throws Exception {
         int before = lockNodes();
         CompletableFuture<Lease> future = request.start();
         Await.equal("request queued", before + 1, LONG, this::lockNodes);
@@ -176,7 +276,8 @@ public abstract class ConformanceSupport {
     }
 
     /** Waits until none of {@code sessions} has sent a packet for {@link #QUIET} (scaled); fails if they never do. */
-    protected void awaitQuiet(Set<Long> sessions) throws InterruptedException {
+    @Override
+    public void awaitQuiet(Set<Long> sessions) throws InterruptedException {
         awaitQuiet(zk.probe, sessions);
     }
 
@@ -200,7 +301,8 @@ public abstract class ConformanceSupport {
     }
 
     /** Packets each of {@code sessions} has sent so far. */
-    protected Map<Long, Long> packets(Set<Long> sessions) {
+    @Override
+    public Map<Long, Long> packets(Set<Long> sessions) {
         return packets(zk.probe, sessions);
     }
 
@@ -212,7 +314,8 @@ public abstract class ConformanceSupport {
     }
 
     /** A LockAdmin on a client of its own, as an operator's tool would be. */
-    protected LockAdmin admin() {
+    @Override
+    public LockAdmin admin() {
         CuratorFramework client = ZkTesting.client(zk.connectString(), SESSION_TIMEOUT_MS);
         clients.add(client);
         return new LockAdmin(client);
@@ -224,7 +327,8 @@ public abstract class ConformanceSupport {
      * that each carries its node's czxid as token (a granted lease's own token), this process as
      * owner, the kind expected at its place in the queue and no revocation request.
      */
-    protected void assertStatusMatchesServer(LockStatus status, List<Lease> granted, List<String> kindsInQueueOrder,
+    @Override
+    public void assertStatusMatchesServer(LockStatus status, List<Lease> granted, List<String> kindsInQueueOrder,
             String recipeName, int maxLeases) throws Exception {
         CuratorFramework any = clients.get(0);
         List<LockNode> onServer = ZkTesting.children(any, inspectedPath()).stream().map(LockNode::parse)
@@ -292,7 +396,8 @@ public abstract class ConformanceSupport {
      * own is not counted twice (it may be missed while its create is in flight: a dip, never a
      * surplus).
      */
-    protected int lockNodes() {
+    @Override
+    public int lockNodes() {
         CuratorFramework any = clients.get(0);
         while (true) {
             int before = waitingLocally();
@@ -317,7 +422,8 @@ public abstract class ConformanceSupport {
     }
 
     /** The lock path where status sees the recipe's nodes (the try's path, or a multi-lock's first component's). */
-    protected String inspectedPath() {
+    @Override
+    public String inspectedPath() {
         return path + recipe().inspected().subPath();
     }
 
@@ -332,7 +438,8 @@ public abstract class ConformanceSupport {
      * the path is closed first (through a lock object of the same client and path, which shares
      * it), and then nothing may be left either.
      */
-    protected void assertClean() {
+    @Override
+    public void assertClean() {
         assertEquals(List.of(), List.copyOf(errors));
         releaseCaches();
         CuratorFramework any = ZkTesting.client(zk.connectString(), SESSION_TIMEOUT_MS);
@@ -345,7 +452,8 @@ public abstract class ConformanceSupport {
      * How many of the try's lock nodes are caching ones ({@code LockNode.caches()}): each holds
      * one data watch of its process's cache (for waiters' asks) while it lives.
      */
-    protected int cachingNodes() {
+    @Override
+    public int cachingNodes() {
         CuratorFramework any = clients.get(0);
         return (int) ZkTesting.lockNodesBelow(any, path).stream()
                 .map(p -> io.zklock.core.spi.LockNode.parse(p.substring(p.lastIndexOf('/') + 1)))
@@ -357,7 +465,8 @@ public abstract class ConformanceSupport {
      * lock object of the same client and path, which shares it): its idle nodes go now. Nothing
      * for other recipes.
      */
-    protected void releaseCaches() {
+    @Override
+    public void releaseCaches() {
         if (!recipe().cached()) {
             return;
         }
@@ -379,7 +488,8 @@ public abstract class ConformanceSupport {
      * close returns promptly; once the server is back the node is deleted, the lease is
      * RELEASED, and a listener was told RELEASED exactly once.
      */
-    protected void closeWhileCutOffKeepsTheLeaseUntilItsNodeIsGone(LeaseMaker make) throws Exception {
+    @Override
+    public void closeWhileCutOffKeepsTheLeaseUntilItsNodeIsGone(LeaseMaker make) throws Exception {
         try (TestingServer server = new TestingServer(true)) {
             CuratorFramework client = ZkTesting.client(server.getConnectString(), OUTAGE_SESSION_TIMEOUT_MS);
             try {
@@ -410,7 +520,8 @@ public abstract class ConformanceSupport {
     }
 
     /** Waits until the server has reaped the try's empty lock directory. */
-    protected void awaitReaped() {
+    @Override
+    public void awaitReaped() {
         releaseCaches();                       // a cached node would keep the directory
         CuratorFramework any = clients.get(0);
         Await.until("empty lock directory reaped", LONG, () -> {
@@ -423,7 +534,8 @@ public abstract class ConformanceSupport {
     }
 
     /** The sequence number the server gives the next node created in the try's (inspected) directory. */
-    protected int nextSequence() throws Exception {
+    @Override
+    public int nextSequence() throws Exception {
         var stat = clients.get(0).checkExists().forPath(inspectedPath());
         return (stat.getCversion() + stat.getNumChildren()) / 2;
     }
@@ -441,7 +553,8 @@ public abstract class ConformanceSupport {
     }
 
     /** Runs {@code n} threads released together; fails with the first error any of them hit. */
-    protected void runThreads(int n, Body body) throws Exception {
+    @Override
+    public void runThreads(int n, Body body) throws Exception {
         CountDownLatch go = new CountDownLatch(1);
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -455,7 +568,8 @@ public abstract class ConformanceSupport {
         joinAll(threads);
     }
 
-    protected Thread start(String name, Step step) {
+    @Override
+    public Thread start(String name, Step step) {
         Thread t = new Thread(() -> {
             try {
                 step.run();
@@ -467,7 +581,8 @@ public abstract class ConformanceSupport {
         return t;
     }
 
-    protected void joinAll(List<Thread> threads) throws Exception {
+    @Override
+    public void joinAll(List<Thread> threads) throws Exception {
         long deadline = System.nanoTime() + Await.scaled(LONG).toNanos();
         for (Thread t : threads) {
             t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));

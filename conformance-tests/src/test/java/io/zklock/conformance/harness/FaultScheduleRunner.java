@@ -8,7 +8,6 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -17,6 +16,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
+import io.zklock.conformance.harness.FaultJudge.Guard;
+import io.zklock.conformance.harness.FaultJudge.Held;
 import io.zklock.conformance.harness.FaultSchedule.Acquire;
 import io.zklock.conformance.harness.FaultSchedule.Fault;
 import io.zklock.conformance.harness.FaultSchedule.Inject;
@@ -27,11 +28,9 @@ import io.zklock.conformance.harness.Recipe.Sharing;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
-import io.zklock.core.MultiLease;
 import io.zklock.core.spi.LockNode;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.testing.FaultProxy;
-import io.zklock.testing.FencedResource;
 import io.zklock.testing.ZkProbe;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
@@ -48,17 +47,17 @@ import org.slf4j.LoggerFactory;
 /*
  * Overview.
  *
- * Runs one FaultSchedule against one Recipe and judges it. Each client is a Curator client of
- * its own whose traffic goes through its own FaultProxy; a "direct" client, not proxied, reaps
- * directories, reads the server's truth and is never faulted (except by ensemble faults).
+ * Runs one FaultSchedule against one Recipe and has a FaultJudge judge it. Each client is a
+ * Curator client of its own whose traffic goes through its own FaultProxy; a "direct" client,
+ * not proxied, reaps directories, reads the server's truth and is never faulted (except by
+ * ensemble faults).
  *
  * What an acquire step requests, by its variant: the recipe or its rival (so a read lock's
  * schedules mix readers and writers); for a multi-lock, the multi-lock, its components in the
  * reverse order (two orders that would deadlock if taken one lock at a time), or one
  * component's rival alone (single-lock users queueing among the multi-locks). Each lock path a
- * lease stands on is one fenced resource, judged by the Sharing of the recipe on that path:
- * an exclusive holder holds alone, a shared (read) holder never beside an exclusive one, and at
- * most `permits` bounded (semaphore) holders at once.
+ * lease stands on is one fenced resource of the judge, judged by the Sharing of the recipe on
+ * that path.
  *
  * The schedule's steps run in order on the caller's thread: an acquire starts a worker thread
  * and returns; a fault with a duration (cut, freeze, deafen, server kill) blocks for it and
@@ -66,27 +65,10 @@ import org.slf4j.LoggerFactory;
  * request. A worker, repeatedly while it holds and its lease says HELD, writes to the fenced
  * resources its lease protects; a write is atomic with respect to the judge.
  *
- * The judge records, at each write, every other open lease (granted, not yet closed by its
- * owner) that conflicts with the writer and still says HELD, and every write a FencedResource
- * refused as stale while the writer's lease said HELD. At the end, a lease is "dead" if it was
- * told LOST or its session was expired by the schedule (ZooKeeper tells a connected client
- * nothing of a forced expiry until its next request: those notices are late by nature).
- *   - more HELD conflicting leases than the resource admits, not explained by dead ones:
- *     two valid holders;
- *   - a dead lease that still said HELD when a conflicting lease wrote, and whose session was
- *     not expired by force: the holder was not told (SUSPENDED or LOST) before its successor
- *     wrote;
- *     (Told LOST before the successor writes cannot hold for a partitioned holder: Curator
- *     reports LOST a whole session timeout after SUSPENDED, when the server has long expired
- *     the session. Holders told SUSPENDED in time but LOST only after a successor wrote are
- *     counted, not failed.)
- *   - a holder whose node is gone on the server (its session ended) must be told LOST;
- *   - a LOST lease's node is gone soon after its client reconnects with a new session;
- *   - a lease is never RELEASED while its node exists;
- *   - an acquisition never fails (faults are ridden out) and returns within its timeout;
- *   - once every fault is healed, each client is granted the lock again, and (single server)
- *     no watch is left on the server;
- *   - once every client is closed, no lock node remains.
+ * The runner decides nothing: it tells the judge what it saw (each write, each lease closed,
+ * each request that failed, was late or is stranded, each client not granted again, the
+ * watches and nodes left, each session it expired by force), and the judge, whose Overview
+ * lists the promises, decides which of it is a violation.
  */
 public final class FaultScheduleRunner implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FaultScheduleRunner.class);
@@ -104,10 +86,6 @@ public final class FaultScheduleRunner implements AutoCloseable {
             int lostNodeChecks) {
     }
 
-    /** One lock path a request stands on, as the judge sees it: its fenced resource and how holders share it. */
-    private record Guard(String resource, Sharing sharing, int permits) {
-    }
-
     /** What an acquire step requests: the lock, and one guard per node of its lease, in the lease's order. */
     private record Request(String what, DistributedLock lock, List<Guard> guards) {
     }
@@ -121,13 +99,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
     private final Duration acquireBound;
     private final CuratorFramework direct;
     private final List<Client> clients = new ArrayList<>();
-    private final Map<String, FencedResource> fenced = new ConcurrentHashMap<>();
-    private final List<Held> open = new ArrayList<>();                  // guarded by judge
-    private final List<Candidate> candidates = new ArrayList<>();       // guarded by judge
-    private final Object judge = new Object();
-    private final Set<Held> suspendedOnly = ConcurrentHashMap.newKeySet();   // SUSPENDED, not yet LOST, at a successor's write
-    private final Set<Long> expiredSessions = ConcurrentHashMap.newKeySet();
-    private final List<String> violations = new CopyOnWriteArrayList<>();
+    private final FaultJudge judge;
     private final Map<Fault, AtomicInteger> injected = new EnumMap<>(Fault.class);
     private final Map<Fault, AtomicInteger> skipped = new EnumMap<>(Fault.class);
     private final List<Worker> workers = new CopyOnWriteArrayList<>();
@@ -137,9 +109,6 @@ public final class FaultScheduleRunner implements AutoCloseable {
     private final AtomicInteger granted = new AtomicInteger();
     private final AtomicInteger timedOut = new AtomicInteger();
     private final AtomicInteger failed = new AtomicInteger();
-    private final AtomicInteger writes = new AtomicInteger();
-    private final AtomicInteger lateForced = new AtomicInteger();
-    private final AtomicInteger lostNodeChecks = new AtomicInteger();
     private final AtomicInteger ids = new AtomicInteger();
     private int acquireSteps;                                            // the caller's thread only
     private volatile boolean armed = true;
@@ -169,6 +138,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
         this.serverConnect = serverConnect;
         this.cluster = cluster;
         this.acquireBound = Duration.ofMillis(5L * sessionMs);
+        this.judge = new FaultJudge(unguarded ? "unguarded" : String.valueOf(recipe), sessionMs);
         for (Fault f : Fault.values()) {
             injected.put(f, new AtomicInteger());
             skipped.put(f, new AtomicInteger());
@@ -217,9 +187,9 @@ public final class FaultScheduleRunner implements AutoCloseable {
                 skip.put(k, v.get());
             }
         });
-        return new Outcome(List.copyOf(violations), inj, skip, granted.get(), timedOut.get(), failed.get(),
-                writes.get(), lateForced.get(), List.copyOf(recovery), recoveryByKind(), suspendedOnly.size(),
-                lostNodeChecks.get());
+        return new Outcome(judge.violations(), inj, skip, granted.get(), timedOut.get(), failed.get(),
+                judge.writes(), judge.lateNoticesAfterForcedExpiry(), List.copyOf(recovery), recoveryByKind(),
+                judge.successorWroteBeforeLost(), judge.lostNodeChecks());
     }
 
     private Map<Fault, List<Long>> recoveryByKind() {
@@ -243,8 +213,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
                 return;
             }
             if (w.thread.isAlive()) {
-                violation("stranded: c%d's request (%s) still %s %d ms past its timeout%s", w.client.index,
-                        w.step, w.phase, slack, knownBugHint("stranded"));
+                judge.stranded(w.client.index, w.step, w.phase, slack);
                 w.thread.interrupt();
             }
         }
@@ -266,7 +235,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
                 skipped.get(Fault.REAPED_DIRECTORY).incrementAndGet();
             }
         }
-        resolve();
+        judge.resolve();
         for (Client c : clients) {
             c.curator.close();
             c.proxy.close();
@@ -289,7 +258,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
         try {
             Optional<Lease> got = r.lock.tryAcquire(bound);
             if (got.isEmpty()) {
-                violation("liveness: c%d not granted within %s once %s%s", c.index, bound, after, knownBugHint("probe"));
+                judge.notGrantedAgain(c.index, bound, after);
             } else {
                 times.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
                 granted.incrementAndGet();
@@ -298,7 +267,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
-            violation("liveness: c%d's request once %s failed: %s%s", c.index, after, describe(e), knownBugHint(describe(e)));
+            judge.grantAgainFailed(c.index, after, e);
         }
     }
 
@@ -316,9 +285,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
         while ((left = probe.watchCount()) != 0 && System.nanoTime() - deadline < 0) {
             sleep(20);
         }
-        if (left != 0) {
-            violation("watches left: %d watch(es) on the server 3 s after every request ended and every fault healed", left);
-        }
+        judge.watchesLeft(left);
     }
 
     private void checkOrphans() {
@@ -335,7 +302,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
             }
             sleep(50);
         }
-        violation("orphans: lock nodes left after every client closed: %s", left);
+        judge.orphans(left);
     }
 
     // ---- clients and workers ------------------------------------------------------------------
@@ -483,13 +450,11 @@ public final class FaultScheduleRunner implements AutoCloseable {
                 return;
             } catch (RuntimeException e) {
                 failed.incrementAndGet();
-                violation("acquire failed: c%d %s (%s) threw %s%s", client.index, step, r.what, describe(e), knownBugHint(describe(e)));
+                judge.acquireFailed(client.index, step, r.what, e);
                 return;
             } finally {
                 long late = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) - acquireBound.toMillis();
-                if (late > 3_000) {
-                    violation("slow give-up: c%d %s (%s) returned %d ms after its %s timeout", client.index, step, r.what, late, acquireBound);
-                }
+                judge.returned(client.index, step, r.what, late, acquireBound);
             }
             if (got.isEmpty()) {
                 timedOut.incrementAndGet();
@@ -499,7 +464,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
             granted.incrementAndGet();
             Lease lease = got.get();
             phase = Phase.HOLDING;
-            Held h = new Held(client, r, lease);
+            Held h = judge.granted(client.index, r.what, r.guards, lease, FaultScheduleRunner.this::ownerOf, client::session);
             try {
                 hold(h);
             } finally {
@@ -508,45 +473,25 @@ public final class FaultScheduleRunner implements AutoCloseable {
         }
 
         private void hold(Held h) {
-            synchronized (judge) {
-                open.add(h);
-            }
+            judge.holding(h);
             long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(step.holdMs());
             while (System.nanoTime() - end < 0) {
                 LeaseState s = h.lease.state();
                 if (s == LeaseState.LOST || s == LeaseState.RELEASED) {
                     break;
                 }
-                write(h);
+                judge.write(h);
                 sleep(WRITE_EVERY_MS);
             }
-            synchronized (judge) {
-                open.remove(h);
-            }
+            judge.stoppedWriting(h);
             LeaseState before = h.lease.state();
-            Boolean present = nodesPresent(h);
-            if (before == LeaseState.RELEASED) {
-                violation("lease RELEASED before its owner closed it: c%d %s node present on the server: %s%s",
-                        client.index, h.nodes, present, knownBugHint("released"));
-            }
-            if (Boolean.FALSE.equals(present) && before != LeaseState.LOST && before != LeaseState.RELEASED) {
-                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3L * sessionMs);
-                while (!h.toldLost() && System.nanoTime() - deadline < 0) {
-                    sleep(10);
-                }
-                if (!h.toldLost()) {
-                    violation("not told LOST: c%d's lease %s (session 0x%x) says %s %d ms after its node was found gone on the server; told %s",
-                            client.index, h.nodes, h.session, h.lease.state(), 3L * sessionMs, h.told);
-                }
-            }
+            judge.beforeClose(h, before, nodesPresent(h));
             h.lease.close();
             // a cached recipe's closed lease may leave its node to its cache, if the node is a caching one (the
             // orphan check sees it go with the lock objects); any other node must be gone before RELEASED
             boolean keptByCache = recipe.cached() && h.nodes.stream().allMatch(n -> LockNode.parse(n.substring(n.lastIndexOf('/') + 1))
                     .map(LockNode::caches).orElse(false));
-            if (!keptByCache && h.lease.state() == LeaseState.RELEASED && Boolean.TRUE.equals(nodesPresent(h))) {
-                violation("lease RELEASED while its node still exists: c%d %s%s", client.index, h.nodes, knownBugHint("released"));
-            }
+            judge.afterClose(h, keptByCache, () -> nodesPresent(h));
             if (h.toldLost()) {
                 checkLostNodeCleanedUp(h);
             }
@@ -568,11 +513,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
                 return;                          // not reconnected yet: the probe and the orphan check cover it
             }
             sleep(CLEANUP_GRACE_MS);
-            lostNodeChecks.incrementAndGet();
-            if (Boolean.TRUE.equals(nodesPresent(h))) {
-                violation("LOST node kept: c%d's lease %s was told LOST, the client reconnected with session 0x%x, and %d ms later the old session's node is still on the server%s",
-                        client.index, h.nodes, now, CLEANUP_GRACE_MS, knownBugHint("lostnode"));
-            }
+            judge.lostNodeChecked(h, now, CLEANUP_GRACE_MS, nodesPresent(h));
         }
     }
 
@@ -580,147 +521,6 @@ public final class FaultScheduleRunner implements AutoCloseable {
         Worker w = new Worker(c, step, acquireSteps++);
         workers.add(w);
         w.thread.start();
-    }
-
-    /** A granted lease and what the judge knows of it. */
-    private final class Held {
-        final int id = ids.incrementAndGet();
-        final Client client;
-        final Request request;
-        final Lease lease;
-        final List<Long> tokens = new ArrayList<>();
-        final List<String> nodes = new ArrayList<>();
-        final List<LeaseState> told = new CopyOnWriteArrayList<>();
-        final long session;
-
-        Held(Client client, Request r, Lease lease) {
-            this.client = client;
-            this.request = r;
-            this.lease = lease;
-            lease.addListener((l, s) -> told.add(s));
-            if (lease instanceof MultiLease m) {
-                for (Lease part : m.components()) {
-                    tokens.add(part.fencingToken());
-                    nodes.add(part.nodePath());
-                }
-            } else {
-                tokens.add(lease.fencingToken());
-                nodes.add(lease.nodePath());
-            }
-            long owner = 0;
-            try {
-                Stat stat = direct.checkExists().forPath(nodes.get(0));
-                owner = stat == null ? 0 : stat.getEphemeralOwner();
-            } catch (Exception e) {
-                // the ensemble may be down: fall back on the client's view
-            }
-            this.session = owner != 0 ? owner : client.session();
-        }
-
-        /** The index of the guard on resource {@code r} among this lease's, or -1 if it holds none there. */
-        int indexOf(String r) {
-            for (int i = 0; i < request.guards.size(); i++) {
-                if (request.guards.get(i).resource.equals(r)) {
-                    return i;
-                }
-            }
-            return -1;
-        }
-
-        public boolean toldLost() {
-            return told.contains(LeaseState.LOST) || lease.state() == LeaseState.LOST;
-        }
-
-        public boolean forcedExpiry() {
-            return expiredSessions.contains(session);
-        }
-
-        public boolean dead() {
-            return toldLost() || forcedExpiry();
-        }
-
-        @Override
-        public String toString() {
-            return "c" + client.index + ":" + request.what + tokens + "(session 0x" + Long.toHexString(session) + ", told " + told
-                    + (forcedExpiry() ? ", expired by force" : "") + ")";
-        }
-    }
-
-    private record Candidate(String what, String resource, int allowed, List<Held> leases) {
-    }
-
-    /** One write by {@code h} to each resource it protects, judged against every other open lease. */
-    private void write(Held h) {
-        synchronized (judge) {
-            if (h.lease.state() != LeaseState.HELD) {
-                return;
-            }
-            writes.incrementAndGet();
-            for (int i = 0; i < h.request.guards.size(); i++) {
-                Guard g = h.request.guards.get(i);
-                String r = g.resource;
-                long token = h.tokens.get(i);
-                if (g.sharing == Sharing.EXCLUSIVE) {
-                    FencedResource f = fenced.computeIfAbsent(r, k -> new FencedResource(1, true));
-                    if (f.enter(token)) {
-                        f.exit(token);
-                    } else {
-                        candidates.add(new Candidate("write refused as stale while its lease said HELD", r, 0, List.of(h)));
-                    }
-                }
-                List<Held> conflicting = new ArrayList<>();
-                for (Held o : open) {
-                    int at = o.indexOf(r);
-                    if (o != h && at >= 0 && (g.sharing != Sharing.SHARED || o.request.guards.get(at).sharing == Sharing.EXCLUSIVE)) {
-                        LeaseState os = o.lease.state();
-                        if (os == LeaseState.HELD) {
-                            conflicting.add(o);
-                        } else if (os == LeaseState.SUSPENDED && g.sharing == Sharing.EXCLUSIVE && o.tokens.get(at) < token) {
-                            suspendedOnly.add(o);     // counted if it turns out LOST: told SUSPENDED, but LOST only after the successor wrote
-                        }
-                    }
-                }
-                int allowed = g.sharing == Sharing.BOUNDED ? g.permits : 1;
-                if (conflicting.size() + 1 > allowed) {
-                    conflicting.add(h);
-                    candidates.add(new Candidate("conflicting leases all said HELD at a write", r, allowed, conflicting));
-                }
-            }
-        }
-    }
-
-    /** Judges the candidates now that every lease has settled (see the overview). */
-    private void resolve() {
-        suspendedOnly.removeIf(h -> !h.toldLost());
-        List<Candidate> all;
-        synchronized (judge) {
-            all = List.copyOf(candidates);
-        }
-        Set<String> said = ConcurrentHashMap.newKeySet();
-        for (Candidate c : all) {
-            List<Held> alive = c.leases.stream().filter(h -> !h.dead()).toList();
-            if (alive.size() > c.allowed) {
-                report(said, "exclusion: %s on %s: %s, none of them dead (two valid holders)", c.what, c.resource, c.leases);
-            }
-            for (Held h : c.leases) {
-                if (!h.dead()) {
-                    continue;
-                }
-                if (h.forcedExpiry()) {
-                    lateForced.incrementAndGet();
-                } else {
-                    report(said, "late notice: %s still said HELD while a conflicting lease wrote on %s (%s); its session ended without a forced expiry",
-                            h, c.resource, c.leases);
-                }
-            }
-        }
-    }
-
-    private void report(Set<String> said, String format, Object... args) {
-        String s = String.format(format, args);
-        if (said.add(s)) {
-            violation("%s", s);
-        }
     }
 
     // ---- faults -------------------------------------------------------------------------------
@@ -790,7 +590,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
                 }
             }
         } catch (Exception e) {
-            violation("harness: injecting %s on c%d failed: %s", fault, c.index, e);
+            judge.injectionFailed(fault, c.index, e);
             return;
         }
         if (fault.ordinal() <= Fault.DEAFEN.ordinal() || fault.needsCluster()) {
@@ -837,7 +637,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
         if (session == 0) {
             return false;
         }
-        expiredSessions.add(session);            // before the server acts on it
+        judge.expiringByForce(session);          // before the server acts on it
         java.util.concurrent.CompletableFuture<KeeperState> answer = new java.util.concurrent.CompletableFuture<>();
         ZooKeeper twin = new ZooKeeper(serverConnect, sessionMs, event -> {
             if (event.getState() == KeeperState.SyncConnected || event.getState() == KeeperState.Expired) {
@@ -853,7 +653,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
             if (attached) {
                 twin.close();                    // closing the twin ends the session
             } else {
-                expiredSessions.remove(session); // not expired by us: no excuse for late notices
+                judge.notExpired(session);       // not expired by us: no excuse for late notices
                 twin.close();
             }
         }
@@ -895,6 +695,16 @@ public final class FaultScheduleRunner implements AutoCloseable {
 
     // ---- helpers ------------------------------------------------------------------------------
 
+    /** The session that owns {@code node} on the server; 0 if it cannot be read (the ensemble may be down). */
+    private long ownerOf(String node) {
+        try {
+            Stat stat = direct.checkExists().forPath(node);
+            return stat == null ? 0 : stat.getEphemeralOwner();
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+
     /** Whether every node of {@code h} is on the server; null if the server cannot be asked now. */
     private Boolean nodesPresent(Held h) {
         try {
@@ -920,37 +730,6 @@ public final class FaultScheduleRunner implements AutoCloseable {
         java.util.concurrent.CompletableFuture<Integer> done = new java.util.concurrent.CompletableFuture<>();
         direct.getZookeeperClient().getZooKeeper().sync(path, (rc, p, ctx) -> done.complete(rc), null);
         done.get(10, TimeUnit.SECONDS);
-    }
-
-    private void violation(String format, Object... args) {
-        String v = String.format(format, args);
-        LOG.debug("{}: {}", unguarded ? "unguarded" : recipe, v);      // reported by the caller: the failing property names every violation
-        violations.add(v);
-    }
-
-    private static String describe(Throwable e) {
-        StringBuilder s = new StringBuilder(e.toString());
-        for (Throwable c = e.getCause(); c != null && c != e; c = c.getCause()) {
-            s.append(" <- ").append(c);
-        }
-        return s.toString();
-    }
-
-    /** Names the known engine bug a violation looks like, so a report can tell old from new. */
-    private static String knownBugHint(String what) {
-        if (what.contains("NoNode")) {
-            return " [looks like known bug: reaped directory under a create fails the acquire]";
-        }
-        if (what.equals("released")) {
-            return " [looks like known bug: HoldLease/MultiLease report RELEASED while the node exists]";
-        }
-        if (what.equals("lostnode")) {
-            return " [looks like known bug: a LOST session's node is not deleted after reconnect]";
-        }
-        if (what.equals("stranded") || what.equals("probe")) {
-            return " [maybe known bug: exceptions in callbacks swallowed, or a LOST session's node kept]";
-        }
-        return "";
     }
 
     public static void sleep(long millis) {

@@ -12,10 +12,14 @@
  *     of their own for the named fault tests), {@link io.zklock.testing.FaultProxy}
  *     (a loopback proxy per client: freeze, deafen, cut, drop one reply, act before a request).</li>
  * <li>Judges: {@link io.zklock.conformance.harness.FencedReadWriteResource} (and the core test
- *     jar's {@code FencedResource}), {@link io.zklock.conformance.harness.FaultScheduleRunner}
- *     with the alphabet of {@link io.zklock.conformance.harness.FaultSchedule}.</li>
+ *     jar's {@code FencedResource}), {@link io.zklock.conformance.harness.FaultJudge}, which
+ *     decides what breaks a promise in a schedule of the alphabet of
+ *     {@link io.zklock.conformance.harness.FaultSchedule} that
+ *     {@link io.zklock.conformance.harness.FaultScheduleRunner} runs.</li>
  * <li>Support: {@link io.zklock.conformance.harness.ConformanceSupport}, the base of every
- *     property class (fresh path per try, clients closed after it, the leak check).</li>
+ *     property class (fresh path per try, clients closed after it, the leak check), and
+ *     {@link io.zklock.conformance.harness.PropertyTry}, what of it the promise groups (the
+ *     interfaces of {@code properties}) may use.</li>
  * </ul>
  *
  * <p>Where a test goes:
@@ -28,7 +32,7 @@
  *     here, next to what it tests.</li>
  * </ul>
  * A new recipe is one more entry in {@link io.zklock.conformance.harness.Recipe#all()} and one
- * class per promise group in {@code properties}; a new fault kind is one more
+ * {@code …ConformanceTest} in {@code properties} that implements the promise groups it keeps; a new fault kind is one more
  * {@link io.zklock.conformance.harness.FaultSchedule.Fault} that the runner knows how to inject.
  * Every test class runs in {@code mvn -B verify} whatever its name (the parent POM includes every
  * class); only the soak is excluded, by name.

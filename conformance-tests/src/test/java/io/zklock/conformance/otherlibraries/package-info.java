@@ -4,7 +4,7 @@
  * not fail the same way.
  *
  * <p>Where another library's known bug goes: a test method in
- * {@link io.zklock.conformance.otherlibraries.OtherLibrariesFailuresTest} named after the
+ * {@link io.zklock.conformance.otherlibraries.OtherLibrariesFaultsTest} named after the
  * library's issue ({@code curator604_...}), with a javadoc that says what went wrong there,
  * parameterized over {@code Recipe.all()}, and built from the harness's proxies and servers.
  */

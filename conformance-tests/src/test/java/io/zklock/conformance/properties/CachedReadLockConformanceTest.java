@@ -1,11 +1,12 @@
 package io.zklock.conformance.properties;
 
+import io.zklock.conformance.harness.ConformanceSupport;
 import io.zklock.conformance.harness.Recipe;
 
 /** The properties of a shared, reentrant recipe, run against the read lock of {@code ZkReadWriteLock} with cached leases (its rival: the write lock, which never caches). */
-class CachedReadLockConformanceTest extends ReentrantLockProperties {
+class CachedReadLockConformanceTest extends ConformanceSupport implements LockPromises, ReentrantPromises {
     @Override
-    protected Recipe recipe() {
+    public Recipe recipe() {
         return Recipe.CACHED_READ_LOCK;
     }
 }

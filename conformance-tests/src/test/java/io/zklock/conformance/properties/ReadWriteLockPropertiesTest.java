@@ -2,7 +2,6 @@ package io.zklock.conformance.properties;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -20,7 +19,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
 import io.zklock.conformance.harness.ConformanceSupport;
@@ -63,9 +61,6 @@ class ReadWriteLockPropertiesTest extends ConformanceSupport {
     protected Recipe recipe() {
         return Recipe.WRITE_LOCK;
     }
-
-    /** How a waiter gives up in {@link #abandonedReadAndWriteRequestsLeaveNoNodeAndNoWatch}. */
-    enum Abandon { TIMEOUT, ZERO_TIMEOUT, INTERRUPT, CANCEL }
 
     /**
      * Lease state is never optimistic, for a downgraded read lease: once the write lease is
@@ -448,32 +443,7 @@ class ReadWriteLockPropertiesTest extends ConformanceSupport {
         for (int i = 0; i < waiters.size(); i++) {
             ZkReadWriteLock lock = locks.get(1 + i % 2);
             DistributedLock half = waiters.get(i) % 2 == 0 ? lock.readLock() : lock.writeLock();
-            switch (Abandon.values()[waiters.get(i) / 2]) {
-                case TIMEOUT -> assertEquals(Optional.empty(), half.tryAcquire(Duration.ofMillis(timeoutMillis)));
-                case ZERO_TIMEOUT -> assertEquals(Optional.empty(), half.tryAcquire(Duration.ZERO));
-                case INTERRUPT -> {
-                    AtomicReference<Throwable> outcome = new AtomicReference<>();
-                    Thread waiter = new Thread(() -> {
-                        try {
-                            outcome.set(new AssertionError("granted: " + half.acquire()));
-                        } catch (Throwable e) {
-                            outcome.set(e);
-                        }
-                    }, "interrupted-waiter");
-                    waiter.start();
-                    Await.equal("waiter queued", nodes + 1, LONG, this::lockNodes);
-                    waiter.interrupt();
-                    waiter.join(Await.scaled(LONG).toMillis());
-                    assertInstanceOf(InterruptedException.class, outcome.get());
-                }
-                case CANCEL -> {
-                    CompletableFuture<Lease> future = half.acquireAsync(LONG);
-                    Await.equal("async waiter queued", nodes + 1, LONG, this::lockNodes);
-                    assertTrue(future.cancel(true), "cancel of a waiting request");
-                }
-            }
-            Await.equal("abandoned node removed", nodes, LONG, this::lockNodes);
-            Await.equal("watches on the server", watches, LONG, zk.probe::watchCount);
+            abandonWhileHeld(half, Abandon.values()[waiters.get(i) / 2], timeoutMillis, nodes, watches);
         }
         assertTrue(holder.isValid(), "holder still valid");
         holder.close();

@@ -33,7 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * fault that caused it made to happen on purpose: a client's traffic goes through a
  * {@link FaultProxy}, which loses one reply, cuts or deafens that client alone.
  */
-class OtherLibrariesFailuresTest extends ServerFaults {
+class OtherLibrariesFaultsTest extends ServerFaults {
     private static final int SHORT_SESSION_MS = 3_000;
 
     private static int releaseOpcode(Recipe recipe) {

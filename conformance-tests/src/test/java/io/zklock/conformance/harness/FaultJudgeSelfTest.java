@@ -16,10 +16,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The judge of {@link FaultScheduleProperties} can fail: run against a "lock" that excludes
- * nothing (each client locks a path of its own), it reports what a broken lock does.
+ * The {@link FaultJudge} of {@link ScheduledFaultsTest} can fail: run against a "lock" that
+ * excludes nothing (each client locks a path of its own), it reports what a broken lock does.
  */
-class FaultScheduleRunnerSelfTest {
+class FaultJudgeSelfTest {
     private static TestingServer server;
 
     @BeforeAll

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
  * skipped, not passed. A control that is known to pin (parking in a class initializer) proves
  * the recording sees pinning at all.
  */
-class VirtualThreadPinningTest {
+class VirtualThreadPinningPropertiesTest {
     private static final int THREADS = 300;
     private static final int SESSIONS = 3;
 
@@ -122,10 +122,10 @@ class VirtualThreadPinningTest {
                 .filter(e -> e.getEventType().getName().equals("jdk.VirtualThreadPinned"))
                 .toList();
         Files.deleteIfExists(file);
-        List<RecordedEvent> control = pinned.stream().filter(VirtualThreadPinningTest::fromControl).toList();
+        List<RecordedEvent> control = pinned.stream().filter(VirtualThreadPinningPropertiesTest::fromControl).toList();
         List<RecordedEvent> ours = pinned.stream().filter(e -> !fromControl(e)).toList();
         assertTrue(!control.isEmpty(), "the recording saw no pinning even from the control: it proves nothing");
-        assertEquals(List.of(), ours.stream().map(VirtualThreadPinningTest::describe).toList(),
+        assertEquals(List.of(), ours.stream().map(VirtualThreadPinningPropertiesTest::describe).toList(),
                 "virtual threads pinned while waiting for the lock");
         assertEquals(THREADS, resource.admitted().size(), "every virtual thread held the lock once");
         assertEquals(List.of(), resource.overlaps());

@@ -31,7 +31,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * nothing, after the lease is closed, after another client deletes its node (a forced
  * revocation), and after its session expires; on a closed client no guard is built.
  */
-class GuardedWriteConformanceTest extends ServerFaults {
+class GuardedWritePropertiesTest extends ServerFaults {
 
     private String data() {
         return path + "-data";

@@ -41,9 +41,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and no lock node is left once every client has released. Run on the exclusive and the
  * bounded recipe of {@link Recipe} (the mutex, and a semaphore of 2 so that the six threads
  * contend for its permits); the properties of every recipe under server faults are those of
- * {@link FaultScheduleProperties}' ensemble schedules.
+ * {@link ScheduledFaultsTest}' ensemble schedules.
  */
-class FaultConformanceTest {
+class EnsembleFaultsTest {
     private static final int ROUNDS = 10;
     private static final int SESSIONS = 3;
     private static final int THREADS_PER_SESSION = 2;

@@ -1,8 +1,17 @@
 package io.zklock.conformance.properties;
 
+import static io.zklock.conformance.harness.ConformanceSupport.LONG;
+import static io.zklock.conformance.harness.ConformanceSupport.QUIET;
+import static io.zklock.conformance.harness.ConformanceSupport.REVOCATION_BOUND;
+import static io.zklock.conformance.harness.ConformanceSupport.assertLibraryThreads;
+import static io.zklock.conformance.harness.ConformanceSupport.firstGranted;
+import static io.zklock.conformance.harness.ConformanceSupport.indexes;
+import static io.zklock.conformance.harness.ConformanceSupport.recordingHandler;
+import static io.zklock.conformance.harness.ConformanceSupport.sessionOf;
+import static io.zklock.conformance.harness.ConformanceSupport.sessionsOf;
+import static io.zklock.conformance.harness.ConformanceSupport.sleep;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -19,10 +28,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
-import io.zklock.conformance.harness.ConformanceSupport;
+import io.zklock.conformance.harness.ConformanceSupport.Abandon;
 import io.zklock.conformance.harness.FencedReadWriteResource;
+import io.zklock.conformance.harness.PropertyTry;
 import io.zklock.conformance.harness.Recipe;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
@@ -46,15 +55,19 @@ import org.apache.curator.framework.CuratorFramework;
 /**
  * The properties every recipe keeps (mutex, semaphore, read lock, write lock, multi-lock), run
  * against a real ZooKeeper. Nothing here assumes that one holder excludes another: a property
- * that does lives in {@link ExclusiveLockProperties}, one about re-entry in
- * {@link ReentrantLockProperties}. Where a property needs a request that waits, it takes the
+ * that does lives in {@link ExclusivePromises}, one about re-entry in
+ * {@link ReentrantPromises}. Where a property needs a request that waits, it takes the
  * recipe's rival ({@link Recipe#rival}: the recipe itself, or the write lock for a read lock).
- * A recipe's test class extends the most specific of the three its promises allow and names
- * the recipe from {@link Recipe#all()}; jqwik generates the schedules and shrinks a failure to
- * a small one. Each try works under a fresh path and ends with a leak check: no node of the try
- * left, and no watch left on the server while its clients are still open.
+ * A recipe's test class extends {@link io.zklock.conformance.harness.ConformanceSupport},
+ * implements this group and each other group its promises allow, and names the recipe from
+ * {@link Recipe#all()}; jqwik generates the schedules and shrinks a failure to a small one.
+ * Each try works under a fresh path and ends with a leak check: no node of the try left, and no
+ * watch left on the server while its clients are still open.
  */
-public abstract class LockProperties extends ConformanceSupport {
+public interface LockPromises extends PropertyTry {
+
+    /** The recipe under test: the factory of the locks each property judges. */
+    Recipe recipe();
 
     // ---- properties ----------------------------------------------------------------------------
 
@@ -65,7 +78,7 @@ public abstract class LockProperties extends ConformanceSupport {
      * with a writer), and no exclusive holder is ever refused as stale.
      */
     @Property(tries = 8, shrinking = ShrinkingMode.BOUNDED)
-    void neverMoreHoldersThanCapacity_judgedByFencedResource(
+    default void neverMoreHoldersThanCapacity_judgedByFencedResource(
             @ForAll @IntRange(min = 1, max = 3) int sessions,
             @ForAll @IntRange(min = 1, max = 3) int threadsPerSession,
             @ForAll @IntRange(min = 1, max = 3) int rounds,
@@ -78,7 +91,7 @@ public abstract class LockProperties extends ConformanceSupport {
         List<DistributedLock> locks = locksOnNewSessions(sessions);
         List<DistributedLock> rivalLocks = new ArrayList<>();
         for (int s = 0; s < sessions; s++) {
-            rivalLocks.add(recipe().rival(clients.get(s), path));
+            rivalLocks.add(recipe().rival(clients().get(s), path()));
         }
         int nesting = recipe().reentrant() ? depth : 1;
         runThreads(sessions * threadsPerSession, t -> {
@@ -127,10 +140,10 @@ public abstract class LockProperties extends ConformanceSupport {
     /**
      * Liveness of a queue: waiters queued one after another behind holders that shut them out
      * are each granted exactly once when the holders let go (in which order is the business
-     * of {@link ExclusiveLockProperties#grantsFollowQueueOrder}).
+     * of {@link ExclusivePromises#grantsFollowQueueOrder}).
      */
     @Property(tries = 6, shrinking = ShrinkingMode.BOUNDED)
-    void everyWaiterQueuedBehindTheHoldersIsGrantedOnce(
+    default void everyWaiterQueuedBehindTheHoldersIsGrantedOnce(
             @ForAll @IntRange(min = 1, max = 3) int sessions,
             @ForAll @IntRange(min = 2, max = 6) int waiters) throws Exception {
         Granted granted = queueBehindHoldersAndRelease(sessions, waiters);
@@ -140,101 +153,32 @@ public abstract class LockProperties extends ConformanceSupport {
         assertClean();
     }
 
-    /** The order in which the waiters of {@link #queueBehindHoldersAndRelease} were granted, and their nodes' sequence numbers. */
-    record Granted(List<Integer> order, List<Long> sequences) {
-    }
-
-    /**
-     * Queues {@code waiters} requests of the recipe, one after another on {@code sessions}
-     * sessions, behind rival holders that shut them out; releases the holders and waits until
-     * every waiter has been granted and has let go.
-     */
-    Granted queueBehindHoldersAndRelease(int sessions, int waiters) throws Exception {
-        locksOnNewSessions(sessions);
-        List<Lease> holders = shutOut(clients.get(0));
-        List<Integer> grantOrder = Collections.synchronizedList(new ArrayList<>());
-        List<Long> sequences = Collections.synchronizedList(new ArrayList<>());
-        List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < waiters; i++) {
-            int index = i;
-            DistributedLock lock = recipe().create(clients.get(i % sessions), path);
-            int before = lockNodes();
-            threads.add(start("waiter-" + i, () -> {
-                try (Lease lease = lock.acquire()) {
-                    grantOrder.add(index);
-                    sequences.add(sequenceOf(lease));
-                }
-            }));
-            Await.equal("waiter " + i + " queued", before + 1, LONG, this::lockNodes);
-        }
-        holders.forEach(Lease::close);
-        joinAll(threads);
-        return new Granted(List.copyOf(grantOrder), List.copyOf(sequences));
-    }
-
-    static List<Integer> indexes(int n) {
-        List<Integer> out = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            out.add(i);
-        }
-        return out;
-    }
-
     /**
      * Lease state is never optimistic: a lease closed while its client is cut off from
      * ZooKeeper (session alive) stays unreleased until the server is back and its node is gone,
      * then is RELEASED, told once; the close does not wait for the connection.
      */
     @Example
-    void closeWhileCutOffIsNotReleasedUntilTheNodeIsGone() throws Exception {
+    default void closeWhileCutOffIsNotReleasedUntilTheNodeIsGone() throws Exception {
         closeWhileCutOffKeepsTheLeaseUntilItsNodeIsGone((client, p) -> recipe().create(client, p).acquire());
     }
-
-
-    /** How a waiter gives up in {@link #abandonedRequestsLeaveNoNodeAndNoWatch}. */
-    enum Abandon { TIMEOUT, ZERO_TIMEOUT, INTERRUPT, CANCEL }
 
     /**
      * Hygiene: waiters that time out, are interrupted or are cancelled while the lock is held
      * leave no node and no watch behind, and the holder keeps the lock throughout.
      */
     @Property(tries = 8, shrinking = ShrinkingMode.BOUNDED)
-    void abandonedRequestsLeaveNoNodeAndNoWatch(
+    default void abandonedRequestsLeaveNoNodeAndNoWatch(
             @ForAll @IntRange(min = 1, max = 3) int sessions,
             @ForAll @Size(min = 1, max = 5) List<Abandon> waiters,
             @ForAll @IntRange(min = 1, max = 40) int timeoutMillis) throws Exception {
         List<DistributedLock> locks = locksOnNewSessions(sessions);
-        List<Lease> holders = shutOut(clients.get(0));
+        List<Lease> holders = shutOut(clients().get(0));
         int held = lockNodes();
         int holderWatches = cachingNodes();     // a cached holder's node keeps its cache's watch
         for (int i = 0; i < waiters.size(); i++) {
-            DistributedLock lock = recipe().create(clients.get(i % sessions), path);
-            switch (waiters.get(i)) {
-                case TIMEOUT -> assertEquals(Optional.empty(), lock.tryAcquire(Duration.ofMillis(timeoutMillis)));
-                case ZERO_TIMEOUT -> assertEquals(Optional.empty(), lock.tryAcquire(Duration.ZERO));
-                case INTERRUPT -> {
-                    AtomicReference<Throwable> outcome = new AtomicReference<>();
-                    Thread waiter = new Thread(() -> {
-                        try {
-                            outcome.set(new AssertionError("granted: " + lock.acquire()));
-                        } catch (Throwable e) {
-                            outcome.set(e);
-                        }
-                    }, "interrupted-waiter");
-                    waiter.start();
-                    Await.equal("waiter queued", held + 1, LONG, this::lockNodes);
-                    waiter.interrupt();
-                    waiter.join(Await.scaled(LONG).toMillis());
-                    assertInstanceOf(InterruptedException.class, outcome.get());
-                }
-                case CANCEL -> {
-                    CompletableFuture<Lease> future = lock.acquireAsync(LONG);
-                    Await.equal("async waiter queued", held + 1, LONG, this::lockNodes);
-                    assertTrue(future.cancel(true), "cancel of a waiting request");
-                }
-            }
-            Await.equal("abandoned node removed", held, LONG, this::lockNodes);
-            Await.equal("watches on the server", holderWatches, LONG, zk.probe::watchCount);
+            DistributedLock lock = recipe().create(clients().get(i % sessions), path());
+            abandonWhileHeld(lock, waiters.get(i), timeoutMillis, held, holderWatches);
         }
         assertTrue(holders.stream().allMatch(Lease::isValid), "holders still valid: " + holders);
         holders.forEach(Lease::close);
@@ -246,11 +190,11 @@ public abstract class LockProperties extends ConformanceSupport {
      * empty the waiter has no node, and when it returns a lease the lease is valid.
      */
     @Property(tries = 10, shrinking = ShrinkingMode.BOUNDED)
-    void grantRacingTimeoutIsReturnedOrReleased(
+    default void grantRacingTimeoutIsReturnedOrReleased(
             @ForAll @IntRange(min = 0, max = 30) int releaseAfterMillis,
             @ForAll @IntRange(min = 1, max = 30) int timeoutMillis) throws Exception {
         List<DistributedLock> locks = locksOnNewSessions(2);
-        List<Lease> holders = shutOut(clients.get(0));
+        List<Lease> holders = shutOut(clients().get(0));
         Thread releaser = start("releaser", () -> {
             sleep(releaseAfterMillis);
             holders.forEach(Lease::close);
@@ -261,7 +205,7 @@ public abstract class LockProperties extends ConformanceSupport {
             assertTrue(got.get().isValid(), "granted lease valid");
             if (recipe().cached() && recipe().permits() > 1) {   // a semaphore's waiter asks back only the permits it needs:
                                                 // the holders' other cached permits go when their client's cache closes
-                Recipe.closeLock(recipe().create(clients.get(0), path));
+                Recipe.closeLock(recipe().create(clients().get(0), path()));
                 Await.equal("nodes once the holders' cache let go", 1, LONG, this::lockNodes);
             } else {
                 assertEquals(1, lockNodes());
@@ -276,9 +220,9 @@ public abstract class LockProperties extends ConformanceSupport {
      * once the holder releases; it is never granted on its dead session's node.
      */
     @Property(tries = 2, shrinking = ShrinkingMode.OFF)
-    void waiterWhoseSessionExpiresRequeuesAndIsGranted(@ForAll boolean async) throws Exception {
+    default void waiterWhoseSessionExpiresRequeuesAndIsGranted(@ForAll boolean async) throws Exception {
         List<DistributedLock> locks = locksOnNewSessions(2);
-        List<Lease> holders = shutOut(clients.get(0));
+        List<Lease> holders = shutOut(clients().get(0));
         CompletableFuture<Lease> waiting = async
                 ? locks.get(1).acquireAsync(LONG)
                 : CompletableFuture.supplyAsync(() -> {
@@ -290,11 +234,11 @@ public abstract class LockProperties extends ConformanceSupport {
                 });
         int queued = holders.size() + 1;
         Await.equal("waiter queued", queued, LONG, this::lockNodes);
-        long deadSession = clients.get(1).getZookeeperClient().getZooKeeper().getSessionId();
-        Sessions.expire(clients.get(1), zk.connectString());
+        long deadSession = clients().get(1).getZookeeperClient().getZooKeeper().getSessionId();
+        Sessions.expire(clients().get(1), zk().connectString());
         Await.until("waiter re-queued on a new session", LONG, () -> {
             try {
-                long now = clients.get(1).getZookeeperClient().getZooKeeper().getSessionId();
+                long now = clients().get(1).getZookeeperClient().getZooKeeper().getSessionId();
                 return now != deadSession && lockNodes() == queued;
             } catch (Exception e) {
                 return false;
@@ -304,8 +248,8 @@ public abstract class LockProperties extends ConformanceSupport {
         holders.forEach(Lease::close);
         try (Lease lease = waiting.get(LONG.toSeconds(), TimeUnit.SECONDS)) {
             assertTrue(lease.isValid());
-            assertEquals(clients.get(1).getZookeeperClient().getZooKeeper().getSessionId(),
-                    clients.get(0).checkExists().forPath(lease.nodePath()).getEphemeralOwner(),
+            assertEquals(clients().get(1).getZookeeperClient().getZooKeeper().getSessionId(),
+                    clients().get(0).checkExists().forPath(lease.nodePath()).getEphemeralOwner(),
                     "granted node owned by the waiter's live session");
         }
         assertClean();
@@ -316,7 +260,7 @@ public abstract class LockProperties extends ConformanceSupport {
      * children and the server reaps it; a later acquisition recreates it and still works.
      */
     @Property(tries = 3, shrinking = ShrinkingMode.OFF)
-    void emptyLockDirectoryIsReapedAndRecreatedOnDemand(@ForAll @IntRange(min = 1, max = 3) int holders)
+    default void emptyLockDirectoryIsReapedAndRecreatedOnDemand(@ForAll @IntRange(min = 1, max = 3) int holders)
             throws Exception {
         List<DistributedLock> locks = locksOnNewSessions(holders);
         for (DistributedLock lock : locks) {
@@ -337,7 +281,7 @@ public abstract class LockProperties extends ConformanceSupport {
      * client's next attempt is not granted while they hold, and is granted once they let go.
      */
     @Property(tries = 3, shrinking = ShrinkingMode.OFF)
-    void reacquireIsNeverGrantedOnAReapedAndRecreatedDirectoryWhileOthersHold(
+    default void reacquireIsNeverGrantedOnAReapedAndRecreatedDirectoryWhileOthersHold(
             @ForAll @IntRange(min = 0, max = 2) int extraCycles) throws Exception {
         List<DistributedLock> locks = locksOnNewSessions(3);
         DistributedLock mine = locks.get(0);
@@ -346,7 +290,7 @@ public abstract class LockProperties extends ConformanceSupport {
             mine.acquire().close();
         }
         awaitReaped();
-        List<Lease> theirs = shutOut(clients.get(1));        // numbers 0 .. rivalHolds - 1 in the new directory
+        List<Lease> theirs = shutOut(clients().get(1));        // numbers 0 .. rivalHolds - 1 in the new directory
         for (int i = recipe().rivalHolds(); i < cycles; i++) {
             assertEquals(Optional.empty(), locks.get(2).tryAcquire(Duration.ZERO), "full: a request gives up");
         }
@@ -366,7 +310,7 @@ public abstract class LockProperties extends ConformanceSupport {
      * Takes every lease the recipe admits (one of a shared recipe), each on a thread of its own (nested {@code depth}
      * times there for a reentrant recipe); one list of views per holder, in grant order.
      */
-    List<List<Lease>> holdToCapacity(DistributedLock lock, int depth) throws Exception {
+    default List<List<Lease>> holdToCapacity(DistributedLock lock, int depth) throws Exception {
         List<List<Lease>> holders = new CopyOnWriteArrayList<>();
         for (int i = 0; i < recipe().holds(); i++) {
             int before = lockNodes();
@@ -390,7 +334,7 @@ public abstract class LockProperties extends ConformanceSupport {
      * granted, and only it.
      */
     @Property(tries = 3, shrinking = ShrinkingMode.OFF)
-    void revocableHolderAskedToLetGoReleasesWithinABoundAndTheFirstWaiterIsGranted(
+    default void revocableHolderAskedToLetGoReleasesWithinABoundAndTheFirstWaiterIsGranted(
             @ForAll @IntRange(min = 1, max = 3) int waiters,
             @ForAll @IntRange(min = 1, max = 3) int depth,
             @ForAll boolean askTwice) throws Exception {
@@ -405,7 +349,7 @@ public abstract class LockProperties extends ConformanceSupport {
         }
         List<CompletableFuture<Lease>> pending = new ArrayList<>();
         for (int i = 0; i < waiters; i++) {
-            DistributedLock lock = recipe().rival(clients.get(1 + i % 2), path);
+            DistributedLock lock = recipe().rival(clients().get(1 + i % 2), path());
             pending.add(queue(() -> lock.acquireAsync(LONG)));
         }
         CompletableFuture<Lease> first = pending.get(0);
@@ -438,14 +382,14 @@ public abstract class LockProperties extends ConformanceSupport {
      * lease turns LOST within a bound, and the first waiter is granted.
      */
     @Example
-    void holderAskedThatKeepsItsLeaseTurnsLostWhenItsNodeIsForcedOut() throws Exception {
+    default void holderAskedThatKeepsItsLeaseTurnsLostWhenItsNodeIsForcedOut() throws Exception {
         List<DistributedLock> locks = locksOnNewSessions(2);
         LockAdmin admin = admin();
         List<List<Lease>> holders = holdToCapacity(locks.get(0), recipe().reentrant() ? 2 : 1);
         List<Lease> victim = holders.get(holders.size() - 1);
         List<Thread> ranOn = new CopyOnWriteArrayList<>();
         victim.get(0).onRevocationRequested(recordingHandler(ranOn, new CountDownLatch(0), lease -> { }));
-        CompletableFuture<Lease> waiter = queue(() -> recipe().rival(clients.get(1), path).acquireAsync(LONG));
+        CompletableFuture<Lease> waiter = queue(() -> recipe().rival(clients().get(1), path()).acquireAsync(LONG));
 
         assertEquals(RevocationResult.REQUESTED, admin.requestRevocation(victim.get(0).nodePath()));
         Await.equal("handler told", 1, REVOCATION_BOUND, ranOn::size);
@@ -453,7 +397,7 @@ public abstract class LockProperties extends ConformanceSupport {
         assertTrue(victim.stream().allMatch(Lease::isValid), "the holder kept its lease when asked");
         assertFalse(waiter.isDone(), "granted while the holder kept its lease");
 
-        clients.get(0).delete().forPath(victim.get(0).nodePath());
+        clients().get(0).delete().forPath(victim.get(0).nodePath());
         Await.until("every view of the forced-out lease LOST", REVOCATION_BOUND,
                 () -> victim.stream().allMatch(v -> v.state() == LeaseState.LOST));
         Lease granted = waiter.get(Await.scaled(REVOCATION_BOUND).toMillis(), TimeUnit.MILLISECONDS);
@@ -469,19 +413,19 @@ public abstract class LockProperties extends ConformanceSupport {
      * request on its node alone. Opting in afterwards hears the pending request at once.
      */
     @Example
-    void nonRevocableHolderKeepsItsLeaseAfterARequestThatStatusShows() throws Exception {
+    default void nonRevocableHolderKeepsItsLeaseAfterARequestThatStatusShows() throws Exception {
         List<DistributedLock> locks = locksOnNewSessions(2);
         LockAdmin admin = admin();
         List<List<Lease>> holders = holdToCapacity(locks.get(0), 1);
         Lease holder = holders.get(0).get(0);
-        CompletableFuture<Lease> waiter = queue(() -> recipe().rival(clients.get(1), path).acquireAsync(LONG));
+        CompletableFuture<Lease> waiter = queue(() -> recipe().rival(clients().get(1), path()).acquireAsync(LONG));
 
         assertEquals(RevocationResult.REQUESTED, admin.requestRevocation(holder.nodePath()));
         sleep((int) Await.scaled(QUIET).toMillis() * 2);
 
         assertEquals(LeaseState.HELD, holder.state());
         assertTrue(holder.isValid());
-        assertNotNull(clients.get(0).checkExists().forPath(holder.nodePath()), "the holder's node");
+        assertNotNull(clients().get(0).checkExists().forPath(holder.nodePath()), "the holder's node");
         assertFalse(waiter.isDone(), "the waiter granted");
         LockStatus status = admin.status(inspectedPath());
         for (Participant p : status.participants()) {
@@ -507,10 +451,10 @@ public abstract class LockProperties extends ConformanceSupport {
      * IllegalArgumentException.
      */
     @Property(tries = 2, shrinking = ShrinkingMode.OFF)
-    void requestToAVanishedNodeIsNodeGoneAndCreatesNothing(@ForAll boolean reaped) throws Exception {
+    default void requestToAVanishedNodeIsNodeGoneAndCreatesNothing(@ForAll boolean reaped) throws Exception {
         List<DistributedLock> locks = locksOnNewSessions(2);
         LockAdmin admin = admin();
-        CuratorFramework any = clients.get(0);
+        CuratorFramework any = clients().get(0);
         Lease gone = locks.get(0).acquire();
         String node = gone.nodePath();
         gone.close();
@@ -529,10 +473,10 @@ public abstract class LockProperties extends ConformanceSupport {
         assertNull(any.checkExists().forPath(node), "a node made by the request");
         assertEquals(before, ZkTesting.children(any, inspectedPath()), "the directory after the request");
         if (reaped) {
-            assertNull(any.checkExists().forPath(path), "the reaped directory made again");
+            assertNull(any.checkExists().forPath(path()), "the reaped directory made again");
             assertEquals(LockStatus.State.ABSENT, admin.status(inspectedPath()).state());
         }
-        for (String bad : List.of(path, path + "/not-a-lock-node", "relative/_c_x-mutex-0000000001", path + "/", "")) {
+        for (String bad : List.of(path(), path() + "/not-a-lock-node", "relative/_c_x-mutex-0000000001", path() + "/", "")) {
             assertThrows(IllegalArgumentException.class, () -> admin.requestRevocation(bad), "request to '" + bad + "'");
         }
         assertThrows(IllegalArgumentException.class, () -> admin.status("no-slash"));
@@ -551,7 +495,7 @@ public abstract class LockProperties extends ConformanceSupport {
      * having opted in) no watch is left on the server.
      */
     @Property(tries = 3, shrinking = ShrinkingMode.OFF)
-    void noWatchIsLeftOnTheServerOnceALeaseEnds(
+    default void noWatchIsLeftOnTheServerOnceALeaseEnds(
             @ForAll @Size(min = 1, max = 4) List<Revocation> leases,
             @ForAll @IntRange(min = 1, max = 2) int depth) throws Exception {
         DistributedLock lock = locksOnNewSessions(1).get(0);
@@ -573,7 +517,7 @@ public abstract class LockProperties extends ConformanceSupport {
                         handlers++;
                     }
                 }
-                Await.equal("one revocation watch per node of the lease", recipe().nodesPerLease(), LONG, zk.probe::watchCount);
+                Await.equal("one revocation watch per node of the lease", recipe().nodesPerLease(), LONG, zk().probe::watchCount);
             }
             if (what != Revocation.OPTED_IN_NEVER_ASKED) {
                 assertEquals(RevocationResult.REQUESTED, admin.requestRevocation(views.get(0).nodePath()));
@@ -588,7 +532,7 @@ public abstract class LockProperties extends ConformanceSupport {
             views.forEach(Lease::close);
             releaseCaches();                   // a cached recipe keeps an unasked node until its lock closes
             assertEquals(0, lockNodes());
-            Await.equal("watches on the server after " + what, 0, LONG, zk.probe::watchCount);
+            Await.equal("watches on the server after " + what, 0, LONG, zk().probe::watchCount);
             assertEquals(what == Revocation.OPTED_IN_NEVER_ASKED ? 0 : handlers, ranOn.size(), "handlers told once each");
         }
         assertClean();
@@ -601,7 +545,7 @@ public abstract class LockProperties extends ConformanceSupport {
      * process as owner, the recipe's kind and its maxLeases.
      */
     @Property(tries = 4, shrinking = ShrinkingMode.BOUNDED)
-    void statusListsExactlyTheServersNodesInQueueOrderWithTheGrantedHolders(
+    default void statusListsExactlyTheServersNodesInQueueOrderWithTheGrantedHolders(
             @ForAll @IntRange(min = 1, max = 3) int sessions,
             @ForAll @IntRange(min = 1, max = 6) int requests) throws Exception {
         // the readers of one session share its cached read node: with caching, one session per request
@@ -638,15 +582,15 @@ public abstract class LockProperties extends ConformanceSupport {
      * a request to its node is NODE_GONE, the next waiter is granted, and no watch is left.
      */
     @Example
-    void holderWhoseSessionExpiresIsLostWithoutItsHandlerAndTheNextWaiterIsGranted() throws Exception {
+    default void holderWhoseSessionExpiresIsLostWithoutItsHandlerAndTheNextWaiterIsGranted() throws Exception {
         List<DistributedLock> locks = locksOnNewSessions(2);
         LockAdmin admin = admin();
         List<Lease> held = holdToCapacity(locks.get(0), 1).stream().map(views -> views.get(0)).toList();
         List<Thread> ranOn = new CopyOnWriteArrayList<>();
         held.forEach(lease -> lease.onRevocationRequested(recordingHandler(ranOn, new CountDownLatch(0), Lease::close)));
-        CompletableFuture<Lease> waiter = queue(() -> recipe().rival(clients.get(1), path).acquireAsync(LONG));
+        CompletableFuture<Lease> waiter = queue(() -> recipe().rival(clients().get(1), path()).acquireAsync(LONG));
 
-        Sessions.expire(clients.get(0), zk.connectString());
+        Sessions.expire(clients().get(0), zk().connectString());
 
         try (Lease next = waiter.get(LONG.toSeconds(), TimeUnit.SECONDS)) {
             assertTrue(next.isValid());
@@ -670,14 +614,14 @@ public abstract class LockProperties extends ConformanceSupport {
      * asked holder, opting in then, hears the pending request at once.
      */
     @Example
-    void requestIntoAWaitingNodeWakesTheWaiterBehindAtMostOnceAndStrandsNoLease() throws Exception {
+    default void requestIntoAWaitingNodeWakesTheWaiterBehindAtMostOnceAndStrandsNoLease() throws Exception {
         CuratorFramework holding = quietClient();
         CuratorFramework asked = quietClient();
         CuratorFramework behind = quietClient();
         LockAdmin admin = admin();
-        List<List<Lease>> holders = holdToCapacity(recipe().create(holding, path), 1);
-        CompletableFuture<Lease> first = queue(() -> recipe().rival(asked, path).acquireAsync(LONG));
-        CompletableFuture<Lease> second = queue(() -> recipe().rival(behind, path).acquireAsync(LONG));
+        List<List<Lease>> holders = holdToCapacity(recipe().create(holding, path()), 1);
+        CompletableFuture<Lease> first = queue(() -> recipe().rival(asked, path()).acquireAsync(LONG));
+        CompletableFuture<Lease> second = queue(() -> recipe().rival(behind, path()).acquireAsync(LONG));
         Set<Long> waiters = sessionsOf(List.of(asked, behind));
         touchAll();
         awaitQuiet(waiters);

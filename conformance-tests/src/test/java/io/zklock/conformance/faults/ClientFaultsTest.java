@@ -47,7 +47,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * expires the session; a closed client is reported as closed, never as a timeout; a reply or
  * event handler that throws fails the caller and leaves no node.
  */
-class FaultPromisesTest extends ServerFaults {
+class ClientFaultsTest extends ServerFaults {
     /** Short enough to keep the tests quick, long enough that the restarted server keeps the session a while. */
     private static final int HOLDER_SESSION_MS = 4_000;
     /**

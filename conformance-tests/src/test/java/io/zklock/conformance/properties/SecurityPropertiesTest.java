@@ -57,7 +57,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * owner's lease untouched; a read-only identity can run status; a session whose authentication
  * failed fails its acquisitions instead of hanging.
  */
-class SecurityConformanceTest {
+class SecurityPropertiesTest {
     private static final Duration LONG = Duration.ofSeconds(60);
     /**
      * Requests a refused acquisition may send per lock directory it stands on: its create (for a

@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.zklock.conformance.harness.PropertyTry;
+import io.zklock.conformance.harness.Recipe;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
@@ -21,10 +23,13 @@ import net.jqwik.api.ShrinkingMode;
 
 /**
  * The properties of a recipe whose blocking acquisitions re-enter (mutex, read lock, write
- * lock, multi-lock; not the semaphore, whose every lease is a permit), on top of those every
- * recipe keeps.
+ * lock, multi-lock; not the semaphore, whose every lease is a permit), kept besides those of
+ * {@link LockPromises} that every recipe keeps.
  */
-public abstract class ReentrantLockProperties extends LockProperties {
+public interface ReentrantPromises extends PropertyTry {
+
+    /** The recipe under test: the factory of the locks each property judges. */
+    Recipe recipe();
 
     /**
      * Re-entry: nested blocking acquisitions by one thread share one node and one token; the
@@ -32,7 +37,7 @@ public abstract class ReentrantLockProperties extends LockProperties {
      * whichever thread closes them, and is deleted at the last.
      */
     @Property(tries = 8, shrinking = ShrinkingMode.BOUNDED)
-    void reentryKeepsOneNodeAndDeletesItAtTheLastClose(
+    default void reentryKeepsOneNodeAndDeletesItAtTheLastClose(
             @ForAll("closeOrders") List<Integer> closeOrder,
             @ForAll boolean closeOnAnotherThread) throws Exception {
         DistributedLock lock = locksOnNewSessions(1).get(0);
@@ -62,11 +67,11 @@ public abstract class ReentrantLockProperties extends LockProperties {
     }
 
     /**
-     * As {@link #closeWhileCutOffIsNotReleasedUntilTheNodeIsGone}, for the last of several
+     * As {@link LockPromises#closeWhileCutOffIsNotReleasedUntilTheNodeIsGone}, for the last of several
      * re-entered leases of a reentrant recipe: closing the others first releases nothing.
      */
     @Example
-    void lastReenteredCloseWhileCutOffIsNotReleasedUntilTheNodeIsGone() throws Exception {
+    default void lastReenteredCloseWhileCutOffIsNotReleasedUntilTheNodeIsGone() throws Exception {
         closeWhileCutOffKeepsTheLeaseUntilItsNodeIsGone((client, p) -> {
             DistributedLock lock = recipe().create(client, p);
             Lease first = lock.acquire();
@@ -79,7 +84,7 @@ public abstract class ReentrantLockProperties extends LockProperties {
     }
 
     @Provide
-    Arbitrary<List<Integer>> closeOrders() {
+    default Arbitrary<List<Integer>> closeOrders() {
         return Arbitraries.integers().between(1, 5).flatMap(n -> {
             List<Integer> indexes = new ArrayList<>();
             for (int i = 0; i < n; i++) {

@@ -1,5 +1,8 @@
 package io.zklock.conformance.properties;
 
+import static io.zklock.conformance.harness.ConformanceSupport.LONG;
+import static io.zklock.conformance.harness.ConformanceSupport.firstGranted;
+import static io.zklock.conformance.harness.ConformanceSupport.indexes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,6 +14,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import io.zklock.conformance.harness.PropertyTry;
+import io.zklock.conformance.harness.Recipe;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
@@ -26,17 +31,21 @@ import net.jqwik.api.constraints.Size;
 
 /**
  * The properties of a recipe whose holder excludes every other (mutex, write lock,
- * multi-lock), on top of those of a reentrant recipe: fencing tokens of successive holders
- * increase, grants follow the queue exactly, and a holder whose session expired is fenced out.
+ * multi-lock), kept besides those of {@link LockPromises} that every recipe keeps: fencing
+ * tokens of successive holders increase, grants follow the queue exactly, and a holder whose
+ * session expired is fenced out. Nothing here assumes re-entry ({@link ReentrantPromises}).
  */
-public abstract class ExclusiveLockProperties extends ReentrantLockProperties {
+public interface ExclusivePromises extends PropertyTry {
+
+    /** The recipe under test: the factory of the locks each property judges. */
+    Recipe recipe();
 
     /**
      * Fencing: for an exclusive recipe, the tokens of successive holders strictly increase,
      * whatever mix of blocking, timed and asynchronous acquisitions produced them.
      */
     @Property(tries = 6, shrinking = ShrinkingMode.BOUNDED)
-    void fencingTokensStrictlyIncreaseAcrossSuccessiveHolders(
+    default void fencingTokensStrictlyIncreaseAcrossSuccessiveHolders(
             @ForAll @IntRange(min = 1, max = 3) int sessions,
             @ForAll @Size(min = 2, max = 8) List<@IntRange(min = 0, max = 2) Integer> styles) throws Exception {
         List<DistributedLock> locks = locksOnNewSessions(sessions);
@@ -65,7 +74,7 @@ public abstract class ExclusiveLockProperties extends ReentrantLockProperties {
      * no-op, and the old client can acquire again on its new session.
      */
     @Property(tries = 3, shrinking = ShrinkingMode.OFF)
-    void sessionExpiryLosesTheLeaseAndTheNextHolderFencesItOut(
+    default void sessionExpiryLosesTheLeaseAndTheNextHolderFencesItOut(
             @ForAll @IntRange(min = 0, max = 3) int waitersOnOtherSessions) throws Exception {
         List<DistributedLock> locks = locksOnNewSessions(1 + Math.max(1, waitersOnOtherSessions));
         FencedResource resource = new FencedResource(1, true);
@@ -80,7 +89,7 @@ public abstract class ExclusiveLockProperties extends ReentrantLockProperties {
         }
         Await.equal("waiters queued", locks.size(), LONG, this::lockNodes);
 
-        Sessions.expire(clients.get(0), zk.connectString());
+        Sessions.expire(clients().get(0), zk().connectString());
 
         Lease successor = firstGranted(next);
         assertTrue(successor.fencingToken() > old.fencingToken(), "successor token larger");
@@ -108,7 +117,7 @@ public abstract class ExclusiveLockProperties extends ReentrantLockProperties {
      * queued, which is the order of their nodes' sequence numbers.
      */
     @Property(tries = 6, shrinking = ShrinkingMode.BOUNDED)
-    void grantsFollowQueueOrder(
+    default void grantsFollowQueueOrder(
             @ForAll @IntRange(min = 1, max = 3) int sessions,
             @ForAll @IntRange(min = 2, max = 6) int waiters) throws Exception {
         Granted granted = queueBehindHoldersAndRelease(sessions, waiters);

@@ -16,7 +16,7 @@ import io.zklock.semaphore.ZkSemaphore;
 import org.junit.jupiter.api.Test;
 
 /** What a user sees of the recipes. */
-class PublicSurfaceTest {
+class PublicSurfacePropertiesTest {
 
     /**
      * No public method of a recipe takes or returns a type of core's sub-packages (SPI, observer SPI, internals): a user

@@ -45,13 +45,14 @@ import org.slf4j.LoggerFactory;
  * Generated fault schedules against every recipe of {@link Recipe#all()} (on the single server,
  * the semaphore with 2 permits): jqwik interleaves acquire / hold / release by three clients,
  * each behind its own {@link FaultProxy}, with faults drawn from the whole
- * alphabet ({@link Fault}), and {@link FaultScheduleRunner} judges each schedule: no two valid
+ * alphabet ({@link Fault}); {@link FaultScheduleRunner} runs each schedule and its judge
+ * ({@code FaultJudge}) decides what breaks a promise: no two valid
  * holders (fenced resources), holders told before a successor writes and told LOST once their
  * session is gone, no lease RELEASED while its node exists, no failed or stranded acquisition,
  * the lock granted again once every fault is healed, and no lock node once every client has
  * closed. What an acquire step requests (the recipe, its rival, a multi-lock's components in
- * either order or one alone) and how each lock path is judged (by its recipe's
- * {@link Recipe.Sharing}) is told in {@link FaultScheduleRunner}. A failure is shrunk to a
+ * either order or one alone) is told in {@link FaultScheduleRunner}, how each lock path is
+ * judged (by its recipe's {@link Recipe.Sharing}) in {@code FaultJudge}. A failure is shrunk to a
  * minimal schedule; jqwik prints it with its seed.
  *
  * <p>Sessions last 2 s on the single server (3 s on the ensemble) so a try takes seconds.
@@ -62,9 +63,9 @@ import org.slf4j.LoggerFactory;
  * {@code Recipe.all()} (28 in all, a minute and a half to two minutes). Each property logs a line
  * with its name, its schedules and its result, and one summary line is logged at the end.
  */
-@AddLifecycleHook(value = FaultScheduleProperties.Settings.class, propagateTo = PropagationMode.DIRECT_DESCENDANTS)
-class FaultScheduleProperties {
-    private static final Logger LOG = LoggerFactory.getLogger(FaultScheduleProperties.class);
+@AddLifecycleHook(value = ScheduledFaultsTest.Settings.class, propagateTo = PropagationMode.DIRECT_DESCENDANTS)
+class ScheduledFaultsTest {
+    private static final Logger LOG = LoggerFactory.getLogger(ScheduledFaultsTest.class);
     static final int CLIENTS = 3;
     static final int SESSION_MS = 2_000;
     static final int CLUSTER_SESSION_MS = 3_000;

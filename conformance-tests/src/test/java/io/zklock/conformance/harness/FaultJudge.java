@@ -1,0 +1,402 @@
+package io.zklock.conformance.harness;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
+
+import io.zklock.conformance.harness.FaultSchedule.Fault;
+import io.zklock.conformance.harness.Recipe.Sharing;
+import io.zklock.core.Lease;
+import io.zklock.core.LeaseState;
+import io.zklock.core.MultiLease;
+import io.zklock.testing.FencedResource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Overview.
+ *
+ * Decides which of what a FaultScheduleRunner saw breaks a promise; the runner drives the
+ * clients, the faults and the waits, and tells the judge what it saw. Each lock path a lease
+ * stands on is one fenced resource (a Guard), judged by the Sharing of the recipe on that path:
+ * an exclusive holder holds alone, a shared (read) holder never beside an exclusive one, and at
+ * most `permits` bounded (semaphore) holders at once. A holder's writes are atomic with respect
+ * to the judge.
+ *
+ * The judge records, at each write, every other open lease (granted, not yet closed by its
+ * owner) that conflicts with the writer and still says HELD, and every write a FencedResource
+ * refused as stale while the writer's lease said HELD. At the end, a lease is "dead" if it was
+ * told LOST or its session was expired by the schedule (ZooKeeper tells a connected client
+ * nothing of a forced expiry until its next request: those notices are late by nature).
+ *   - more HELD conflicting leases than the resource admits, not explained by dead ones:
+ *     two valid holders;
+ *   - a dead lease that still said HELD when a conflicting lease wrote, and whose session was
+ *     not expired by force: the holder was not told (SUSPENDED or LOST) before its successor
+ *     wrote;
+ *     (Told LOST before the successor writes cannot hold for a partitioned holder: Curator
+ *     reports LOST a whole session timeout after SUSPENDED, when the server has long expired
+ *     the session. Holders told SUSPENDED in time but LOST only after a successor wrote are
+ *     counted, not failed.)
+ *   - a holder whose node is gone on the server (its session ended) must be told LOST;
+ *   - a LOST lease's node is gone soon after its client reconnects with a new session;
+ *   - a lease is never RELEASED while its node exists;
+ *   - an acquisition never fails (faults are ridden out) and returns within its timeout;
+ *   - once every fault is healed, each client is granted the lock again, and (single server)
+ *     no watch is left on the server;
+ *   - once every client is closed, no lock node remains.
+ */
+final class FaultJudge {
+    private static final Logger LOG = LoggerFactory.getLogger(FaultJudge.class);
+
+    /** One lock path a request stands on, as the judge sees it: its fenced resource and how holders share it. */
+    record Guard(String resource, Sharing sharing, int permits) {
+    }
+
+    private record Candidate(String what, String resource, int allowed, List<Held> leases) {
+    }
+
+    private final String subject;
+    private final int sessionMs;
+    private final Map<String, FencedResource> fenced = new ConcurrentHashMap<>();
+    private final List<Held> open = new ArrayList<>();                  // guarded by writes
+    private final List<Candidate> candidates = new ArrayList<>();       // guarded by writes
+    private final Object writes = new Object();
+    private final Set<Held> suspendedOnly = ConcurrentHashMap.newKeySet();   // SUSPENDED, not yet LOST, at a successor's write
+    private final Set<Long> expiredSessions = ConcurrentHashMap.newKeySet();
+    private final List<String> violations = new CopyOnWriteArrayList<>();
+    private final AtomicInteger written = new AtomicInteger();
+    private final AtomicInteger lateForced = new AtomicInteger();
+    private final AtomicInteger lostNodeChecks = new AtomicInteger();
+
+    /**
+     * @param subject what runs, for the log
+     * @param sessionMs the clients' session timeout, on which the bounds of the notices depend
+     */
+    FaultJudge(String subject, int sessionMs) {
+        this.subject = subject;
+        this.sessionMs = sessionMs;
+    }
+
+    // ---- what the runner tells ----------------------------------------------------------------
+
+    /** The schedule is about to expire {@code session} by force: late notices on it are excused. */
+    void expiringByForce(long session) {
+        expiredSessions.add(session);
+    }
+
+    /** The forced expiry of {@code session} did not happen after all: no excuse for late notices. */
+    void notExpired(long session) {
+        expiredSessions.remove(session);
+    }
+
+    /**
+     * A lease granted to client {@code client}'s request {@code what}, guarded by {@code guards}
+     * (one per node of the lease, in the lease's order); its session is its node's owner as
+     * {@code ownerOf} reads it on the server (0 if it cannot), else {@code clientSession}.
+     */
+    Held granted(int client, String what, List<Guard> guards, Lease lease, ToLongFunction<String> ownerOf,
+            LongSupplier clientSession) {
+        return new Held(client, what, guards, lease, ownerOf, clientSession);
+    }
+
+    /** {@code h}'s holder starts writing to the resources it protects. */
+    void holding(Held h) {
+        synchronized (writes) {
+            open.add(h);
+        }
+    }
+
+    /** One write by {@code h} to each resource it protects, judged against every other open lease. */
+    void write(Held h) {
+        synchronized (writes) {
+            if (h.lease.state() != LeaseState.HELD) {
+                return;
+            }
+            written.incrementAndGet();
+            for (int i = 0; i < h.guards.size(); i++) {
+                Guard g = h.guards.get(i);
+                String r = g.resource;
+                long token = h.tokens.get(i);
+                if (g.sharing == Sharing.EXCLUSIVE) {
+                    FencedResource f = fenced.computeIfAbsent(r, k -> new FencedResource(1, true));
+                    if (f.enter(token)) {
+                        f.exit(token);
+                    } else {
+                        candidates.add(new Candidate("write refused as stale while its lease said HELD", r, 0, List.of(h)));
+                    }
+                }
+                List<Held> conflicting = new ArrayList<>();
+                for (Held o : open) {
+                    int at = o.indexOf(r);
+                    if (o != h && at >= 0 && (g.sharing != Sharing.SHARED || o.guards.get(at).sharing == Sharing.EXCLUSIVE)) {
+                        LeaseState os = o.lease.state();
+                        if (os == LeaseState.HELD) {
+                            conflicting.add(o);
+                        } else if (os == LeaseState.SUSPENDED && g.sharing == Sharing.EXCLUSIVE && o.tokens.get(at) < token) {
+                            suspendedOnly.add(o);     // counted if it turns out LOST: told SUSPENDED, but LOST only after the successor wrote
+                        }
+                    }
+                }
+                int allowed = g.sharing == Sharing.BOUNDED ? g.permits : 1;
+                if (conflicting.size() + 1 > allowed) {
+                    conflicting.add(h);
+                    candidates.add(new Candidate("conflicting leases all said HELD at a write", r, allowed, conflicting));
+                }
+            }
+        }
+    }
+
+    /** {@code h}'s holder stopped writing. */
+    void stoppedWriting(Held h) {
+        synchronized (writes) {
+            open.remove(h);
+        }
+    }
+
+    /**
+     * Before its owner closes {@code h}, which said {@code before}, with its nodes on the server
+     * or not ({@code present}; null if the server could not be asked): it is not RELEASED yet,
+     * and if its node is gone it is told LOST within three session timeouts.
+     */
+    void beforeClose(Held h, LeaseState before, Boolean present) {
+        if (before == LeaseState.RELEASED) {
+            violation("lease RELEASED before its owner closed it: c%d %s node present on the server: %s%s",
+                    h.client, h.nodes, present, knownBugHint("released"));
+        }
+        if (Boolean.FALSE.equals(present) && before != LeaseState.LOST && before != LeaseState.RELEASED) {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3L * sessionMs);
+            while (!h.toldLost() && System.nanoTime() - deadline < 0) {
+                FaultScheduleRunner.sleep(10);
+            }
+            if (!h.toldLost()) {
+                violation("not told LOST: c%d's lease %s (session 0x%x) says %s %d ms after its node was found gone on the server; told %s",
+                        h.client, h.nodes, h.session, h.lease.state(), 3L * sessionMs, h.told);
+            }
+        }
+    }
+
+    /**
+     * Once its owner closed {@code h}: RELEASED only when its nodes are gone ({@code present}
+     * asks the server), unless a cache keeps them ({@code keptByCache}: the orphan check sees
+     * them go with the lock objects).
+     */
+    void afterClose(Held h, boolean keptByCache, Supplier<Boolean> present) {
+        if (!keptByCache && h.lease.state() == LeaseState.RELEASED && Boolean.TRUE.equals(present.get())) {
+            violation("lease RELEASED while its node still exists: c%d %s%s", h.client, h.nodes, knownBugHint("released"));
+        }
+    }
+
+    /**
+     * {@code h} was told LOST, its client reconnected with session {@code now}, and
+     * {@code graceMs} later its nodes are on the server or not ({@code present}): a LOST
+     * session's nodes are deleted on reconnection (DESIGN §2).
+     */
+    void lostNodeChecked(Held h, long now, long graceMs, Boolean present) {
+        lostNodeChecks.incrementAndGet();
+        if (Boolean.TRUE.equals(present)) {
+            violation("LOST node kept: c%d's lease %s was told LOST, the client reconnected with session 0x%x, and %d ms later the old session's node is still on the server%s",
+                    h.client, h.nodes, now, graceMs, knownBugHint("lostnode"));
+        }
+    }
+
+    /** Client {@code client}'s request {@code what} (the schedule's {@code step}) threw {@code e}. */
+    void acquireFailed(int client, Object step, String what, RuntimeException e) {
+        violation("acquire failed: c%d %s (%s) threw %s%s", client, step, what, describe(e), knownBugHint(describe(e)));
+    }
+
+    /** Client {@code client}'s request {@code what} returned {@code lateMs} after its timeout {@code bound}: a few seconds at most. */
+    void returned(int client, Object step, String what, long lateMs, Duration bound) {
+        if (lateMs > 3_000) {
+            violation("slow give-up: c%d %s (%s) returned %d ms after its %s timeout", client, step, what, lateMs, bound);
+        }
+    }
+
+    /** Client {@code client}'s request (the schedule's {@code step}) is still {@code phase}, {@code slackMs} past its timeout. */
+    void stranded(int client, Object step, Object phase, long slackMs) {
+        violation("stranded: c%d's request (%s) still %s %d ms past its timeout%s", client, step, phase, slackMs,
+                knownBugHint("stranded"));
+    }
+
+    /** Client {@code client} was not granted within {@code bound} once {@code after}. */
+    void notGrantedAgain(int client, Duration bound, String after) {
+        violation("liveness: c%d not granted within %s once %s%s", client, bound, after, knownBugHint("probe"));
+    }
+
+    /** Client {@code client}'s request once {@code after} threw {@code e}. */
+    void grantAgainFailed(int client, String after, RuntimeException e) {
+        violation("liveness: c%d's request once %s failed: %s%s", client, after, describe(e), knownBugHint(describe(e)));
+    }
+
+    /** {@code left} watches were on the server 3 s after every request ended and every fault healed. */
+    void watchesLeft(int left) {
+        if (left != 0) {
+            violation("watches left: %d watch(es) on the server 3 s after every request ended and every fault healed", left);
+        }
+    }
+
+    /** Lock nodes {@code left} after every client closed. */
+    void orphans(List<String> left) {
+        violation("orphans: lock nodes left after every client closed: %s", left);
+    }
+
+    /** The harness could not inject {@code fault} on client {@code client}. */
+    void injectionFailed(Fault fault, int client, Exception e) {
+        violation("harness: injecting %s on c%d failed: %s", fault, client, e);
+    }
+
+    // ---- the verdict --------------------------------------------------------------------------
+
+    /** Judges the candidates now that every lease has settled (see the overview). */
+    void resolve() {
+        suspendedOnly.removeIf(h -> !h.toldLost());
+        List<Candidate> all;
+        synchronized (writes) {
+            all = List.copyOf(candidates);
+        }
+        Set<String> said = ConcurrentHashMap.newKeySet();
+        for (Candidate c : all) {
+            List<Held> alive = c.leases.stream().filter(h -> !h.dead()).toList();
+            if (alive.size() > c.allowed) {
+                report(said, "exclusion: %s on %s: %s, none of them dead (two valid holders)", c.what, c.resource, c.leases);
+            }
+            for (Held h : c.leases) {
+                if (!h.dead()) {
+                    continue;
+                }
+                if (h.forcedExpiry()) {
+                    lateForced.incrementAndGet();
+                } else {
+                    report(said, "late notice: %s still said HELD while a conflicting lease wrote on %s (%s); its session ended without a forced expiry",
+                            h, c.resource, c.leases);
+                }
+            }
+        }
+    }
+
+    List<String> violations() {
+        return List.copyOf(violations);
+    }
+
+    int writes() {
+        return written.get();
+    }
+
+    int lateNoticesAfterForcedExpiry() {
+        return lateForced.get();
+    }
+
+    int successorWroteBeforeLost() {
+        return suspendedOnly.size();
+    }
+
+    int lostNodeChecks() {
+        return lostNodeChecks.get();
+    }
+
+    private void report(Set<String> said, String format, Object... args) {
+        String s = String.format(format, args);
+        if (said.add(s)) {
+            violation("%s", s);
+        }
+    }
+
+    private void violation(String format, Object... args) {
+        String v = String.format(format, args);
+        LOG.debug("{}: {}", subject, v);      // reported by the caller: the failing property names every violation
+        violations.add(v);
+    }
+
+    static String describe(Throwable e) {
+        StringBuilder s = new StringBuilder(e.toString());
+        for (Throwable c = e.getCause(); c != null && c != e; c = c.getCause()) {
+            s.append(" <- ").append(c);
+        }
+        return s.toString();
+    }
+
+    /** Names the known engine bug a violation looks like, so a report can tell old from new. */
+    private static String knownBugHint(String what) {
+        if (what.contains("NoNode")) {
+            return " [looks like known bug: reaped directory under a create fails the acquire]";
+        }
+        if (what.equals("released")) {
+            return " [looks like known bug: HoldLease/MultiLease report RELEASED while the node exists]";
+        }
+        if (what.equals("lostnode")) {
+            return " [looks like known bug: a LOST session's node is not deleted after reconnect]";
+        }
+        if (what.equals("stranded") || what.equals("probe")) {
+            return " [maybe known bug: exceptions in callbacks swallowed, or a LOST session's node kept]";
+        }
+        return "";
+    }
+
+    /** A granted lease and what the judge knows of it. */
+    final class Held {
+        final int client;
+        final String what;
+        final List<Guard> guards;
+        final Lease lease;
+        final List<Long> tokens = new ArrayList<>();
+        final List<String> nodes = new ArrayList<>();
+        final List<LeaseState> told = new CopyOnWriteArrayList<>();
+        final long session;
+
+        private Held(int client, String what, List<Guard> guards, Lease lease, ToLongFunction<String> ownerOf,
+                LongSupplier clientSession) {
+            this.client = client;
+            this.what = what;
+            this.guards = guards;
+            this.lease = lease;
+            lease.addListener((l, s) -> told.add(s));
+            if (lease instanceof MultiLease m) {
+                for (Lease part : m.components()) {
+                    tokens.add(part.fencingToken());
+                    nodes.add(part.nodePath());
+                }
+            } else {
+                tokens.add(lease.fencingToken());
+                nodes.add(lease.nodePath());
+            }
+            long owner = ownerOf.applyAsLong(nodes.get(0));
+            this.session = owner != 0 ? owner : clientSession.getAsLong();
+        }
+
+        /** The index of the guard on resource {@code r} among this lease's, or -1 if it holds none there. */
+        int indexOf(String r) {
+            for (int i = 0; i < guards.size(); i++) {
+                if (guards.get(i).resource.equals(r)) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        boolean toldLost() {
+            return told.contains(LeaseState.LOST) || lease.state() == LeaseState.LOST;
+        }
+
+        boolean forcedExpiry() {
+            return expiredSessions.contains(session);
+        }
+
+        boolean dead() {
+            return toldLost() || forcedExpiry();
+        }
+
+        @Override
+        public String toString() {
+            return "c" + client + ":" + what + tokens + "(session 0x" + Long.toHexString(session) + ", told " + told
+                    + (forcedExpiry() ? ", expired by force" : "") + ")";
+        }
+    }
+}
