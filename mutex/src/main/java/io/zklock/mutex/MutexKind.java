@@ -2,9 +2,9 @@ package io.zklock.mutex;
 
 import java.util.List;
 
-import io.zklock.core.spi.LockDriver;
-import io.zklock.core.spi.LockKind;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockKind;
+import io.zklock.core.spi.queue.LockNode;
 
 /** The mutex's nodes, for inspection: kind {@value ZkMutex#KIND}, exclusive. */
 public final class MutexKind implements LockKind {

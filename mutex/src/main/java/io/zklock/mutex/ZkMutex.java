@@ -11,9 +11,9 @@ import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
 import io.zklock.core.Participant;
 import io.zklock.core.spi.LockComponents;
-import io.zklock.core.spi.LockDriver;
 import io.zklock.core.spi.LockEngine;
 import io.zklock.core.spi.ReentrantLockSupport;
+import io.zklock.core.spi.queue.LockDriver;
 import org.apache.curator.framework.CuratorFramework;
 
 /**

@@ -2,9 +2,9 @@ package io.zklock.readwrite;
 
 import java.util.List;
 
-import io.zklock.core.spi.Decision;
-import io.zklock.core.spi.LockDriver;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.Decision;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockNode;
 
 /*
  * Overview.

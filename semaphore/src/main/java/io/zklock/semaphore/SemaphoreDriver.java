@@ -3,9 +3,9 @@ package io.zklock.semaphore;
 import java.util.List;
 import java.util.OptionalInt;
 
-import io.zklock.core.spi.Decision;
-import io.zklock.core.spi.LockDriver;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.Decision;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockNode;
 
 /*
  * Overview.

@@ -16,6 +16,9 @@ import io.zklock.core.internal.lease.ZkLease;
 import io.zklock.core.internal.request.AcquireTally;
 import io.zklock.core.internal.request.Acquisition;
 import io.zklock.core.internal.request.Blocking;
+import io.zklock.core.spi.queue.Deadline;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.framework.CuratorFramework;
 
 /**

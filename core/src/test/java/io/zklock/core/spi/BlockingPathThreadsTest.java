@@ -7,6 +7,7 @@ import java.lang.management.ThreadInfo;
 import java.util.HashMap;
 import java.util.Map;
 
+import io.zklock.core.spi.queue.LockDriver;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;

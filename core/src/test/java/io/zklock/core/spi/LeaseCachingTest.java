@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
 import io.zklock.core.LeaseState;
+import io.zklock.core.spi.queue.LockDriver;
 import io.zklock.testing.Await;
 import io.zklock.testing.ZkProbe;
 import io.zklock.testing.ZkTesting;

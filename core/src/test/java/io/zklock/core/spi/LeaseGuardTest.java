@@ -11,6 +11,7 @@ import java.util.List;
 
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
+import io.zklock.core.spi.queue.LockDriver;
 import io.zklock.testing.Await;
 import io.zklock.testing.EmbeddedServerTest;
 import io.zklock.testing.Sessions;

@@ -11,6 +11,9 @@ import java.util.OptionalLong;
 
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
+import io.zklock.core.spi.queue.Decision;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockNode;
 import io.zklock.testing.Await;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;

@@ -11,6 +11,7 @@ import java.util.function.Consumer;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
+import io.zklock.core.spi.queue.LockDriver;
 import io.zklock.testing.Await;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;

@@ -1,4 +1,4 @@
-package io.zklock.core.spi;
+package io.zklock.core.spi.queue;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -14,7 +14,7 @@ import java.util.OptionalLong;
  * number ZooKeeper appended.
  *
  * <p>A node whose process may keep it after use (a cached lease, see
- * {@link io.zklock.core.LeaseCaching}) says so in its uuid: version 8 ("custom", RFC 9562)
+ * {@code io.zklock.core.LeaseCaching}) says so in its uuid: version 8 ("custom", RFC 9562)
  * instead of the random version 4, so a waiter knows from a listing alone which nodes ahead
  * to ask back ({@link #caches()}).
  *
