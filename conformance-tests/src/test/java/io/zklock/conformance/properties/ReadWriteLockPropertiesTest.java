@@ -36,6 +36,7 @@ import io.zklock.core.spi.LockEngine;
 import io.zklock.core.spi.queue.Decision;
 import io.zklock.core.spi.queue.LockDriver;
 import io.zklock.core.spi.queue.LockNode;
+import io.zklock.core.spi.queue.RecipeDescriptor;
 import io.zklock.readwrite.ZkReadWriteLock;
 import io.zklock.testing.Await;
 import io.zklock.testing.Sessions;
@@ -565,7 +566,8 @@ class ReadWriteLockPropertiesTest extends ConformanceSupport {
 
     private HerdOutcome herd(int between, int behind, boolean firstWriteRule) throws Exception {
         Requester requester = firstWriteRule
-                ? (client, write) -> new LockEngine(client, path, write ? "write" : "read", FIRST_WRITE, 1).acquireAsync(LONG)
+                ? (client, write) -> new LockEngine(client, path, new RecipeDescriptor(write ? "write" : "read", FIRST_WRITE, 1))
+                        .acquireAsync(LONG)
                 : (client, write) -> {
                     ZkReadWriteLock lock = new ZkReadWriteLock(client, path);
                     return (write ? lock.writeLock() : lock.readLock()).acquireAsync(LONG);

@@ -25,6 +25,38 @@
  *       registered in {@link io.zklock.core.spi.LockComponents}.</li>
  * </ul>
  *
+ * <h2>Adding a recipe</h2>
+ * <ol>
+ *   <li><b>Driver.</b> A {@link io.zklock.core.spi.queue.LockDriver}: a pure decision over the
+ *       sorted nodes, tested exhaustively without a server. It says which kinds conflict
+ *       ({@code conflicts}: nodes of one kind that do not conflict hold together), and whether
+ *       a grant must tell the nodes behind it ({@code announcesGrants}).</li>
+ *   <li><b>Descriptor.</b> A {@link io.zklock.core.spi.queue.RecipeDescriptor} per kind of node
+ *       the recipe queues (kind, driver, maxLeases), stated once, usually as a constant. The
+ *       recipe class is a thin class over {@code new LockEngine(client, path, descriptor)} (or
+ *       with a {@code LeaseCaching}; whether a cached node serves several local leases at once
+ *       is derived from the driver), with {@code ReentrantLockSupport} for re-entry or
+ *       {@code ThreadPermits} for permits, {@code JucLockView} for {@code asLock()}, and a
+ *       {@code LockComponent} registered in {@code LockComponents} so a multi-lock can take it.
+ *       It reads a lease's node with {@link io.zklock.core.spi.LockEngine#nodeOf}, never from
+ *       the node's path.</li>
+ *   <li><b>Kind registration.</b> A {@link io.zklock.core.spi.queue.LockKind} answering from the
+ *       same descriptor, listed in the module's
+ *       {@code META-INF/services/io.zklock.core.spi.queue.LockKind}, so that {@code zklock status}
+ *       judges its nodes with no lock object.</li>
+ *   <li><b>Conformance.</b> A factory for it in the one list of recipes of
+ *       {@code conformance-tests} ({@code Recipe.all()}): every property every recipe keeps, and
+ *       the fault schedules, then run on it.</li>
+ * </ol>
+ * The module depends on {@code zklock-core} only, and joins the parent POM and the BOM.
+ *
+ * <p><b>A primitive that is not a lock</b> (a latch, a barrier) grants no lease, so it is not a
+ * driver over {@code LockEngine}: it gets a module of its own, an entry point of its own in this
+ * package beside {@code LockEngine} and {@code MultiLockEngine}, and its internals in a package
+ * of their own under {@code io.zklock.core.internal}, standing on the ZooKeeper door
+ * ({@code internal.zk}) and placed among core's layers. Only pure values it shares with the
+ * locks go to {@code spi.queue}.
+ *
  * <p>The life of a request behind these entry points is told in {@code io.zklock.core.internal};
  * the order of core's layers is checked by {@code PackageBoundariesTest}.
  */

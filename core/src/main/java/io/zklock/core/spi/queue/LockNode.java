@@ -67,6 +67,21 @@ public record LockNode(String name, String protectedId, String kind, long sequen
         return PROTECTED_PREFIX + uuid + "-" + namePrefix + "-";
     }
 
+    /**
+     * The node ZooKeeper names {@code _c_<protectedId>-<kind>-<sequence>}: what a protected
+     * create of that request would make, without an anchor.
+     *
+     * @param protectedId a lower-case uuid
+     * @param kind a lower-case word
+     * @param sequence a sequence number, 0 or more
+     * @return the node, as {@link #parse} reads that name
+     * @throws IllegalArgumentException if the three do not make a lock node's name
+     */
+    public static LockNode of(String protectedId, String kind, long sequence) {
+        String name = protectedName(protectedId, checkKind(kind)) + String.format(Locale.ENGLISH, "%010d", sequence);
+        return parse(name).orElseThrow(() -> new IllegalArgumentException("not a lock node's name: " + name));
+    }
+
     /** Whether {@code child} is a node that the request with {@code uuid} created. */
     public static boolean createdBy(String child, String uuid) {
         return child.startsWith(PROTECTED_PREFIX + uuid + "-");

@@ -9,6 +9,9 @@
  *   <li><b>Decisions:</b> {@link io.zklock.core.spi.queue.LockDriver}, a recipe's pure decision
  *       over the sorted nodes, and {@link io.zklock.core.spi.queue.Decision}, its verdict
  *       (granted, watch a node, or refused). Drivers take no client and do no I/O.</li>
+ *   <li><b>Recipes:</b> {@link io.zklock.core.spi.queue.RecipeDescriptor}, the facts a recipe
+ *       states once for each kind of node it queues (kind, driver, maxLeases), and what follows
+ *       from them (whether a cached node is shared by its process's leases).</li>
  *   <li><b>Kinds:</b> {@link io.zklock.core.spi.queue.LockKind}, what a recipe module registers
  *       through {@link java.util.ServiceLoader} so that inspection judges its nodes with no lock
  *       object.</li>
