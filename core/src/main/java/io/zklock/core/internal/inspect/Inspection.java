@@ -116,7 +116,11 @@ public final class Inspection {
                 participants.add(participant(path, sorted, node, checked(data, path)));
             }
         }
-        LockStatus status = summary(path, sorted, participants, foreign);
+        return withUnreadable(summary(path, sorted, participants, foreign), unreadable);
+    }
+
+    /** {@code status}, with one more problem naming the nodes whose data could not be read, if any. */
+    private static LockStatus withUnreadable(LockStatus status, List<String> unreadable) {
         if (unreadable.isEmpty()) {
             return status;
         }
