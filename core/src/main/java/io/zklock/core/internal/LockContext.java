@@ -75,9 +75,10 @@ public final class LockContext {
             throw new IllegalArgumentException("maxLeases must be at least 1, was " + maxLeases);
         }
         String directory = LockPaths.validate(path);
+        LockNode.checkKind(kind);
         ZkPort door = port != null ? port : new CuratorPort(client, monitor);
-        return new LockContext(client, monitor, door, new Cleanup(door, monitor, directory), directory, LockNode.checkKind(kind),
-                namePrefix, driver, maxLeases, LeaseCaching.off(), false, ESCALATE_MS);
+        return new LockContext(client, monitor, door, new Cleanup(door, monitor, directory), directory, kind, namePrefix, driver,
+                maxLeases, LeaseCaching.off(), false, ESCALATE_MS);
     }
 
     /** Every field as given; the factories check them, and the derived contexts share the cleanup. */
