@@ -11,11 +11,11 @@ import java.util.concurrent.Callable;
 
 import io.zklock.core.LockAdmin;
 import io.zklock.core.LockException;
+import io.zklock.core.LockPaths;
 import io.zklock.core.LockStatus;
 import io.zklock.core.Participant;
 import io.zklock.core.RevocationResult;
-import io.zklock.core.spi.LockNode;
-import io.zklock.core.spi.LockPaths;
+import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;

@@ -12,9 +12,9 @@ import java.util.concurrent.Semaphore;
 
 import io.zklock.core.LockAdmin;
 import io.zklock.core.LockException;
+import io.zklock.core.LockPaths;
 import io.zklock.core.LockStatus;
-import io.zklock.core.spi.LockNode;
-import io.zklock.core.spi.LockPaths;
+import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;

@@ -7,8 +7,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.zklock.core.internal.inspect.Inspection;
-import io.zklock.core.spi.LockNode;
-import io.zklock.core.spi.LockPaths;
+import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.WatchedEvent;

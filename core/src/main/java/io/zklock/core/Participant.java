@@ -49,7 +49,7 @@ public record Participant(String nodePath, String mode, long sequence, OwnerInfo
      * @return whether the node is a caching one, as its name says
      */
     public boolean cached() {
-        return io.zklock.core.spi.LockNode.parse(nodeName()).map(io.zklock.core.spi.LockNode::caches).orElse(false);
+        return io.zklock.core.spi.queue.LockNode.parse(nodeName()).map(io.zklock.core.spi.queue.LockNode::caches).orElse(false);
     }
 
     /** {@return the node's name, relative to its lock directory} */

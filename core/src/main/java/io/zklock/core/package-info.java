@@ -16,11 +16,14 @@
  *       ({@link io.zklock.core.Participant}s in queue order, each with its
  *       {@link io.zklock.core.OwnerInfo}) and writes
  *       {@link io.zklock.core.RevocationRequest}s ({@link io.zklock.core.RevocationResult}).</li>
+ *   <li><b>Paths.</b> {@link io.zklock.core.LockPaths} validates a lock path and maps a name a
+ *       user gives (a lock key, a job name) to one node name; the integrations build their
+ *       paths with it.</li>
  * </ul>
  *
  * <p>The recipes live in their own modules ({@code io.zklock.mutex}, {@code io.zklock.semaphore},
  * {@code io.zklock.readwrite}, {@code io.zklock.multilock}). What they are built on is in
- * {@code io.zklock.core.spi}; metrics bind to {@code io.zklock.core.observe}; everything under
+ * {@code io.zklock.core.spi} and its vocabulary {@code io.zklock.core.spi.queue}; metrics bind to {@code io.zklock.core.observe}; everything under
  * {@code io.zklock.core.internal} is the engine's own and may change in any release.
  */
 package io.zklock.core;

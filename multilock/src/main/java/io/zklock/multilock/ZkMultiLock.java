@@ -9,9 +9,9 @@ import java.util.concurrent.locks.Lock;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.MultiLease;
-import io.zklock.core.spi.Deadline;
 import io.zklock.core.spi.JucLockView;
 import io.zklock.core.spi.MultiLockSupport;
+import io.zklock.core.spi.queue.Deadline;
 
 /**
  * Several locks taken together, all or nothing, without deadlock.

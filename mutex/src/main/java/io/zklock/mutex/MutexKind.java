@@ -2,11 +2,11 @@ package io.zklock.mutex;
 
 import java.util.List;
 
-import io.zklock.core.spi.LockDriver;
-import io.zklock.core.spi.LockKind;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockKind;
+import io.zklock.core.spi.queue.LockNode;
 
-/** The mutex's nodes, for inspection: kind {@value ZkMutex#KIND}, exclusive. */
+/** The mutex's nodes, for inspection: kind {@value ZkMutex#KIND}, exclusive; read from the mutex's {@code RECIPE}. */
 public final class MutexKind implements LockKind {
 
     @Override
@@ -16,7 +16,7 @@ public final class MutexKind implements LockKind {
 
     @Override
     public boolean owns(String nodeKind) {
-        return ZkMutex.KIND.equals(nodeKind);
+        return ZkMutex.RECIPE.kind().equals(nodeKind);
     }
 
     @Override
@@ -26,11 +26,11 @@ public final class MutexKind implements LockKind {
 
     @Override
     public int maxLeases(List<LockNode> sorted) {
-        return 1;
+        return ZkMutex.RECIPE.maxLeases();
     }
 
     @Override
     public LockDriver driver() {
-        return LockDriver.EXCLUSIVE;
+        return ZkMutex.RECIPE.driver();
     }
 }

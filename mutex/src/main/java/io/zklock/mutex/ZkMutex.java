@@ -11,9 +11,10 @@ import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
 import io.zklock.core.Participant;
 import io.zklock.core.spi.LockComponents;
-import io.zklock.core.spi.LockDriver;
 import io.zklock.core.spi.LockEngine;
 import io.zklock.core.spi.ReentrantLockSupport;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.RecipeDescriptor;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
@@ -43,6 +44,8 @@ import org.apache.curator.framework.CuratorFramework;
 public final class ZkMutex implements DistributedLock, AutoCloseable {
     /** The kind written into this recipe's node names. */
     public static final String KIND = "lock";
+    /** The mutex's facts, stated once: its nodes, the exclusive driver, one holder. */
+    static final RecipeDescriptor RECIPE = new RecipeDescriptor(KIND, LockDriver.EXCLUSIVE, 1);
 
     private final ReentrantLockSupport sync;
 
@@ -66,7 +69,7 @@ public final class ZkMutex implements DistributedLock, AutoCloseable {
      * @throws IllegalArgumentException if the client or caching is null or the path is invalid
      */
     public ZkMutex(CuratorFramework client, String path, LeaseCaching caching) {
-        this.sync = new ReentrantLockSupport(new LockEngine(client, path, KIND, LockDriver.EXCLUSIVE, 1, caching, false));
+        this.sync = new ReentrantLockSupport(new LockEngine(client, path, RECIPE, caching));
         LockComponents.register(this, sync);
     }
 
@@ -114,13 +117,22 @@ public final class ZkMutex implements DistributedLock, AutoCloseable {
     }
 
     /**
-     * Releases the nodes this client keeps cached for this lock: idle ones now, one in use when
-     * its leases close. Leases in use stay valid. Nothing to do when caching is off; the mutex
-     * may still be used afterwards (it caches again).
+     * Releases the node this client keeps cached for this lock (see {@link LeaseCaching}): an
+     * idle one now, one in use when its leases close. Leases in use stay valid. Nothing to do
+     * when caching is off; the mutex may still be used afterwards (it caches again).
+     */
+    public void releaseCachedNodes() {
+        sync.engine().releaseCachedNodes();
+    }
+
+    /**
+     * Does {@link #releaseCachedNodes()}, and only that: the mutex holds nothing else to close,
+     * leases in use stay valid, and the mutex may still be used afterwards. It lets a
+     * try-with-resources block let go of a cached node when the block ends.
      */
     @Override
     public void close() {
-        sync.engine().releaseCached();
+        releaseCachedNodes();
     }
 
     @Override

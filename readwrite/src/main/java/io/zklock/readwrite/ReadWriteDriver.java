@@ -2,9 +2,10 @@ package io.zklock.readwrite;
 
 import java.util.List;
 
-import io.zklock.core.spi.Decision;
-import io.zklock.core.spi.LockDriver;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.Decision;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockNode;
+import io.zklock.core.spi.queue.RecipeDescriptor;
 
 /*
  * Overview.
@@ -49,6 +50,11 @@ final class ReadWriteDriver implements LockDriver {
 
     /** The one instance: both halves of every lock decide with it. */
     static final ReadWriteDriver INSTANCE = new ReadWriteDriver();
+
+    /** The read half's facts, stated once: read nodes, this driver, one writer at most. */
+    static final RecipeDescriptor READ_RECIPE = new RecipeDescriptor(READ, INSTANCE, 1);
+    /** The write half's facts, stated once: write nodes, this driver, one holder. */
+    static final RecipeDescriptor WRITE_RECIPE = new RecipeDescriptor(WRITE, INSTANCE, 1);
 
     private ReadWriteDriver() {
     }

@@ -2,9 +2,9 @@ package io.zklock.readwrite;
 
 import java.util.List;
 
-import io.zklock.core.spi.LockDriver;
-import io.zklock.core.spi.LockKind;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockKind;
+import io.zklock.core.spi.queue.LockNode;
 
 /** The read-write lock's nodes, for inspection: kinds {@code read} and {@code write}. */
 public final class ReadWriteKind implements LockKind {

@@ -11,13 +11,13 @@ import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
 import io.zklock.core.LeaseState;
 import io.zklock.core.Participant;
-import io.zklock.core.spi.Deadline;
 import io.zklock.core.spi.JucLockView;
 import io.zklock.core.spi.LockComponent;
 import io.zklock.core.spi.LockComponents;
 import io.zklock.core.spi.LockEngine;
-import io.zklock.core.spi.LockNode;
 import io.zklock.core.spi.ReentrantLockSupport;
+import io.zklock.core.spi.queue.Deadline;
+import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.framework.CuratorFramework;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -141,10 +141,8 @@ public final class ZkReadWriteLock implements AutoCloseable {
      * @throws IllegalArgumentException if the client or readCaching is null or the path is invalid
      */
     public ZkReadWriteLock(CuratorFramework client, String path, LeaseCaching readCaching) {
-        this.writeSync = new ReentrantLockSupport(
-                new LockEngine(client, path, ReadWriteDriver.WRITE, ReadWriteDriver.INSTANCE, 1));
-        this.readSync = new ReentrantLockSupport(
-                new LockEngine(client, path, ReadWriteDriver.READ, ReadWriteDriver.INSTANCE, 1, readCaching, true));
+        this.writeSync = new ReentrantLockSupport(new LockEngine(client, path, ReadWriteDriver.WRITE_RECIPE));
+        this.readSync = new ReentrantLockSupport(new LockEngine(client, path, ReadWriteDriver.READ_RECIPE, readCaching));
         LockComponents.register(readLock, new Half(readSync, writeSync, "the current thread holds the write lock of "
                 + path + "; take its read lock on its own (a downgrade), not in a multi-lock"));
         LockComponents.register(writeLock, new Half(writeSync, readSync, "the current thread holds the read lock of "
@@ -175,12 +173,22 @@ public final class ZkReadWriteLock implements AutoCloseable {
     }
 
     /**
-     * Releases the read nodes this client keeps cached for this lock: idle ones now, one in use
-     * when its read leases close. Leases in use stay valid. Nothing to do when caching is off.
+     * Releases the nodes this client keeps cached for this lock (see {@link LeaseCaching}): read
+     * nodes, as write nodes are never kept; an idle one now, one in use when its read leases
+     * close. Leases in use stay valid. Nothing to do when caching is off; the lock may still be
+     * used afterwards (it caches again). The same as {@code readLock().releaseCachedNodes()}.
+     */
+    public void releaseCachedNodes() {
+        readLock.releaseCachedNodes();
+    }
+
+    /**
+     * Does {@link #releaseCachedNodes()}, and only that: the lock holds nothing else to close,
+     * leases in use stay valid, and the lock may still be used afterwards.
      */
     @Override
     public void close() {
-        readSync.engine().releaseCached();
+        releaseCachedNodes();
     }
 
     @Override
@@ -245,10 +253,22 @@ public final class ZkReadWriteLock implements AutoCloseable {
             return view;
         }
 
-        /** Releases the read nodes this client keeps cached for the lock; as {@link ZkReadWriteLock#close()}. */
+        /**
+         * Releases the read nodes this client keeps cached for the lock (see
+         * {@link LeaseCaching}): an idle one now, one in use when its read leases close. Read
+         * leases in use stay valid; the read lock may still be used afterwards (it caches again).
+         */
+        public void releaseCachedNodes() {
+            readSync.engine().releaseCachedNodes();
+        }
+
+        /**
+         * Does {@link #releaseCachedNodes()}, and only that: read leases in use stay valid, and
+         * the read lock may still be used afterwards.
+         */
         @Override
         public void close() {
-            ZkReadWriteLock.this.close();
+            releaseCachedNodes();
         }
 
         @Override
@@ -348,9 +368,10 @@ public final class ZkReadWriteLock implements AutoCloseable {
         }
         if (pin.isPresent()) {
             try (Lease write = pin.get()) {
-                LockEngine anchored = readSync.engine().anchoredAt(sequenceOf(write), ReadWriteDriver.INSTANCE);
+                LockNode writeNode = writeSync.engine().nodeOf(write);
+                LockEngine anchored = readSync.engine().anchoredAt(writeNode.sequence(), ReadWriteDriver.INSTANCE);
                 Optional<Lease> read = anchored.acquire(deadline);
-                if (read.isEmpty() || grantedBesideAnchor(anchored, read.get(), write)) {
+                if (read.isEmpty() || grantedBesideAnchor(anchored, read.get(), writeNode)) {
                     return read.map(this::adoptRead);
                 }
                 read.get().close();
@@ -393,24 +414,11 @@ public final class ZkReadWriteLock implements AutoCloseable {
      * showed the write node. The full name, not only the sequence: a reaped and re-created
      * directory restarts its counter, and a stranger's write node may carry our number.
      */
-    private static boolean grantedBesideAnchor(LockEngine anchored, Lease read, Lease write) {
-        String anchorName = nameOf(write);
-        LockNode ours = LockNode.parse(nameOf(read))
-                .orElseThrow(() -> new IllegalStateException("lease node " + read.nodePath() + " has an unexpected name"));
+    private static boolean grantedBesideAnchor(LockEngine anchored, Lease read, LockNode writeNode) {
+        LockNode ours = anchored.nodeOf(read);
         return anchored.predecessorAtGrant(read)
-                .filter(node -> node.name().equals(anchorName) && ReadWriteDriver.isAnchorOf(node, ours))
+                .filter(node -> node.name().equals(writeNode.name()) && ReadWriteDriver.isAnchorOf(node, ours))
                 .isPresent();
-    }
-
-    private static String nameOf(Lease lease) {
-        return lease.nodePath().substring(lease.nodePath().lastIndexOf('/') + 1);
-    }
-
-    private static long sequenceOf(Lease lease) {
-        String node = lease.nodePath().substring(lease.nodePath().lastIndexOf('/') + 1);
-        return LockNode.parse(node)
-                .orElseThrow(() -> new IllegalStateException("lease node " + lease.nodePath() + " has an unexpected name"))
-                .sequence();
     }
 
     /**

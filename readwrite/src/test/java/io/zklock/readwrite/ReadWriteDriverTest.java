@@ -16,9 +16,9 @@ import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 
-import io.zklock.core.spi.Decision;
-import io.zklock.core.spi.LockDriver;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.Decision;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockNode;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;

@@ -20,7 +20,7 @@ import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
 import io.zklock.core.Participant;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.LockNode;
 import io.zklock.testing.Await;
 import io.zklock.testing.EmbeddedServerTest;
 import io.zklock.testing.ZkTesting;

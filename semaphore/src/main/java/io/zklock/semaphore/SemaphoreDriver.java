@@ -3,9 +3,10 @@ package io.zklock.semaphore;
 import java.util.List;
 import java.util.OptionalInt;
 
-import io.zklock.core.spi.Decision;
-import io.zklock.core.spi.LockDriver;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.Decision;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockNode;
+import io.zklock.core.spi.queue.RecipeDescriptor;
 
 /*
  * Overview.
@@ -98,6 +99,17 @@ public final class SemaphoreDriver implements LockDriver {
      */
     public static String kind(int maxLeases) {
         return KIND_PREFIX + maxLeases;
+    }
+
+    /**
+     * The facts of a semaphore of {@code maxLeases} permits, stated once: nodes of kind
+     * {@code sem<maxLeases>} ({@link #kind(int)}), decided by this driver, {@code maxLeases} holders.
+     *
+     * @param maxLeases the semaphore's number of permits, at least 1
+     * @return the semaphore's recipe
+     */
+    static RecipeDescriptor recipe(int maxLeases) {
+        return new RecipeDescriptor(kind(maxLeases), new SemaphoreDriver(), maxLeases);
     }
 
     /**

@@ -2,9 +2,9 @@ package io.zklock.semaphore;
 
 import java.util.List;
 
-import io.zklock.core.spi.LockDriver;
-import io.zklock.core.spi.LockKind;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockKind;
+import io.zklock.core.spi.queue.LockNode;
 
 /** The semaphore's nodes, for inspection: kind {@code sem<maxLeases>}, each a permit. */
 public final class SemaphoreKind implements LockKind {

@@ -78,7 +78,7 @@ public final class ZkSemaphore implements DistributedLock, AutoCloseable {
         if (maxLeases < 1) {
             throw new IllegalArgumentException("maxLeases must be at least 1, was " + maxLeases);
         }
-        this.engine = new LockEngine(client, path, SemaphoreDriver.kind(maxLeases), new SemaphoreDriver(), maxLeases, caching, false);
+        this.engine = new LockEngine(client, path, SemaphoreDriver.recipe(maxLeases), caching);
         LockEngine own = engine;
         LockComponents.register(this, () -> own);   // a permit taken through a multi-lock is one more permit
     }
@@ -140,12 +140,23 @@ public final class ZkSemaphore implements DistributedLock, AutoCloseable {
     }
 
     /**
-     * Releases the permit nodes this client keeps cached for this semaphore: idle ones now, one
-     * in use when its lease closes. Leases in use stay valid. Nothing to do when caching is off.
+     * Releases the permit nodes this client keeps cached for this semaphore (see
+     * {@link LeaseCaching}): idle ones now, one in use when its lease closes. Leases in use stay
+     * valid. Nothing to do when caching is off; the semaphore may still be used afterwards (it
+     * caches again).
+     */
+    public void releaseCachedNodes() {
+        engine.releaseCachedNodes();
+    }
+
+    /**
+     * Does {@link #releaseCachedNodes()}, and only that: the semaphore holds nothing else to
+     * close, leases in use stay valid, and the semaphore may still be used afterwards. It lets a
+     * try-with-resources block let go of cached permits when the block ends.
      */
     @Override
     public void close() {
-        engine.releaseCached();
+        releaseCachedNodes();
     }
 
     @Override

@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.OptionalInt;
 import java.util.UUID;
 
-import io.zklock.core.spi.Decision;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.Decision;
+import io.zklock.core.spi.queue.LockNode;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;

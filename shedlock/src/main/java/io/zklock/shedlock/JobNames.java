@@ -1,6 +1,6 @@
 package io.zklock.shedlock;
 
-import io.zklock.core.spi.LockPaths;
+import io.zklock.core.LockPaths;
 
 /**
  * Maps a ShedLock job name to one ZooKeeper node name by {@link LockPaths#nodeNameOf} (the

@@ -11,7 +11,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.zklock.core.Lease;
-import io.zklock.core.spi.LockPaths;
+import io.zklock.core.LockPaths;
 import io.zklock.mutex.ZkMutex;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;

@@ -18,19 +18,20 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.zklock.testing.FaultProxy;
 import io.zklock.conformance.harness.Recipe;
 import io.zklock.conformance.harness.ServerFaults;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
 import io.zklock.core.LockException;
-import io.zklock.core.spi.LockDriver;
 import io.zklock.core.spi.LockEngine;
 import io.zklock.core.spi.MultiLockEngine;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.RecipeDescriptor;
 import io.zklock.multilock.ZkMultiLock;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.testing.Await;
+import io.zklock.testing.FaultProxy;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
@@ -275,7 +276,7 @@ class ClientFaultsTest extends ServerFaults {
      */
     @Test
     void failureWhileHandlingAReplyReachesTheCallerAndLeavesNoNode() throws Exception {
-        LockEngine engine = new LockEngine(client(SESSION_MS), path, "mutex", BROKEN, 1);
+        LockEngine engine = new LockEngine(client(SESSION_MS), path, new RecipeDescriptor("mutex", BROKEN, 1));
         LockException failure = assertTimeoutPreemptively(Duration.ofSeconds(20),
                 () -> assertThrows(LockException.class, () -> engine.tryAcquire(Duration.ofSeconds(30))));
         assertTrue(causes(failure, "driver failure on purpose"), "the cause is kept: " + failure);
@@ -290,8 +291,8 @@ class ClientFaultsTest extends ServerFaults {
     void failureWhileHandlingAReplyFailsTheMultiLockAndLeavesNoNode() throws Exception {
         CuratorFramework client = client(SESSION_MS);
         MultiLockEngine multi = new MultiLockEngine(List.of(
-                new LockEngine(client, path + "/a", "mutex", LockDriver.EXCLUSIVE, 1),
-                new LockEngine(client, path + "/b", "mutex", BROKEN, 1)));
+                new LockEngine(client, path + "/a", new RecipeDescriptor("mutex", LockDriver.EXCLUSIVE, 1)),
+                new LockEngine(client, path + "/b", new RecipeDescriptor("mutex", BROKEN, 1))));
         LockException failure = assertTimeoutPreemptively(Duration.ofSeconds(20),
                 () -> assertThrows(LockException.class, () -> multi.tryAcquire(Duration.ofSeconds(30))));
         assertTrue(causes(failure, "driver failure on purpose"), "the cause is kept: " + failure);
@@ -304,7 +305,7 @@ class ClientFaultsTest extends ServerFaults {
      */
     @Test
     void failureWhileHandlingAReplyIsNotReportedAsATimeout() throws Exception {
-        LockEngine engine = new LockEngine(client(SESSION_MS), path, "mutex", BROKEN, 1);
+        LockEngine engine = new LockEngine(client(SESSION_MS), path, new RecipeDescriptor("mutex", BROKEN, 1));
         LockException failure = assertTimeoutPreemptively(Duration.ofSeconds(20),
                 () -> assertThrows(LockException.class, () -> engine.tryAcquire(Duration.ZERO)));
         assertTrue(causes(failure, "driver failure on purpose"), "the cause is kept: " + failure);

@@ -35,7 +35,7 @@ import io.zklock.core.LeaseState;
 import io.zklock.core.LockAdmin;
 import io.zklock.core.LockStatus;
 import io.zklock.core.Participant;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.LockNode;
 import io.zklock.testing.Await;
 import io.zklock.testing.LocalWaits;
 import io.zklock.testing.ZkProbe;
@@ -456,7 +456,7 @@ public abstract class ConformanceSupport implements PropertyTry {
     public int cachingNodes() {
         CuratorFramework any = clients.get(0);
         return (int) ZkTesting.lockNodesBelow(any, path).stream()
-                .map(p -> io.zklock.core.spi.LockNode.parse(p.substring(p.lastIndexOf('/') + 1)))
+                .map(p -> io.zklock.core.spi.queue.LockNode.parse(p.substring(p.lastIndexOf('/') + 1)))
                 .filter(n -> n.isPresent() && n.get().caches()).count();
     }
 

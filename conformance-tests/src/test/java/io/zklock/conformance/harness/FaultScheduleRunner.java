@@ -28,7 +28,7 @@ import io.zklock.conformance.harness.Recipe.Sharing;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.LockNode;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.testing.FaultProxy;
 import io.zklock.testing.ZkProbe;

@@ -19,7 +19,7 @@ import io.zklock.core.Lease;
 import io.zklock.core.LockAdmin;
 import io.zklock.core.LockStatus;
 import io.zklock.core.RevocationResult;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.LockNode;
 import io.zklock.testing.ZkProbe;
 import io.zklock.testing.ZkTesting;
 import net.jqwik.api.Arbitraries;

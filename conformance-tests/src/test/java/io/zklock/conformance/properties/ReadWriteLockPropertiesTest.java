@@ -30,10 +30,11 @@ import io.zklock.core.LeaseState;
 import io.zklock.core.LockAdmin;
 import io.zklock.core.LockStatus;
 import io.zklock.core.RevocationResult;
-import io.zklock.core.spi.Decision;
-import io.zklock.core.spi.LockDriver;
 import io.zklock.core.spi.LockEngine;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.Decision;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockNode;
+import io.zklock.core.spi.queue.RecipeDescriptor;
 import io.zklock.readwrite.ZkReadWriteLock;
 import io.zklock.testing.Await;
 import io.zklock.testing.Sessions;
@@ -535,7 +536,8 @@ class ReadWriteLockPropertiesTest extends ConformanceSupport {
 
     private HerdOutcome herd(int between, int behind, boolean firstWriteRule) throws Exception {
         Requester requester = firstWriteRule
-                ? (client, write) -> new LockEngine(client, path, write ? "write" : "read", FIRST_WRITE, 1).acquireAsync(LONG)
+                ? (client, write) -> new LockEngine(client, path, new RecipeDescriptor(write ? "write" : "read", FIRST_WRITE, 1))
+                        .acquireAsync(LONG)
                 : (client, write) -> {
                     ZkReadWriteLock lock = new ZkReadWriteLock(client, path);
                     return (write ? lock.writeLock() : lock.readLock()).acquireAsync(LONG);

@@ -7,14 +7,13 @@ import java.util.function.Supplier;
 
 import io.zklock.core.LeaseCaching;
 import io.zklock.core.LockException;
-import io.zklock.core.internal.request.Cleanup;
+import io.zklock.core.LockPaths;
 import io.zklock.core.internal.zk.CuratorPort;
 import io.zklock.core.internal.zk.DirectoryView;
 import io.zklock.core.internal.zk.SessionMonitor;
 import io.zklock.core.internal.zk.ZkPort;
-import io.zklock.core.spi.LockDriver;
-import io.zklock.core.spi.LockNode;
-import io.zklock.core.spi.LockPaths;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.zookeeper.KeeperException;
@@ -23,8 +22,9 @@ import org.apache.zookeeper.Watcher;
 /**
  * What every stage of a request on one lock directory shares, and nothing more: the client and
  * its door ({@link ZkPort}), the session's monitor, the directory, the node name prefix, the
- * driver and {@code maxLeases}. It is the one parameter of the stages (creation, wait, lease,
- * cleanup); the recipes' entry point, {@code LockEngine}, holds one and keeps only what a recipe
+ * driver and {@code maxLeases}, and the directory's {@link Cleanup}, which it is handed (the
+ * cleanup needs nothing of the context). It is the one parameter of the stages (creation, wait,
+ * lease); the recipes' entry point, {@code LockEngine}, holds one and keeps only what a recipe
  * calls. Immutable.
  */
 public final class LockContext {
@@ -36,7 +36,7 @@ public final class LockContext {
     private final int maxLeases;
     private final SessionMonitor monitor;
     private final ZkPort port;
-    private final Cleanup cleanup = new Cleanup(this);
+    private final Cleanup cleanup;
     private final LeaseCaching caching;
     private final boolean sharedLocally;
     private final long escalateMs;
@@ -52,6 +52,8 @@ public final class LockContext {
     public static final long ESCALATE_MS = 25;
 
     /**
+     * The context of {@code path} on a given door.
+     *
      * @param client the Curator client (null only under a scripted port)
      * @param monitor the client's session monitor
      * @param port the door to ZooKeeper; null for the client's own
@@ -61,29 +63,36 @@ public final class LockContext {
      *        number: the kind, or an anchored kind (see {@link LockNode})
      * @param driver decides grants
      * @param maxLeases holders admitted at once
+     * @return the context
      * @throws IllegalArgumentException naming the bad argument
      */
-    public LockContext(CuratorFramework client, SessionMonitor monitor, ZkPort port, String path, String kind, String namePrefix,
-            LockDriver driver, int maxLeases) {
-        this(client, monitor, port, path, kind, namePrefix, driver, maxLeases, LeaseCaching.off(), false, ESCALATE_MS);
-    }
-
-    private LockContext(CuratorFramework client, SessionMonitor monitor, ZkPort port, String path, String kind, String namePrefix,
-            LockDriver driver, int maxLeases, LeaseCaching caching, boolean sharedLocally, long escalateMs) {
+    public static LockContext of(CuratorFramework client, SessionMonitor monitor, ZkPort port, String path, String kind,
+            String namePrefix, LockDriver driver, int maxLeases) {
         if (driver == null) {
             throw new IllegalArgumentException("driver is null");
         }
         if (maxLeases < 1) {
             throw new IllegalArgumentException("maxLeases must be at least 1, was " + maxLeases);
         }
+        String directory = LockPaths.validate(path);
+        LockNode.checkKind(kind);
+        ZkPort door = port != null ? port : new CuratorPort(client, monitor);
+        return new LockContext(client, monitor, door, new Cleanup(door, monitor, directory), directory, kind, namePrefix, driver,
+                maxLeases, LeaseCaching.off(), false, ESCALATE_MS);
+    }
+
+    /** Every field as given; the factories check them, and the derived contexts share the cleanup. */
+    private LockContext(CuratorFramework client, SessionMonitor monitor, ZkPort port, Cleanup cleanup, String path, String kind,
+            String namePrefix, LockDriver driver, int maxLeases, LeaseCaching caching, boolean sharedLocally, long escalateMs) {
         this.client = client;
-        this.path = LockPaths.validate(path);
-        this.kind = LockNode.checkKind(kind);
+        this.path = path;
+        this.kind = kind;
         this.namePrefix = namePrefix;
         this.driver = driver;
         this.maxLeases = maxLeases;
         this.monitor = monitor;
-        this.port = port != null ? port : new CuratorPort(client, monitor);
+        this.port = port;
+        this.cleanup = cleanup;
         this.caching = caching;
         this.sharedLocally = sharedLocally;
         this.escalateMs = escalateMs;
@@ -102,7 +111,8 @@ public final class LockContext {
         if (caching == null) {
             throw new IllegalArgumentException("caching is null; use LeaseCaching.off()");
         }
-        return new LockContext(client, monitor, port, path, kind, namePrefix, driver, maxLeases, caching, sharedLocally, escalateMs);
+        return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, caching, sharedLocally,
+                escalateMs);
     }
 
     /**
@@ -117,7 +127,8 @@ public final class LockContext {
         if (millis < 0) {
             throw new IllegalArgumentException("escalation must not be negative, was " + millis + " ms");
         }
-        return new LockContext(client, monitor, port, path, kind, namePrefix, driver, maxLeases, caching, sharedLocally, millis);
+        return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, caching, sharedLocally,
+                millis);
     }
 
     /** {@return how long a request waits on cached permits it needs before asking every cached one ahead (see {@link #ESCALATE_MS})} */
@@ -145,13 +156,16 @@ public final class LockContext {
         if (client == null) {
             throw new IllegalArgumentException("client is null");
         }
-        return new LockContext(client, SessionMonitor.of(client), null, path, kind, kind, driver, maxLeases);
+        return of(client, SessionMonitor.of(client), null, path, kind, kind, driver, maxLeases);
     }
 
     /** The same directory and kind, with nodes anchored at {@code anchorSequence}, decided by {@code driver}; never cached. */
     public LockContext anchoredAt(long anchorSequence, LockDriver driver) {
-        return new LockContext(client, monitor, port, path, kind, LockNode.anchoredPrefix(kind, anchorSequence), driver, maxLeases,
-                LeaseCaching.off(), false, escalateMs);
+        if (driver == null) {
+            throw new IllegalArgumentException("driver is null");
+        }
+        return new LockContext(client, monitor, port, cleanup, path, kind, LockNode.anchoredPrefix(kind, anchorSequence), driver,
+                maxLeases, LeaseCaching.off(), false, escalateMs);
     }
 
     public CuratorFramework client() {

@@ -1,18 +1,24 @@
 /**
  * The engine's internals: not an API, imported by nothing outside {@code zklock-core} (a test
- * in core fails when another module does). The packages are grouped by what they own:
+ * in core fails when another module does). The packages are grouped by what they own, and
+ * listed here bottom first: each imports only the ones above it in this list (and the API and
+ * the vocabulary, {@code io.zklock.core.spi.queue}); the facades of {@code io.zklock.core.spi}
+ * stand above them all. {@code PackageBoundariesTest} checks that order.
  * <ul>
- *   <li>{@code internal} (this package): what every stage shares.
- *       {@link io.zklock.core.internal.LockContext}, the one context of a lock directory that the
- *       stages take as their parameter, and {@link io.zklock.core.internal.NodeData}, the
- *       node-data line formats (owner, grant, multi-lock, revocation request) in one codec;</li>
- *   <li>{@link io.zklock.core.internal.request}: one request, from its start to its lease or its
- *       give-up;</li>
- *   <li>{@link io.zklock.core.internal.lease}: a granted lease, its states, its listeners and its
- *       revocation watch;</li>
  *   <li>{@link io.zklock.core.internal.zk}: the ZooKeeper door ({@code ZkPort}, every call the
  *       engine makes), the client's session monitor, watch bookkeeping and the directory views
  *       of sequence-gap inference;</li>
+ *   <li>{@code internal} (this package): what every stage shares.
+ *       {@link io.zklock.core.internal.LockContext}, the one context of a lock directory that the
+ *       stages take as their parameter; {@link io.zklock.core.internal.Cleanup}, the directory's
+ *       deletes of our nodes (a request's give-up and a lease's release both find it in the
+ *       context, which is handed it); {@link io.zklock.core.internal.NodeData}, the node-data
+ *       line formats (owner, grant, multi-lock, revocation request) in one codec; and
+ *       {@code Failures}, how a ZooKeeper failure becomes a {@code LockException};</li>
+ *   <li>{@link io.zklock.core.internal.lease}: a granted lease, its states, its listeners and its
+ *       revocation watch;</li>
+ *   <li>{@link io.zklock.core.internal.request}: one request, from its start to its lease or its
+ *       give-up;</li>
  *   <li>{@link io.zklock.core.internal.inspect}: status and revocation requests for
  *       {@link io.zklock.core.LockAdmin}.</li>
  * </ul>

@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
-import io.zklock.core.spi.LockKind;
+import io.zklock.core.spi.queue.LockKind;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -16,11 +16,16 @@ import io.zklock.core.internal.lease.ZkLease;
 import io.zklock.core.internal.request.AcquireTally;
 import io.zklock.core.internal.request.Acquisition;
 import io.zklock.core.internal.request.Blocking;
+import io.zklock.core.spi.queue.Deadline;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockNode;
+import io.zklock.core.spi.queue.RecipeDescriptor;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
- * The queueing engine every recipe runs on: one lock directory, one node kind, one
- * {@link LockDriver}. Recipes are thin classes over an engine; how a request obtains a node and
+ * The queueing engine every recipe runs on: one lock directory, and one
+ * {@link RecipeDescriptor} (the node kind, its {@link LockDriver}, maxLeases). Recipes are thin
+ * classes over an engine; how a request obtains a node and
  * waits for its grant is stated at the top of {@code Acquisition}, {@code NodeCreation} and
  * {@code GrantWait}. The engine's requests never re-enter: re-entry is
  * {@link ReentrantLockSupport}'s.
@@ -34,33 +39,38 @@ public final class LockEngine {
     private final LeaseCache cache;            // null unless caching is on
 
     /**
-     * @param client a Curator client; it may be shared by many locks
-     * @param path the lock directory
-     * @param kind the kind written into this engine's node names
-     * @param driver decides grants
-     * @param maxLeases holders admitted at once
-     * @throws IllegalArgumentException naming the bad argument
-     */
-    public LockEngine(CuratorFramework client, String path, String kind, LockDriver driver, int maxLeases) {
-        this(LockContext.of(client, path, kind, driver, maxLeases));
-    }
-
-    /**
-     * An engine whose nodes may be kept cached after use (see {@link LeaseCaching}).
+     * An engine whose nodes are never kept after use.
      *
      * @param client a Curator client; it may be shared by many locks
      * @param path the lock directory
-     * @param kind the kind written into this engine's node names
-     * @param driver decides grants
-     * @param maxLeases holders admitted at once
-     * @param caching whether, and how long, a node is kept after its last local lease closes
-     * @param sharedLocally whether one cached node serves many local leases at once (a read
-     *        lock's) or one at a time (a mutex's, a semaphore permit's)
+     * @param recipe the kind of this engine's nodes, their driver and the lock's maxLeases
      * @throws IllegalArgumentException naming the bad argument
      */
-    public LockEngine(CuratorFramework client, String path, String kind, LockDriver driver, int maxLeases,
-            LeaseCaching caching, boolean sharedLocally) {
-        this(LockContext.of(client, path, kind, driver, maxLeases).withCaching(caching, sharedLocally));
+    public LockEngine(CuratorFramework client, String path, RecipeDescriptor recipe) {
+        this(client, path, recipe, LeaseCaching.off());
+    }
+
+    /**
+     * An engine whose nodes may be kept cached after use (see {@link LeaseCaching}). Whether one
+     * cached node serves many local leases at once or one at a time follows from the recipe
+     * ({@link RecipeDescriptor#sharesLocally()}).
+     *
+     * @param client a Curator client; it may be shared by many locks
+     * @param path the lock directory
+     * @param recipe the kind of this engine's nodes, their driver and the lock's maxLeases
+     * @param caching whether, and how long, a node is kept after its last local lease closes
+     * @throws IllegalArgumentException naming the bad argument
+     */
+    public LockEngine(CuratorFramework client, String path, RecipeDescriptor recipe, LeaseCaching caching) {
+        this(context(client, path, recipe, caching));
+    }
+
+    private static LockContext context(CuratorFramework client, String path, RecipeDescriptor recipe, LeaseCaching caching) {
+        if (recipe == null) {
+            throw new IllegalArgumentException("recipe is null");
+        }
+        return LockContext.of(client, path, recipe.kind(), recipe.driver(), recipe.maxLeases())
+                .withCaching(caching, recipe.sharesLocally());
     }
 
     LockEngine(LockContext context) {
@@ -75,9 +85,10 @@ public final class LockEngine {
 
     /**
      * Releases the nodes this engine's client keeps cached on this directory and kind: idle
-     * ones now, those in use when their leases close. Nothing when caching is off.
+     * ones now, those in use when their leases close. Leases in use stay valid. Nothing when
+     * caching is off.
      */
-    public void releaseCached() {
+    public void releaseCachedNodes() {
         if (cache != null) {
             cache.clear();
         }
@@ -224,6 +235,24 @@ public final class LockEngine {
             return granted.predecessorAtGrant();
         }
         throw new IllegalArgumentException("lease " + lease + " was not granted by " + this);
+    }
+
+    /**
+     * The node that carries {@code lease}, parsed once here so that no recipe reads node paths.
+     *
+     * @param lease a lease on a node of this engine's directory: one this engine or another
+     *        engine on the directory granted, or a view over one (a re-entered hold)
+     * @return its node
+     * @throws IllegalArgumentException if the lease's node is not a lock node of this directory
+     */
+    public LockNode nodeOf(Lease lease) {
+        String nodePath = lease.nodePath();
+        int slash = nodePath.lastIndexOf('/');
+        if (slash < 0 || !nodePath.substring(0, slash).equals(path())) {
+            throw new IllegalArgumentException("lease node " + nodePath + " is not in " + path());
+        }
+        return LockNode.parse(nodePath.substring(slash + 1))
+                .orElseThrow(() -> new IllegalArgumentException("lease node " + nodePath + " has an unexpected name"));
     }
 
     /**

@@ -18,6 +18,7 @@ import io.zklock.core.internal.request.AcquireTally;
 import io.zklock.core.internal.request.Blocking;
 import io.zklock.core.internal.request.MultiAcquisition;
 import io.zklock.core.internal.zk.ZkPort;
+import io.zklock.core.spi.queue.Deadline;
 import org.apache.zookeeper.Op;
 
 /**

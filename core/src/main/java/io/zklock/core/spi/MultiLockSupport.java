@@ -12,6 +12,8 @@ import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.MultiLease;
 import io.zklock.core.internal.lease.MultiGrant;
+import io.zklock.core.internal.lease.MultiLockHolds;
+import io.zklock.core.spi.queue.Deadline;
 
 /*
  * Overview.
@@ -151,11 +153,11 @@ public final class MultiLockSupport {
         MultiGrant grant = new MultiGrant(all, created, engine::releaseAll, name);
         grant.onForget(() -> {
             holds.remove(owner, grant);
-            queue.forEach(e -> MultiLockHolds.unregister(owner, e, grant));
+            queue.forEach(e -> MultiLockHolds.unregister(owner, e.context(), grant));
         });
         MultiLease first = grant.firstLease();   // before the records: a grant with no lease is not live
         holds.put(owner, grant);
-        queue.forEach(e -> MultiLockHolds.register(owner, e, grant));
+        queue.forEach(e -> MultiLockHolds.register(owner, e.context(), grant));
         return first;
     }
 

@@ -12,7 +12,9 @@ import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
 import io.zklock.core.internal.lease.HoldLease;
+import io.zklock.core.internal.lease.MultiLockHolds;
 import io.zklock.core.internal.lease.ZkLease;
+import io.zklock.core.spi.queue.Deadline;
 
 /*
  * Overview.
@@ -131,7 +133,7 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
     private Lease reenterOrRefuse() {
         Lease again = reenter();
         if (again == null) {
-            MultiLockHolds.refuseIfHeldThroughMultiLock(engine);
+            MultiLockHolds.refuseIfHeldThroughMultiLock(Owners.current(), engine.context());
         }
         return again;
     }

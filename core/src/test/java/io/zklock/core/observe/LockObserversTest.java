@@ -13,9 +13,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
 import io.zklock.core.LockException;
-import io.zklock.core.spi.LockDriver;
 import io.zklock.core.spi.LockEngine;
-import io.zklock.core.spi.LockKind;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockKind;
+import io.zklock.core.spi.queue.RecipeDescriptor;
 import io.zklock.testing.Await;
 import io.zklock.testing.EmbeddedServerTest;
 import io.zklock.testing.Sessions;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * installing, uninstalling and a throwing observer never change a lock.
  */
 class LockObserversTest extends EmbeddedServerTest {
+    private static final RecipeDescriptor MUTEX = new RecipeDescriptor("lock", LockDriver.EXCLUSIVE, 1);
     private final Recorder recorder = new Recorder();
     private final LockObservers.Installation installation = LockObservers.install(recorder);
 
@@ -58,13 +60,13 @@ class LockObserversTest extends EmbeddedServerTest {
     }
 
     private LockEngine mutex(String path) {
-        return new LockEngine(client, path, "lock", LockDriver.EXCLUSIVE, 1);
+        return new LockEngine(client, path, MUTEX);
     }
 
     /** An uncontended acquire issues 2 requests (create, list); the same client's re-acquire of a lock nobody else touched, 1 (the inferring transaction). */
     @Test
     void uncontendedAcquireIsTwoRequestsAndReacquireByInferenceIsOne() throws Exception {
-        new LockEngine(other, "/observed/a", "lock", LockDriver.EXCLUSIVE, 1).acquire().close();   // makes the directory
+        new LockEngine(other, "/observed/a", MUTEX).acquire().close();   // makes the directory
         recorder.acquires.clear();
         LockEngine engine = mutex("/observed/a");
         engine.acquire().close();
@@ -82,7 +84,7 @@ class LockObserversTest extends EmbeddedServerTest {
     /** A waiter behind one holder sees a queue of 1 and pays create, list, watch, and one list after the holder's release. */
     @Test
     void waiterBehindOneHolderSeesQueueOfOneAndFourRequests() throws Exception {
-        Lease held = new LockEngine(other, "/observed/q", "lock", LockDriver.EXCLUSIVE, 1).acquire();
+        Lease held = new LockEngine(other, "/observed/q", MUTEX).acquire();
         CompletableFuture<Lease> waiter = mutex("/observed/q").acquireAsync(Duration.ofMinutes(1));
         Await.until("the waiter's node is queued", LONG, () -> ZkTesting.lockNodesBelow(client, "/observed/q").size() == 2);
         held.close();
@@ -97,7 +99,7 @@ class LockObserversTest extends EmbeddedServerTest {
     /** A timeout, a cancel, an interrupt and a closed client each end with their own outcome, never taken for another. */
     @Test
     void outcomesOfTimeoutCancelInterruptAndClosedClient() throws Exception {
-        Lease held = new LockEngine(other, "/observed/o", "lock", LockDriver.EXCLUSIVE, 1).acquire();
+        Lease held = new LockEngine(other, "/observed/o", MUTEX).acquire();
         recorder.acquires.clear();
         LockEngine engine = mutex("/observed/o");
 

@@ -7,6 +7,8 @@ import java.lang.management.ThreadInfo;
 import java.util.HashMap;
 import java.util.Map;
 
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.RecipeDescriptor;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
@@ -26,7 +28,7 @@ class BlockingPathThreadsTest {
     void blockingAcquireAndCloseWakeTheCallerWithNoPoolThread() throws Exception {
         try (TestingServer server = new TestingServer(true);
              CuratorFramework client = ZkTesting.client(server.getConnectString(), 20_000)) {
-            LockEngine engine = new LockEngine(client, "/hops/a", "lock", LockDriver.EXCLUSIVE, 1);
+            LockEngine engine = new LockEngine(client, "/hops/a", new RecipeDescriptor("lock", LockDriver.EXCLUSIVE, 1));
             for (int i = 0; i < 3; i++) {
                 engine.acquire().close();      // the directory exists, the code paths are loaded
             }

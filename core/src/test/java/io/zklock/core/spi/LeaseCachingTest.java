@@ -14,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
 import io.zklock.core.LeaseState;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.RecipeDescriptor;
 import io.zklock.testing.Await;
 import io.zklock.testing.ZkProbe;
 import io.zklock.testing.ZkTesting;
@@ -27,10 +29,11 @@ import org.junit.jupiter.api.Test;
  * period, a lost session loses the leases in use, and close() releases what is kept.
  */
 class LeaseCachingTest {
+    private static final RecipeDescriptor MUTEX = new RecipeDescriptor("lock", LockDriver.EXCLUSIVE, 1);
     private static final LeaseCaching HOUR = LeaseCaching.keepIdleFor(Duration.ofHours(1));
 
     private static ReentrantLockSupport mutex(CuratorFramework client, String path, LeaseCaching caching) {
-        return new ReentrantLockSupport(new LockEngine(client, path, "lock", LockDriver.EXCLUSIVE, 1, caching, false));
+        return new ReentrantLockSupport(new LockEngine(client, path, MUTEX, caching));
     }
 
     /** A re-grant from the cache sends no request, on the same thread or another, and keeps the node's token. */
@@ -185,18 +188,18 @@ class LeaseCachingTest {
         }
     }
 
-    /** releaseCached() deletes an idle node at once and one in use when its lease closes. */
+    /** releaseCachedNodes() deletes an idle node at once and one in use when its lease closes. */
     @Test
     void releaseCachedDeletesIdleNodesNowAndBusyOnesAtTheirClose() throws Exception {
         try (TestingServer server = new TestingServer(true);
              CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000)) {
             ReentrantLockSupport lock = mutex(client, "/c/f", HOUR);
             lock.acquire().close();
-            lock.engine().releaseCached();
+            lock.engine().releaseCachedNodes();
             Await.until("the idle node deleted", Duration.ofSeconds(10), () -> ZkTesting.children(client, "/c/f").isEmpty());
 
             Lease busy = lock.acquire();
-            lock.engine().releaseCached();
+            lock.engine().releaseCachedNodes();
             assertEquals(1, ZkTesting.children(client, "/c/f").size(), "a node in use stays");
             busy.close();
             assertEquals(List.of(), ZkTesting.children(client, "/c/f"), "and goes with its lease");

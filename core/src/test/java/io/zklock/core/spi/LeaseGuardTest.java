@@ -11,6 +11,8 @@ import java.util.List;
 
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.RecipeDescriptor;
 import io.zklock.testing.Await;
 import io.zklock.testing.EmbeddedServerTest;
 import io.zklock.testing.Sessions;
@@ -30,7 +32,7 @@ class LeaseGuardTest extends EmbeddedServerTest {
     private static final String DATA = "/guarded/data";
 
     private LockEngine engine(CuratorFramework on) {
-        return new LockEngine(on, "/guarded/lock", "lock", LockDriver.EXCLUSIVE, 1);
+        return new LockEngine(on, "/guarded/lock", new RecipeDescriptor("lock", LockDriver.EXCLUSIVE, 1));
     }
 
     private void guardedWrite(CuratorFramework on, Lease lease, String value) throws Exception {

@@ -16,6 +16,10 @@ import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
 import io.zklock.core.LeaseState;
 import io.zklock.core.internal.lease.LeaseCache;
+import io.zklock.core.spi.queue.Decision;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockNode;
+import io.zklock.core.spi.queue.RecipeDescriptor;
 import io.zklock.testing.Await;
 import io.zklock.testing.ZkProbe;
 import io.zklock.testing.ZkTesting;
@@ -64,7 +68,8 @@ class LocalLeaseWaitTest {
 
     /** Permits whose local waits last (an escalation bound no test reaches, however slow the machine). */
     private static LockEngine permits(CuratorFramework client, String path, int max) {
-        return new LockEngine(new LockEngine(client, path, "sem", FIRST_N, max, HOUR, false).context().withEscalation(600_000));
+        LockEngine engine = new LockEngine(client, path, new RecipeDescriptor("sem", FIRST_N, max), HOUR);
+        return new LockEngine(engine.context().withEscalation(600_000));
     }
 
     /** Both permits of a semaphore of 2, taken by {@code engine}'s client: the first lease, then the second. */
@@ -130,8 +135,8 @@ class LocalLeaseWaitTest {
         try (TestingServer server = new TestingServer(true);
              CuratorFramework a = ZkTesting.client(server.getConnectString(), 60_000);
              CuratorFramework c = ZkTesting.client(server.getConnectString(), 60_000)) {
-            LockEngine engineC = new LockEngine(c, "/w/j", "sem", FIRST_N, 2, HOUR, false);
-            LockEngine engineA = new LockEngine(a, "/w/j", "sem", FIRST_N, 2, HOUR, false);   // the default bound
+            LockEngine engineC = new LockEngine(c, "/w/j", new RecipeDescriptor("sem", FIRST_N, 2), HOUR);
+            LockEngine engineA = new LockEngine(a, "/w/j", new RecipeDescriptor("sem", FIRST_N, 2), HOUR);   // the default bound
             engineC.acquire().close();         // c's permit, cached and idle for an hour
             Lease busy = engineA.acquire();
             assertEquals(2, ZkTesting.children(a, "/w/j").size(), "every permit taken: one busy, one idle");
@@ -151,7 +156,7 @@ class LocalLeaseWaitTest {
              CuratorFramework a = ZkTesting.client(server.getConnectString(), 60_000);
              CuratorFramework b = ZkTesting.client(server.getConnectString(), 60_000)) {
             LockEngine engineA = permits(a, "/w/b", 2);
-            LockEngine engineB = new LockEngine(b, "/w/b", "sem", FIRST_N, 2, LeaseCaching.off(), false);
+            LockEngine engineB = new LockEngine(b, "/w/b", new RecipeDescriptor("sem", FIRST_N, 2), LeaseCaching.off());
             List<Lease> held = bothPermits(engineA);
             CompletableFuture<Optional<Lease>> local = inThread(engineA, Duration.ofSeconds(30));
             Await.until("a's third thread waits locally", Duration.ofSeconds(10), () -> waitingLocally(a, "/w/b") == 1);
@@ -182,7 +187,7 @@ class LocalLeaseWaitTest {
              CuratorFramework a = ZkTesting.client(server.getConnectString(), 60_000);
              CuratorFramework b = ZkTesting.client(server.getConnectString(), 60_000)) {
             LockEngine engineA = permits(a, "/w/l", 2);
-            LockEngine engineB = new LockEngine(new LockEngine(b, "/w/l", "sem", FIRST_N, 2, LeaseCaching.off(), false)
+            LockEngine engineB = new LockEngine(new LockEngine(b, "/w/l", new RecipeDescriptor("sem", FIRST_N, 2))
                     .context().withEscalation(600_000));   // b asks only the permit it needs
             List<Lease> held = bothPermits(engineA);
             CompletableFuture<Optional<Lease>> rival = inThread(engineB, Duration.ofSeconds(30));
@@ -245,7 +250,7 @@ class LocalLeaseWaitTest {
             assertEquals(LeaseState.HELD, next.state());
             next.close();
             held.get(1).close();
-            engine.releaseCached();
+            engine.releaseCachedNodes();
             Await.until("nothing left", Duration.ofSeconds(10), () -> ZkTesting.children(client, "/w/d").isEmpty());
         }
     }
@@ -302,8 +307,8 @@ class LocalLeaseWaitTest {
         try (TestingServer server = new TestingServer(true);
              CuratorFramework a = ZkTesting.client(server.getConnectString(), 60_000);
              CuratorFramework b = ZkTesting.client(server.getConnectString(), 60_000)) {
-            LockEngine reads = new LockEngine(a, "/w/g", "read", READ_WRITE, 1, HOUR, true);
-            LockEngine writes = new LockEngine(b, "/w/g", "write", READ_WRITE, 1, LeaseCaching.off(), false);
+            LockEngine reads = new LockEngine(a, "/w/g", new RecipeDescriptor("read", READ_WRITE, 1), HOUR);
+            LockEngine writes = new LockEngine(b, "/w/g", new RecipeDescriptor("write", READ_WRITE, 1), LeaseCaching.off());
             Lease writer = writes.acquire();
             CompletableFuture<Optional<Lease>> r1 = inThread(reads, Duration.ofSeconds(30));
             CompletableFuture<Optional<Lease>> r2 = inThread(reads, Duration.ofSeconds(30));
@@ -331,9 +336,9 @@ class LocalLeaseWaitTest {
              CuratorFramework a = ZkTesting.client(server.getConnectString(), 60_000);
              CuratorFramework b = ZkTesting.client(server.getConnectString(), 60_000);
              CuratorFramework c = ZkTesting.client(server.getConnectString(), 60_000)) {
-            LockEngine reads = new LockEngine(a, "/w/k", "read", READ_WRITE, 1, HOUR, true);
-            LockEngine writesB = new LockEngine(b, "/w/k", "write", READ_WRITE, 1, LeaseCaching.off(), false);
-            LockEngine writesC = new LockEngine(c, "/w/k", "write", READ_WRITE, 1, LeaseCaching.off(), false);
+            LockEngine reads = new LockEngine(a, "/w/k", new RecipeDescriptor("read", READ_WRITE, 1), HOUR);
+            LockEngine writesB = new LockEngine(b, "/w/k", new RecipeDescriptor("write", READ_WRITE, 1), LeaseCaching.off());
+            LockEngine writesC = new LockEngine(c, "/w/k", new RecipeDescriptor("write", READ_WRITE, 1), LeaseCaching.off());
             Lease first = writesB.acquire();
             CompletableFuture<Optional<Lease>> r1 = inThread(reads, Duration.ofSeconds(40));   // outlasts r2: r2 joins it
             Await.until("a read node queued", Duration.ofSeconds(10), () -> ZkTesting.children(a, "/w/k").size() == 2);
@@ -369,9 +374,9 @@ class LocalLeaseWaitTest {
              CuratorFramework a = ZkTesting.client(server.getConnectString(), 60_000);
              CuratorFramework b = ZkTesting.client(server.getConnectString(), 60_000);
              CuratorFramework c = ZkTesting.client(server.getConnectString(), 60_000)) {
-            LockEngine reads = new LockEngine(a, "/w/m", "read", READ_WRITE, 1, HOUR, true);
-            LockEngine writesB = new LockEngine(b, "/w/m", "write", READ_WRITE, 1, LeaseCaching.off(), false);
-            LockEngine writesC = new LockEngine(c, "/w/m", "write", READ_WRITE, 1, LeaseCaching.off(), false);
+            LockEngine reads = new LockEngine(a, "/w/m", new RecipeDescriptor("read", READ_WRITE, 1), HOUR);
+            LockEngine writesB = new LockEngine(b, "/w/m", new RecipeDescriptor("write", READ_WRITE, 1), LeaseCaching.off());
+            LockEngine writesC = new LockEngine(c, "/w/m", new RecipeDescriptor("write", READ_WRITE, 1), LeaseCaching.off());
             Lease first = writesB.acquire();
             CompletableFuture<Optional<Lease>> shortLead = inThread(reads, Duration.ofSeconds(3));
             Await.until("the short reader's node queued", Duration.ofSeconds(10), () -> ZkTesting.children(a, "/w/m").size() == 2);

@@ -11,6 +11,10 @@ import java.util.OptionalLong;
 
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
+import io.zklock.core.spi.queue.Decision;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockNode;
+import io.zklock.core.spi.queue.RecipeDescriptor;
 import io.zklock.testing.Await;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
@@ -19,13 +23,14 @@ import org.junit.jupiter.api.Test;
 
 /** The hooks a recipe composes re-entry from: reenterIfHeld, adopt, and engines anchored at a node. */
 class ReentrantLockSupportHooksTest {
+    private static final RecipeDescriptor MUTEX = new RecipeDescriptor("lock", LockDriver.EXCLUSIVE, 1);
 
     /** reenterIfHeld re-enters only a live hold of the current thread, and never creates a node. */
     @Test
     void reenterIfHeldReentersOnlyALiveHold() throws Exception {
         try (TestingServer server = new TestingServer(true);
              CuratorFramework client = ZkTesting.client(server.getConnectString(), 20_000)) {
-            ReentrantLockSupport lock = new ReentrantLockSupport(new LockEngine(client, "/h/a", "lock", LockDriver.EXCLUSIVE, 1));
+            ReentrantLockSupport lock = new ReentrantLockSupport(new LockEngine(client, "/h/a", MUTEX));
             assertEquals(Optional.empty(), lock.reenterIfHeld());
             assertEquals(List.of(), ZkTesting.children(client, "/h/a"));
 
@@ -50,7 +55,7 @@ class ReentrantLockSupportHooksTest {
         try (TestingServer server = new TestingServer(true);
              CuratorFramework client = ZkTesting.client(server.getConnectString(), 20_000)) {
             LockDriver grant = (sorted, ours, maxLeases) -> Decision.granted();
-            ReentrantLockSupport lock = new ReentrantLockSupport(new LockEngine(client, "/h/b", "read", grant, 1));
+            ReentrantLockSupport lock = new ReentrantLockSupport(new LockEngine(client, "/h/b", new RecipeDescriptor("read", grant, 1)));
             LockEngine anchored = lock.engine().anchoredAt(7, grant);
             assertEquals("read.0000000007", anchored.context().namePrefix());
             assertEquals("read", anchored.kind());
@@ -64,7 +69,7 @@ class ReentrantLockSupportHooksTest {
             Lease second = lock.acquire();
             assertEquals(base.nodePath(), second.nodePath(), "re-entry of the adopted hold");
             assertThrows(IllegalStateException.class, () -> lock.adopt(base));
-            Lease foreign = new ReentrantLockSupport(new LockEngine(client, "/h/c", "read", grant, 1)).engine().acquire();
+            Lease foreign = new ReentrantLockSupport(new LockEngine(client, "/h/c", new RecipeDescriptor("read", grant, 1))).engine().acquire();
             assertThrows(IllegalArgumentException.class, () -> lock.adopt(foreign));
             assertThrows(IllegalArgumentException.class, () -> lock.adopt(null));
             foreign.close();

@@ -11,6 +11,8 @@ import java.util.function.Consumer;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.RecipeDescriptor;
 import io.zklock.testing.Await;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
@@ -31,7 +33,7 @@ class ReentrantLockSupportListenersTest {
     void reentriesWithListenersAddOneListenerToTheBase() throws Exception {
         try (TestingServer server = new TestingServer(true);
              CuratorFramework client = ZkTesting.client(server.getConnectString(), 20_000)) {
-            LockEngine engine = new LockEngine(client, "/h/listeners", "lock", LockDriver.EXCLUSIVE, 1);
+            LockEngine engine = new LockEngine(client, "/h/listeners", new RecipeDescriptor("lock", LockDriver.EXCLUSIVE, 1));
             ReentrantLockSupport lock = new ReentrantLockSupport(engine);
             CountingListeners base = new CountingListeners(engine.acquire());
             Lease first = lock.adopt(base);

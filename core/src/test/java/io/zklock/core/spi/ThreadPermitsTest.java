@@ -16,6 +16,8 @@ import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.lease.ZkLease;
 import io.zklock.core.internal.zk.ScriptedPort;
 import io.zklock.core.internal.zk.SessionMonitor;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockNodeTest;
 import io.zklock.testing.Await;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.KeeperException.Code;
@@ -32,7 +34,7 @@ class ThreadPermitsTest {
 
     private final ScriptedPort port = new ScriptedPort(SESSION);
     private final SessionMonitor monitor = SessionMonitor.detached(() -> port.sessionId);
-    private final LockContext context = new LockContext(null, monitor, port, DIR, "lock", "lock", LockDriver.EXCLUSIVE, 1);
+    private final LockContext context = LockContext.of(null, monitor, port, DIR, "lock", "lock", LockDriver.EXCLUSIVE, 1);
     private final ThreadPermits permits = new ThreadPermits();
 
     private ZkLease lease(int sequence) {

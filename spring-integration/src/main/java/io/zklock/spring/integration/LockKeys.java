@@ -1,6 +1,6 @@
 package io.zklock.spring.integration;
 
-import io.zklock.core.spi.LockPaths;
+import io.zklock.core.LockPaths;
 
 /**
  * Lock keys to ZooKeeper node names, and the root they live under.

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
 import io.zklock.core.LockException;
+import io.zklock.core.LockPaths;
 import io.zklock.core.LockStatus;
 import io.zklock.core.Participant;
 import io.zklock.core.RevocationRequest;
@@ -22,10 +23,9 @@ import io.zklock.core.internal.NodeData;
 import io.zklock.core.internal.zk.CuratorPort;
 import io.zklock.core.internal.zk.SessionMonitor;
 import io.zklock.core.internal.zk.ZkPort;
-import io.zklock.core.spi.LockDriver;
-import io.zklock.core.spi.LockKind;
-import io.zklock.core.spi.LockNode;
-import io.zklock.core.spi.LockPaths;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockKind;
+import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
@@ -116,7 +116,11 @@ public final class Inspection {
                 participants.add(participant(path, sorted, node, checked(data, path)));
             }
         }
-        LockStatus status = summary(path, sorted, participants, foreign);
+        return withUnreadable(summary(path, sorted, participants, foreign), unreadable);
+    }
+
+    /** {@code status}, with one more problem naming the nodes whose data could not be read, if any. */
+    private static LockStatus withUnreadable(LockStatus status, List<String> unreadable) {
         if (unreadable.isEmpty()) {
             return status;
         }

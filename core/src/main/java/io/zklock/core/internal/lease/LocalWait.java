@@ -4,7 +4,7 @@ import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.WatchKey;
 import io.zklock.core.internal.zk.Watches;
 import io.zklock.core.internal.zk.ZkPort;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.LockNode;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 

@@ -12,7 +12,6 @@ import java.util.function.Consumer;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
 import io.zklock.core.MultiLease;
-import io.zklock.core.spi.MultiLockHolds;
 
 /*
  * Overview.

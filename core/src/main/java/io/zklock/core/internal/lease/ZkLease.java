@@ -12,12 +12,11 @@ import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
 import io.zklock.core.internal.LockContext;
-import io.zklock.core.internal.request.Blocking;
 import io.zklock.core.internal.zk.Backoff;
 import io.zklock.core.internal.zk.NodePaths;
 import io.zklock.core.internal.zk.SessionListener;
 import io.zklock.core.internal.zk.Threads;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
@@ -294,7 +293,7 @@ public final class ZkLease implements Lease, SessionListener {
 
     /** Waits, like {@link #close()}, for the first delete attempt when that is safe. */
     public void awaitFirstDeleteAttempt() {
-        if (mayWait() && Blocking.awaitUninterruptibly(firstDeleteAttempt, CLOSE_WAIT_MS)) {
+        if (mayWait() && Threads.awaitUninterruptibly(firstDeleteAttempt, CLOSE_WAIT_MS)) {
             Thread.currentThread().interrupt();
         }
     }

@@ -5,7 +5,8 @@
  * the data watch of a lease that opted in). The views are leases over leases, on one base
  * ({@code LeaseView}): {@code HoldLease} (a re-entered hold), {@code PermitLease} (a semaphore
  * permit taken by a blocking call) and {@code MultiLeaseView} over a {@code MultiGrant} (a
- * multi-lock's grant). {@code LeaseListeners} tells listeners once each, outside any lock,
+ * multi-lock's grant), which is also the holder {@code MultiLockHolds} records so that a reentrant
+ * lock refuses what its thread holds through a multi-lock. {@code LeaseListeners} tells listeners once each, outside any lock,
  * failures logged. Read {@code ZkLease}'s Overview first, then {@code LeaseView}'s, which
  * states the serialisation rule every lease and watch here follows.
  */

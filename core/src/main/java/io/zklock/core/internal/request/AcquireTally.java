@@ -14,7 +14,7 @@ import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.lease.ZkLease;
 import io.zklock.core.observe.LockObserver;
 import io.zklock.core.observe.LockObservers;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.framework.CuratorFramework;
 
 /**

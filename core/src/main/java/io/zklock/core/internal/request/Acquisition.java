@@ -14,8 +14,8 @@ import io.zklock.core.internal.lease.ZkLease;
 import io.zklock.core.internal.zk.SessionListener;
 import io.zklock.core.internal.zk.Threads;
 import io.zklock.core.internal.zk.ZkPort;
-import io.zklock.core.spi.Deadline;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.Deadline;
+import io.zklock.core.spi.queue.LockNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

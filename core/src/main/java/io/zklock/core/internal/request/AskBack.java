@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.NodeData;
 import io.zklock.core.internal.zk.Threads;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;

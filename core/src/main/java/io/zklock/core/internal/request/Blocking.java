@@ -1,10 +1,8 @@
 package io.zklock.core.internal.request;
 
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -51,7 +49,7 @@ public final class Blocking {
         } catch (InterruptedException e) {
             request.giveUp(new Withdrawn("interrupted"));
             // a grant that beat the withdrawal is released; either way its nodes are gone when we throw
-            awaitUninterruptibly(result.thenCompose(release::apply), WITHDRAW_WAIT_MS);
+            Threads.awaitUninterruptibly(result.thenCompose(release::apply), WITHDRAW_WAIT_MS);
             throw e;
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
@@ -94,25 +92,5 @@ public final class Blocking {
             }
         });
         return user;
-    }
-
-    /**
-     * Waits up to {@code ms} for {@code future} to complete, whatever it completes with, through
-     * interrupts; returns whether the thread was interrupted meanwhile (the caller restores the
-     * flag or throws).
-     */
-    public static boolean awaitUninterruptibly(CompletableFuture<?> future, long ms) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
-        boolean interrupted = false;
-        while (true) {
-            try {
-                future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                return interrupted;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            } catch (ExecutionException | TimeoutException | CancellationException e) {
-                return interrupted;
-            }
-        }
     }
 }

@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.DirectoryView;
 import io.zklock.core.internal.zk.ZkPort;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;

@@ -18,7 +18,7 @@ import io.zklock.core.internal.lease.ZkLease;
 import io.zklock.core.internal.zk.Backoff;
 import io.zklock.core.internal.zk.Threads;
 import io.zklock.core.internal.zk.ZkPort;
-import io.zklock.core.spi.Deadline;
+import io.zklock.core.spi.queue.Deadline;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

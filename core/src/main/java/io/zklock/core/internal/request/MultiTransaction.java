@@ -15,7 +15,7 @@ import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.Backoff;
 import io.zklock.core.internal.zk.Threads;
 import io.zklock.core.internal.zk.ZkPort;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;

@@ -5,7 +5,7 @@ import java.util.concurrent.CompletableFuture;
 
 import io.zklock.core.internal.zk.DirectoryView;
 import io.zklock.core.internal.zk.ZkPort;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.LockNode;
 
 /**
  * A node in a lock's queue, as its creation left it for the wait: what the wait starts from,

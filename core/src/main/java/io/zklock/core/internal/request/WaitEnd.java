@@ -2,7 +2,7 @@ package io.zklock.core.internal.request;
 
 import java.util.List;
 
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.LockNode;
 
 /** How a wait for one node's grant ended, when it did not fail: for the node's owner to act on. */
 sealed interface WaitEnd {

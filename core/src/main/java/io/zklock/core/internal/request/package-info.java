@@ -6,9 +6,10 @@
  * the directory's {@link io.zklock.core.internal.LockContext} and hand each other immutable
  * values ({@code QueuedNode}, {@code WaitEnd}); nothing reaches back. Around them:
  * {@code RequestLock} (the request's serialiser), {@code PendingRetry} (retry or fail),
- * {@code Cleanup} (guaranteed deletes, sweeps by uuid, and the session's releases still
- * pending), {@code Blocking} (the blocking and asynchronous wrappers every entry point uses)
- * and {@code AcquireTally} (what a request tells the observers).
+ * {@code Blocking} (the blocking and asynchronous wrappers every entry point uses) and
+ * {@code AcquireTally} (what a request tells the observers). A give-up's deletes (guaranteed
+ * deletes, sweeps by uuid) are the directory's {@link io.zklock.core.internal.Cleanup}, which
+ * the lease's release shares.
  *
  * <h2>Serialisation</h2>
  * Every step of a request (a reply, a watch event, the deadline's timer, a retry, a kick from

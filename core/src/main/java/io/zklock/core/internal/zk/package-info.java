@@ -6,6 +6,7 @@
  * {@code SessionListener}s of connection and session changes. {@code Watches} keeps the watch
  * bookkeeping, {@code DirectoryView} the session's knowledge of a lock directory for
  * sequence-gap inference (its Overview states the facts it rests on), {@code Backoff} every
- * retry delay and {@code Threads} the engine's own threads.
+ * retry delay and {@code Threads} the engine's own threads (and its one wait that rides out
+ * interrupts).
  */
 package io.zklock.core.internal.zk;

@@ -13,8 +13,8 @@ import io.zklock.core.LeaseState;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.ScriptedPort;
 import io.zklock.core.internal.zk.SessionMonitor;
-import io.zklock.core.spi.LockDriver;
-import io.zklock.core.spi.LockNodeTest;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockNodeTest;
 import org.apache.curator.framework.state.ConnectionState;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +31,7 @@ class LeaseListenerOrderTest {
 
     private final ScriptedPort port = new ScriptedPort(SESSION);
     private final SessionMonitor monitor = SessionMonitor.detached(() -> port.sessionId);
-    private final LockContext context = new LockContext(null, monitor, port, DIR, "lock", "lock", LockDriver.EXCLUSIVE, 1);
+    private final LockContext context = LockContext.of(null, monitor, port, DIR, "lock", "lock", LockDriver.EXCLUSIVE, 1);
 
     /**
      * HELD on reconnection, then LOST made by another thread while the first listener is still

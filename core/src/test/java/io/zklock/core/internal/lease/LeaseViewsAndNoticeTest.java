@@ -16,11 +16,11 @@ import io.zklock.core.LeaseState;
 import io.zklock.core.OwnerInfo;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.NodeData;
-import io.zklock.core.internal.zk.ScriptedPort.Call;
 import io.zklock.core.internal.zk.ScriptedPort;
+import io.zklock.core.internal.zk.ScriptedPort.Call;
 import io.zklock.core.internal.zk.SessionMonitor;
-import io.zklock.core.spi.LockDriver;
-import io.zklock.core.spi.LockNodeTest;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockNodeTest;
 import io.zklock.testing.Await;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.KeeperException.Code;
@@ -40,7 +40,7 @@ class LeaseViewsAndNoticeTest {
 
     private final ScriptedPort port = new ScriptedPort(SESSION);
     private final SessionMonitor monitor = SessionMonitor.detached(() -> port.sessionId);
-    private final LockContext context = new LockContext(null, monitor, port, DIR, "lock", "lock", LockDriver.EXCLUSIVE, 1);
+    private final LockContext context = LockContext.of(null, monitor, port, DIR, "lock", "lock", LockDriver.EXCLUSIVE, 1);
     private final ZkLease base = new ZkLease(context, NODE, 42, SESSION);
 
     /**

@@ -24,13 +24,13 @@ import io.zklock.core.OwnerInfo;
 import io.zklock.core.RevocationRequest;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.NodeData;
-import io.zklock.core.internal.zk.ScriptedPort.Call;
 import io.zklock.core.internal.zk.ScriptedPort;
+import io.zklock.core.internal.zk.ScriptedPort.Call;
 import io.zklock.core.internal.zk.SessionMonitor;
 import io.zklock.core.internal.zk.WatchKey;
 import io.zklock.core.internal.zk.ZkPort;
-import io.zklock.core.spi.LockDriver;
-import io.zklock.core.spi.LockNodeTest;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockNodeTest;
 import io.zklock.testing.Await;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.KeeperException.Code;
@@ -53,7 +53,7 @@ class RevocationWatchTest {
 
     private final ScriptedPort port = new ScriptedPort(SESSION);
     private final SessionMonitor monitor = SessionMonitor.detached(() -> port.sessionId);
-    private final LockContext engine = new LockContext(null, monitor, port, DIR, "lock", "lock", LockDriver.EXCLUSIVE, 1);
+    private final LockContext engine = LockContext.of(null, monitor, port, DIR, "lock", "lock", LockDriver.EXCLUSIVE, 1);
     private final ZkLease lease = new ZkLease(engine, NODE, 42, SESSION);
     private final List<String> toldOn = new CopyOnWriteArrayList<>();
     private final List<Lease> toldWith = new CopyOnWriteArrayList<>();

@@ -11,10 +11,11 @@ import java.util.concurrent.TimeUnit;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
 import io.zklock.core.LeaseState;
-import io.zklock.core.spi.Decision;
-import io.zklock.core.spi.LockDriver;
 import io.zklock.core.spi.LockEngine;
 import io.zklock.core.spi.TestEngines;
+import io.zklock.core.spi.queue.Decision;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.RecipeDescriptor;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
@@ -35,7 +36,7 @@ class AskBackNeedTest {
             LockDriver.indexOf(sorted, ours) < maxLeases ? Decision.granted() : Decision.watchDirectory();
 
     private static LockEngine permits(CuratorFramework client, String path, int max) {
-        return new LockEngine(client, path, "sem", FIRST_N, max, HOUR, false);
+        return new LockEngine(client, path, new RecipeDescriptor("sem", FIRST_N, max), HOUR);
     }
 
     /**
@@ -49,7 +50,7 @@ class AskBackNeedTest {
              CuratorFramework b = ZkTesting.client(server.getConnectString(), 60_000)) {
             LockEngine engineA = permits(a, "/w/h", 2);
             LockEngine engineB = TestEngines.withEscalation(   // no escalation within the test, however slow the machine
-                    new LockEngine(b, "/w/h", "sem", FIRST_N, 2, LeaseCaching.off(), false), 60_000);
+                    new LockEngine(b, "/w/h", new RecipeDescriptor("sem", FIRST_N, 2), LeaseCaching.off()), 60_000);
             Lease one = engineA.acquire();
             Lease two = engineA.acquire();
             one.close();
@@ -79,7 +80,7 @@ class AskBackNeedTest {
              CuratorFramework b = ZkTesting.client(server.getConnectString(), 60_000)) {
             LockEngine engineA = permits(a, "/w/i", 2);
             LockEngine engineC = permits(c, "/w/i", 2);
-            LockEngine engineB = new LockEngine(b, "/w/i", "sem", FIRST_N, 2, LeaseCaching.off(), false);
+            LockEngine engineB = new LockEngine(b, "/w/i", new RecipeDescriptor("sem", FIRST_N, 2), LeaseCaching.off());
             Lease busy = engineA.acquire();    // first in queue order: the one a waiter needing one asks
             engineC.acquire().close();         // second: cached and idle
             Lease granted = engineB.tryAcquire(Duration.ofSeconds(20)).orElseThrow();

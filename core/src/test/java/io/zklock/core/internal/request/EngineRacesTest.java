@@ -29,13 +29,13 @@ import io.zklock.core.LeaseState;
 import io.zklock.core.LockException;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.lease.ZkLease;
-import io.zklock.core.internal.zk.ScriptedPort.Call;
 import io.zklock.core.internal.zk.ScriptedPort;
+import io.zklock.core.internal.zk.ScriptedPort.Call;
 import io.zklock.core.internal.zk.SessionMonitor;
 import io.zklock.core.internal.zk.WatchKey;
-import io.zklock.core.spi.Deadline;
-import io.zklock.core.spi.LockDriver;
-import io.zklock.core.spi.LockNodeTest;
+import io.zklock.core.spi.queue.Deadline;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockNodeTest;
 import io.zklock.testing.Await;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.KeeperException.Code;
@@ -62,7 +62,7 @@ class EngineRacesTest {
 
     private final ScriptedPort port = new ScriptedPort(SESSION);
     private final SessionMonitor monitor = SessionMonitor.detached(() -> port.sessionId);
-    private final LockContext engine = new LockContext(null, monitor, port, DIR, "lock", "lock", LockDriver.EXCLUSIVE, 1);
+    private final LockContext engine = LockContext.of(null, monitor, port, DIR, "lock", "lock", LockDriver.EXCLUSIVE, 1);
     /** The request that sent the transaction of {@link #transactionAfterReleasedHolder()}. */
     private Acquisition transactionRequest;
 

@@ -25,11 +25,11 @@ import io.zklock.core.internal.zk.ScriptedPort.Call;
 import io.zklock.core.internal.zk.SessionMonitor;
 import io.zklock.core.internal.zk.WatchKey;
 import io.zklock.core.internal.zk.ZkPort;
-import io.zklock.core.spi.Deadline;
-import io.zklock.core.spi.Decision;
-import io.zklock.core.spi.LockDriver;
-import io.zklock.core.spi.LockNode;
-import io.zklock.core.spi.LockNodeTest;
+import io.zklock.core.spi.queue.Deadline;
+import io.zklock.core.spi.queue.Decision;
+import io.zklock.core.spi.queue.LockDriver;
+import io.zklock.core.spi.queue.LockNode;
+import io.zklock.core.spi.queue.LockNodeTest;
 import io.zklock.testing.Await;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Watcher.Event.EventType;
@@ -71,7 +71,7 @@ class TwoNodeWatchTest {
 
     private final ScriptedPort port = new ScriptedPort(SESSION);
     private final SessionMonitor monitor = SessionMonitor.detached(() -> port.sessionId);
-    private final LockContext engine = new LockContext(null, monitor, port, DIR, "sem1", "sem1", TWO_AHEAD, 1);
+    private final LockContext engine = LockContext.of(null, monitor, port, DIR, "sem1", "sem1", TWO_AHEAD, 1);
     private String ours;
 
     /** Both nodes named are watched in one step, the first named first. */

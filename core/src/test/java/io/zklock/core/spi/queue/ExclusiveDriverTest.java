@@ -1,4 +1,4 @@
-package io.zklock.core.spi;
+package io.zklock.core.spi.queue;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

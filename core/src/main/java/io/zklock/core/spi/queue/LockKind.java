@@ -1,4 +1,4 @@
-package io.zklock.core.spi;
+package io.zklock.core.spi.queue;
 
 import java.util.List;
 import java.util.Optional;
@@ -8,7 +8,7 @@ import java.util.ServiceLoader;
  * What a recipe module tells inspection about its nodes, so that the status of a lock path can
  * be read with no lock object: which node kinds are its, how to name them, how many holders it
  * admits, and its driver. Each recipe module provides one through {@link ServiceLoader}
- * ({@code META-INF/services/io.zklock.core.spi.LockKind}).
+ * ({@code META-INF/services/io.zklock.core.spi.queue.LockKind}).
  */
 public interface LockKind {
 

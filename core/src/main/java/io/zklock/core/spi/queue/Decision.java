@@ -1,4 +1,4 @@
-package io.zklock.core.spi;
+package io.zklock.core.spi.queue;
 
 import java.util.List;
 import java.util.Objects;

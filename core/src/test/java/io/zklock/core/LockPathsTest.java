@@ -1,4 +1,4 @@
-package io.zklock.core.spi;
+package io.zklock.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;

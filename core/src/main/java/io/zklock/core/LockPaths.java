@@ -1,10 +1,14 @@
-package io.zklock.core.spi;
+package io.zklock.core;
 
 import java.nio.charset.StandardCharsets;
 
 import org.apache.zookeeper.common.PathUtils;
 
-/** Validation of the paths given to lock constructors, and the node names of user-given names. */
+/**
+ * Validation of the paths given to lock constructors, and the node names of user-given names:
+ * what every recipe checks a path with, and what the integrations (ShedLock, Spring
+ * Integration) and the command line build their paths with.
+ */
 public final class LockPaths {
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
@@ -16,6 +20,7 @@ public final class LockPaths {
      * {@code .} or {@code ..} segments, no characters ZooKeeper refuses, not the root and not
      * under the reserved {@code /zookeeper} tree.
      *
+     * @param path a lock directory
      * @return the path, unchanged
      * @throws IllegalArgumentException naming the path and what is wrong with it
      */

@@ -1,9 +1,10 @@
-package io.zklock.core.spi;
+package io.zklock.core.internal.lease;
 
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.zklock.core.internal.LockContext;
 import org.apache.curator.framework.CuratorFramework;
 
 /*
@@ -18,12 +19,12 @@ import org.apache.curator.framework.CuratorFramework;
  * multi-lock's last lease closes or is LOST. An entry whose holder is no longer live (closed,
  * LOST, or none of its open leases reachable: a lease dropped unclosed) is dropped by the next
  * lookup of it and by the next registration of any entry, so it does not outlive its lease.
- * Owner ids are thread ids (Owners.current()); no Thread object is retained.
+ * Owner ids are thread ids (the SPI's Owners.current()); no Thread object is retained.
  */
 /**
- * SPI for a multi-lock and the reentrant recipes: which lock directories each thread holds
- * through a multi-lock, so that a reentrant lock refuses at once a blocking acquisition that
- * would wait for the thread's own multi-lock node. Not for users.
+ * Which lock directories each thread holds through a multi-lock, so that a reentrant lock
+ * refuses at once a blocking acquisition that would wait for the thread's own multi-lock node.
+ * Its holders are {@link MultiGrant}s; the SPI's re-entry supports register and consult them.
  */
 public final class MultiLockHolds {
     private static final Map<Key, Holder> HOLDS = new ConcurrentHashMap<>();
@@ -41,25 +42,25 @@ public final class MultiLockHolds {
     }
 
     private record Key(Long owner, CuratorFramework client, String path) {
-        static Key of(Long owner, LockEngine engine) {
-            return new Key(owner, engine.context().client(), engine.path());
+        static Key of(Long owner, LockContext directory) {
+            return new Key(owner, directory.client(), directory.path());
         }
     }
 
-    /** Records that {@code owner} holds {@code engine}'s directory through {@code holder}. */
-    public static void register(Long owner, LockEngine engine, Holder holder) {
+    /** Records that {@code owner} holds {@code directory} through {@code holder}. */
+    public static void register(Long owner, LockContext directory, Holder holder) {
         HOLDS.values().removeIf(h -> !h.isLive());   // entries of leases closed, lost or dropped unclosed
-        HOLDS.put(Key.of(owner, engine), holder);
+        HOLDS.put(Key.of(owner, directory), holder);
     }
 
     /** Removes the record {@link #register} made, if it is still {@code holder}'s. */
-    public static void unregister(Long owner, LockEngine engine, Holder holder) {
-        HOLDS.remove(Key.of(owner, engine), holder);
+    public static void unregister(Long owner, LockContext directory, Holder holder) {
+        HOLDS.remove(Key.of(owner, directory), holder);
     }
 
-    /** The live holder through which {@code owner} holds {@code engine}'s directory, if any. */
-    public static Optional<Holder> holder(Long owner, LockEngine engine) {
-        Key key = Key.of(owner, engine);
+    /** The live holder through which {@code owner} holds {@code directory}, if any. */
+    public static Optional<Holder> holder(Long owner, LockContext directory) {
+        Key key = Key.of(owner, directory);
         Holder holder = HOLDS.get(key);
         if (holder != null && !holder.isLive()) {
             HOLDS.remove(key, holder);
@@ -69,17 +70,17 @@ public final class MultiLockHolds {
     }
 
     /**
-     * Refuses a blocking acquisition of {@code engine}'s lock by the current thread if the
-     * thread holds that lock's directory through a multi-lock.
+     * Refuses a blocking acquisition of {@code directory}'s lock by {@code owner}, the current
+     * thread, if the thread holds that directory through a multi-lock.
      *
      * @throws IllegalStateException naming the path and the multi-lock
      */
-    public static void refuseIfHeldThroughMultiLock(LockEngine engine) {
-        Optional<Holder> holder = holder(Owners.current(), engine);
+    public static void refuseIfHeldThroughMultiLock(Long owner, LockContext directory) {
+        Optional<Holder> holder = holder(owner, directory);
         if (holder.isPresent()) {
-            throw new IllegalStateException("refused: the current thread holds " + engine.path() + " through "
+            throw new IllegalStateException("refused: the current thread holds " + directory.path() + " through "
                     + holder.get().describe() + ", which this lock cannot re-enter; a blocking acquisition of "
-                    + engine.path() + " by this thread (alone or in another multi-lock) would queue behind the"
+                    + directory.path() + " by this thread (alone or in another multi-lock) would queue behind the"
                     + " thread's own node and wait for itself forever. Close the multi-lease first, or acquire"
                     + " that same multi-lock again (it re-enters)");
         }

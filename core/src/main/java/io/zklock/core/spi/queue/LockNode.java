@@ -1,4 +1,4 @@
-package io.zklock.core.spi;
+package io.zklock.core.spi.queue;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -14,7 +14,7 @@ import java.util.OptionalLong;
  * number ZooKeeper appended.
  *
  * <p>A node whose process may keep it after use (a cached lease, see
- * {@link io.zklock.core.LeaseCaching}) says so in its uuid: version 8 ("custom", RFC 9562)
+ * {@code io.zklock.core.LeaseCaching}) says so in its uuid: version 8 ("custom", RFC 9562)
  * instead of the random version 4, so a waiter knows from a listing alone which nodes ahead
  * to ask back ({@link #caches()}).
  *
@@ -65,6 +65,21 @@ public record LockNode(String name, String protectedId, String kind, long sequen
     /** The name, up to ZooKeeper's sequence number, of the node a request with {@code uuid} creates. */
     public static String protectedName(String uuid, String namePrefix) {
         return PROTECTED_PREFIX + uuid + "-" + namePrefix + "-";
+    }
+
+    /**
+     * The node ZooKeeper names {@code _c_<protectedId>-<kind>-<sequence>}: what a protected
+     * create of that request would make, without an anchor.
+     *
+     * @param protectedId a lower-case uuid
+     * @param kind a lower-case word
+     * @param sequence a sequence number, 0 or more
+     * @return the node, as {@link #parse} reads that name
+     * @throws IllegalArgumentException if the three do not make a lock node's name
+     */
+    public static LockNode of(String protectedId, String kind, long sequence) {
+        String name = protectedName(protectedId, checkKind(kind)) + String.format(Locale.ENGLISH, "%010d", sequence);
+        return parse(name).orElseThrow(() -> new IllegalArgumentException("not a lock node's name: " + name));
     }
 
     /** Whether {@code child} is a node that the request with {@code uuid} created. */

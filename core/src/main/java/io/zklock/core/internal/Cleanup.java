@@ -1,46 +1,67 @@
-package io.zklock.core.internal.request;
+package io.zklock.core.internal;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.Backoff;
+import io.zklock.core.internal.zk.DirectoryView;
 import io.zklock.core.internal.zk.NodePaths;
+import io.zklock.core.internal.zk.SessionMonitor;
 import io.zklock.core.internal.zk.Threads;
 import io.zklock.core.internal.zk.ZkPort;
-import io.zklock.core.spi.LockNode;
+import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.utils.ZKPaths;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deletes the nodes a request leaves behind when it gives up. Every node name carries the uuid
- * of the request that made it, so a late or repeated delete can never hit another client's node.
+ * Deletes our nodes in one lock directory: those a request leaves behind when it gives up
+ * ({@link #delete}, {@link #sweep}), and a released lease's ({@link #release}). Every node name
+ * carries the uuid of the request that made it, so a late or repeated delete can never hit
+ * another client's node.
+ *
+ * <p>It stands below {@link LockContext}, which is handed one: the request's stages and the
+ * lease find it there, and it needs nothing of the context but the door, the session's monitor
+ * and the directory.
  */
 public final class Cleanup {
     private static final Logger LOG = LoggerFactory.getLogger(Cleanup.class);
 
-    private final LockContext context;
+    private final ZkPort port;
+    private final SessionMonitor monitor;
+    private final String path;
 
-    public Cleanup(LockContext context) {
-        this.context = context;
+    /**
+     * @param port the door to ZooKeeper
+     * @param monitor the session's monitor, told of releases still pending
+     * @param path the lock directory
+     */
+    public Cleanup(ZkPort port, SessionMonitor monitor, String path) {
+        this.port = port;
+        this.monitor = monitor;
+        this.path = path;
+    }
+
+    /** This session's view of the directory, told of our deletes. */
+    private DirectoryView view() {
+        return monitor.view(port.serverPath(path));
     }
 
     /**
      * Deletes a node of ours, retried through connection loss (a guaranteed delete); completes
      * after the first attempt was answered, or at once if it could not be issued.
      */
-    CompletableFuture<Void> delete(String path) {
-        return context.port().delete(path, true).handle((reply, error) -> {
+    public CompletableFuture<Void> delete(String nodePath) {
+        return port.delete(nodePath, true).handle((reply, error) -> {
             if (error != null) {
-                if (context.port().isClosed()) {
-                    LOG.debug("not deleting {}: the client is closed, which ends its session and its nodes", path);
+                if (port.isClosed()) {
+                    LOG.debug("not deleting {}: the client is closed, which ends its session and its nodes", nodePath);
                 } else {
-                    LOG.warn("could not delete {}", path, error);
+                    LOG.warn("could not delete {}", nodePath, error);
                 }
             } else if (reply.ok() || reply.noNode()) {
-                context.view().deleted(NodePaths.name(path));
+                view().deleted(NodePaths.name(nodePath));
             }
             return null;
         });
@@ -54,13 +75,13 @@ public final class Cleanup {
      *
      * @return the delete's reply
      */
-    public CompletableFuture<ZkPort.Reply> release(String path, long session) {
-        String serverPath = context.port().serverPath(path);
-        return context.port().delete(path, false).whenComplete((reply, error) -> {
+    public CompletableFuture<ZkPort.Reply> release(String nodePath, long session) {
+        String serverPath = port.serverPath(nodePath);
+        return port.delete(nodePath, false).whenComplete((reply, error) -> {
             if (error == null && reply.connectionTrouble()) {
-                context.monitor().releasing(serverPath, session);
+                monitor.releasing(serverPath, session);
             } else {
-                context.monitor().released(serverPath);
+                monitor.released(serverPath);
             }
         });
     }
@@ -70,10 +91,10 @@ public final class Cleanup {
      * lost may have made one); completes when the deletes were answered. A listing that fails
      * on the connection is tried again until the client closes (or its credentials were refused).
      */
-    CompletableFuture<Void> sweep(String uuid) {
-        return context.list(null).handle((reply, error) -> {
+    public CompletableFuture<Void> sweep(String uuid) {
+        return port.children(path, null, reply -> view().listed(port.sessionId(), reply)).handle((reply, error) -> {
             // an AuthFailed handle is never answered again: its session, and the nodes it may have made, end on the server
-            if (error != null || context.port().isClosed() || context.port().authFailed() || reply.noNode()) {
+            if (error != null || port.isClosed() || port.authFailed() || reply.noNode()) {
                 return CompletableFuture.<Void>completedFuture(null);
             }
             if (!reply.ok()) {
@@ -83,7 +104,7 @@ public final class Cleanup {
             }
             List<CompletableFuture<Void>> deletes = reply.children().stream()
                     .filter(child -> LockNode.createdBy(child, uuid))
-                    .map(child -> delete(ZKPaths.makePath(context.path(), child)))
+                    .map(child -> delete(ZKPaths.makePath(path, child)))
                     .toList();
             return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new));
         }).thenCompose(f -> f);
