@@ -70,13 +70,13 @@ while read -r f; do
         case "$f" in
             *.jar)
                 rm -rf "$work/x" && mkdir -p "$work/x/a" "$work/x/b"
-                (cd "$work/x/a" && unzip -q "$work/out-a/$f")
-                (cd "$work/x/b" && unzip -q "$work/out-b/$f")
+                (cd "$work/x/a" && jar xf "$work/out-a/$f")
+                (cd "$work/x/b" && jar xf "$work/out-b/$f")
                 diff -rq "$work/x/a" "$work/x/b" \
                     | sed -e "s|^Files $work/x/a/\(.*\) and .* differ\$|    entry differs: \1|" -e "s|$work/x/||g" \
                     | head -n 10 >&2 || true
                 # same contents but different bytes: the entries' times, order or attributes
-                diff <(unzip -Z -l "$work/out-a/$f" | sed 1d) <(unzip -Z -l "$work/out-b/$f" | sed 1d) \
+                diff <(jar tvf "$work/out-a/$f") <(jar tvf "$work/out-b/$f") \
                     | head -n 10 | sed 's/^/    /' >&2 || true
                 ;;
             *)
