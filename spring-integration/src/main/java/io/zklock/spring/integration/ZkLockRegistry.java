@@ -11,7 +11,6 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.zklock.mutex.ZkMutex;
 import org.apache.curator.framework.CuratorFramework;
 import org.springframework.integration.support.locks.DistributedLock;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
@@ -19,7 +18,7 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
 import org.springframework.scheduling.TaskScheduler;
 
 /**
- * A Spring Integration lock registry on ZooKeeper, one zklock {@link ZkMutex} per key, for
+ * A Spring Integration lock registry on ZooKeeper, one zklock {@link io.zklock.mutex.ZkMutex} per key, for
  * everything in Spring Integration that takes a {@code LockRegistry}: aggregators and
  * resequencers, {@code LockRequestHandlerAdvice}, {@code LockRegistryLeaderInitiator}, and
  * {@link #executeLocked executeLocked} in application code.
@@ -128,7 +127,7 @@ public final class ZkLockRegistry
         String name = LockKeys.nodeName(lockKey);
         while (true) {
             ZkRegistryLock lock = locks.computeIfAbsent((String) lockKey,
-                    key -> new ZkRegistryLock(key, new ZkMutex(client, root + "/" + name), this));
+                    key -> new ZkRegistryLock(key, root + "/" + name, client, this));
             if (!lock.retired()) {
                 lock.touch();
                 return lock;

@@ -140,9 +140,10 @@ class ZkLockRegistryFaultsTest {
     }
 
     /**
-     * Session expiry of a holder: another client is granted; the holder's re-entrant tryLock
-     * returns false and drops the lost hold (unlock then throws IllegalMonitorStateException),
-     * and its next tryLock is a fresh acquisition.
+     * Session expiry of a holder: another client is granted; the holder's re-entrant tryLock,
+     * waiting while its lease is SUSPENDED, returns false once the lease is LOST and drops the
+     * lost hold (unlock then throws IllegalMonitorStateException), and its next tryLock is a
+     * fresh acquisition.
      */
     @Test
     void sessionExpiryMakesTheReentrantTryLockFalseAndDropsTheHold() throws Exception {
@@ -153,7 +154,7 @@ class ZkLockRegistryFaultsTest {
         Sessions.expire(holderClient, server.getConnectString());
         assertTrue(tried(() -> theirs.tryLock(20, TimeUnit.SECONDS)), "the expired holder's node is gone");
         Await.until("the holder heard of the loss", LONG, () -> !held.isHeldByCurrentThread());
-        assertFalse(held.tryLock(1, TimeUnit.SECONDS), "a lost hold is not re-entered");
+        assertFalse(held.tryLock(20, TimeUnit.SECONDS), "a lost hold is not re-entered");
         assertThrows(IllegalMonitorStateException.class, held::unlock, "the lost hold was dropped");
         assertFalse(held.tryLock(), "a fresh attempt, refused while the other client holds");
         onOtherThread(() -> {
