@@ -3,12 +3,14 @@ package io.zklock.spring.integration;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.ConcurrentModificationException;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -87,6 +89,7 @@ public final class ZkRegistryLock implements DistributedLock {
     private final ZkMutex mutex;
     private final ZkLockRegistry registry;
     private final Map<Long, Hold> holds = new ConcurrentHashMap<>();
+    private final List<LockLostListener> lostListeners = new CopyOnWriteArrayList<>();
     /** Threads holding or acquiring this lock; -1 once the registry retired it (see the Overview). */
     private final AtomicInteger users = new AtomicInteger();
     private volatile long lastUsedNanos = System.nanoTime();
@@ -243,10 +246,13 @@ public final class ZkRegistryLock implements DistributedLock {
     /**
      * Releases one acquisition by the current thread; the last one deletes the node.
      *
-     * @throws IllegalMonitorStateException if the current thread does not hold this lock (its
-     *         TTL may have run out)
-     * @throws IllegalStateException if the thread's lease was lost with its session: the
-     *         release is done, but another client may have held the lock meanwhile
+     * @throws IllegalMonitorStateException if the current thread does not hold this lock
+     * @throws ConcurrentModificationException if the thread's lock was lost before this unlock:
+     *         its time to live ran out, or its lease was lost (session expiry, or its node
+     *         deleted by another client); the cause says which. Another client may have held
+     *         the lock meanwhile. The acquisition is released all the same; each of the thread's
+     *         acquisitions still open throws so at its unlock (unless the thread locked again
+     *         after a TTL ran out, which starts a new hold)
      */
     @Override
     public void unlock() {
@@ -266,9 +272,31 @@ public final class ZkRegistryLock implements DistributedLock {
         boolean lost = top.state() == LeaseState.LOST;
         top.close();
         lastUsedNanos = System.nanoTime();
-        if (lost) {
-            throw lostError();
+        LockException expired = hold.expired();
+        if (expired != null) {
+            throw new ConcurrentModificationException("lock '" + key + "' was released before this unlock: "
+                    + expired.getMessage(), expired);
         }
+        if (lost) {
+            LockException cause = new LockException("the lease of " + top.nodePath() + " (fencing token "
+                    + top.fencingToken() + ") was lost: its ZooKeeper session expired or its node was deleted");
+            throw new ConcurrentModificationException("lock '" + key + "' was lost while this thread held it:"
+                    + " another client may have held it since", cause);
+        }
+    }
+
+    /**
+     * Adds a listener that hears this lock's lease being lost while a thread holds it (see
+     * {@link LockLostListener}); the registry's listeners hear it too.
+     *
+     * @param listener the listener
+     * @throws IllegalArgumentException if it is null
+     */
+    public void addLockLostListener(LockLostListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener is null");
+        }
+        lostListeners.add(listener);
     }
 
     /** Not supported: a condition would need a distributed wait set. */
@@ -298,7 +326,12 @@ public final class ZkRegistryLock implements DistributedLock {
      * @return whether it is retired now (the registry then forgets it)
      */
     boolean retireIfUnused(long nanos) {
-        return lastUsedNanos - nanos <= 0 && users.compareAndSet(0, -1);
+        return lastUsedNanos - nanos <= 0 && retireIfIdle();
+    }
+
+    /** Retires this instance if no thread of this process holds or is acquiring it; under the registry map's monitor. */
+    boolean retireIfIdle() {
+        return users.compareAndSet(0, -1);
     }
 
     /** {@return whether the registry retired this instance} */
@@ -456,6 +489,7 @@ public final class ZkRegistryLock implements DistributedLock {
         // guarded by this
         private final Deque<Lease> leases = new ArrayDeque<>();
         private boolean ended;
+        private LockException expired;         // why its TTL ended it; its leases stay for the unlocks they owe
         private Duration ttl;
         private ScheduledFuture<?> expiry;
         private long generation;
@@ -467,11 +501,34 @@ public final class ZkRegistryLock implements DistributedLock {
                 CompletableFuture<Void> told = changed;
                 changed = new CompletableFuture<>();
                 told.complete(null);
+                if (state == LeaseState.LOST) {
+                    lost(l);
+                }
             });
+            if (registry.watchesNodes()) {
+                first.onRevocationRequested(l -> LOG.info("lock '{}': revocation of {} requested; a registry lock"
+                        + " is held until unlocked", key, l.nodePath()));
+            }
+        }
+
+        private void lost(Lease lease) {
+            LOG.warn("lock '{}': its lease {} was lost while a thread held it", key, lease.nodePath());
+            for (LockLostListener listener : lostListeners) {
+                try {
+                    listener.lockLost(ZkRegistryLock.this, lease.nodePath(), lease.fencingToken());
+                } catch (RuntimeException e) {
+                    LOG.warn("lock-lost listener {} threw; ignored", listener, e);
+                }
+            }
+            registry.lockLost(ZkRegistryLock.this, lease.nodePath(), lease.fencingToken());
         }
 
         synchronized boolean ended() {
             return ended;
+        }
+
+        synchronized LockException expired() {
+            return expired;
         }
 
         synchronized Lease top() {
@@ -487,22 +544,29 @@ public final class ZkRegistryLock implements DistributedLock {
             return true;
         }
 
-        /** Takes the latest lease off; the last one ends the hold. Null if there is none. */
+        /**
+         * Takes the latest lease off; the last one ends the hold (or, after its TTL ran out,
+         * lets go of it). Null if there is none.
+         */
         Lease pop() {
             Lease top;
+            boolean counted;
             synchronized (this) {
-                if (ended) {
+                if (leases.isEmpty() || ended && expired == null) {
                     return null;
                 }
                 top = leases.pop();
                 if (!leases.isEmpty()) {
                     return top;
                 }
+                counted = !ended;
                 ended = true;
                 stopTimer();
             }
             holds.remove(owner, this);
-            users.decrementAndGet();
+            if (counted) {
+                users.decrementAndGet();
+            }
             return top;
         }
 
@@ -562,9 +626,9 @@ public final class ZkRegistryLock implements DistributedLock {
                 }
                 ended = true;
                 ran = ttl;
+                expired = new LockException("its time to live of " + ran + " ran out");
                 closing = new ArrayList<>(leases);
             }
-            holds.remove(owner, this);
             users.decrementAndGet();
             LOG.info("lock '{}': its time to live of {} ran out before it was unlocked; released", key, ran);
             ZkLockRegistry.RELEASES.execute(() -> closing.forEach(Lease::close));   // never on the timer thread
