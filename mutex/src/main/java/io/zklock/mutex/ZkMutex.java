@@ -69,7 +69,25 @@ public final class ZkMutex implements DistributedLock, AutoCloseable {
      * @throws IllegalArgumentException if the client or caching is null or the path is invalid
      */
     public ZkMutex(CuratorFramework client, String path, LeaseCaching caching) {
-        this.sync = new ReentrantLockSupport(new LockEngine(client, path, RECIPE, caching));
+        this(client, path, caching, ReentrantLockSupport.ReentryPolicy.RECIPES);
+    }
+
+    /**
+     * A mutex whose blocking re-entry, by a thread that holds it through a lease that is
+     * {@code SUSPENDED} or {@code LOST}, follows {@code policy}; the other constructors re-enter
+     * a {@code SUSPENDED} hold at once and queue a new node behind a {@code LOST} one. For an
+     * integration whose framework's contract decides that differently.
+     *
+     * @param client a started Curator client; may be shared with other locks
+     * @param path the lock's ZooKeeper path, absolute, e.g. {@code /locks/orders}
+     * @param caching whether and how long a node is kept after its last lease closes
+     * @param policy what such a re-entry does
+     * @throws IllegalArgumentException if the client, caching or policy is null or the path is invalid
+     */
+    public ZkMutex(CuratorFramework client, String path, LeaseCaching caching,
+            ReentrantLockSupport.ReentryPolicy policy) {
+        this.sync = new ReentrantLockSupport(
+                new LockEngine(client, path, RECIPE, caching), policy);
         LockComponents.register(this, sync);
     }
 
