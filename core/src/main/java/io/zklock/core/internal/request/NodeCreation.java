@@ -86,8 +86,8 @@ final class NodeCreation {
         long session = context.port().sessionId();
         if (view.usable(session) && context.monitor().multiCreateReturnsStat()) {
             transaction(view, session);
-        } else if (context.caching().isOn()) {
-            transaction(null, session);        // a caching node's uuid: Curator's protected create picks its own
+        } else if (context.picksOwnUuids()) {
+            transaction(null, session);        // a caching or Curator-layout node's uuid: Curator's protected create picks its own
         } else {
             create();
         }
@@ -131,7 +131,7 @@ final class NodeCreation {
         long session = context.port().sessionId();
         AtomicBoolean createAnswered = new AtomicBoolean();
         AtomicBoolean listedAfterCreate = new AtomicBoolean();
-        CompletableFuture<ZkPort.Reply> created = context.port().createProtected(context.path(), context.namePrefix() + "-",
+        CompletableFuture<ZkPort.Reply> created = context.port().createProtected(context.path(), context.namePrefix(),
                 ownerData, reply -> {
                     createAnswered.set(true);  // in reply order, on the event thread
                     context.view().plainCreate(session, reply);
