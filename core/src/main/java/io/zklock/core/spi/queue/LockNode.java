@@ -123,7 +123,7 @@ public record LockNode(String name, String protectedId, String kind, long sequen
      * @throws IllegalArgumentException if the three do not make a lock node's name
      */
     public static LockNode of(String protectedId, String kind, long sequence) {
-        String name = protectedName(protectedId, checkKind(kind)) + String.format(Locale.ENGLISH, "%010d", sequence);
+        String name = protectedName(protectedId, namePrefix(kind)) + String.format(Locale.ENGLISH, "%010d", sequence);
         return parse(name).orElseThrow(() -> new IllegalArgumentException("not a lock node's name: " + name));
     }
 
