@@ -124,6 +124,94 @@ class CuratorMixedFleetPropertiesTest {
         assertTrue(resource.violations() > 0, "the unsafe mix went unnoticed: " + fleet);
     }
 
+    /**
+     * Curator's multi-lock (one lock after the other, in list order) and zklock's over
+     * compatibility-mode mutexes (one transaction), the two libraries listing the same two paths
+     * in opposite orders, two clients each: both sides are granted, Curator's never waits out a
+     * timeout (zklock's yields to it rather than hold one lock while waiting for the other), and
+     * each path has one holder at a time.
+     */
+    @Test
+    void multiLocksOfBothLibrariesNeverDeadlock() throws Exception {
+        String a = path + "/a";
+        String b = path + "/b";
+        CountingResource onA = new CountingResource(Shape.MUTEX);
+        CountingResource onB = new CountingResource(Shape.MUTEX);
+        List<Participant> fleet = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            boolean curator = i < 2;            // Curator's multi-locks deadlock among themselves over opposite orders
+            List<String> order = curator ? List.of(a, b) : List.of(b, a);
+            CuratorFramework client = client();
+            MixedFleet.Handle handle;
+            if (curator) {
+                org.apache.curator.framework.recipes.locks.InterProcessMultiLock multi =
+                        new org.apache.curator.framework.recipes.locks.InterProcessMultiLock(client, order);
+                handle = (write, timeout) -> multi.acquire(timeout.toMillis(), TimeUnit.MILLISECONDS) ? new MixedFleet.Held() {
+                    @Override
+                    public boolean valid() {
+                        return true;
+                    }
+
+                    @Override
+                    public void release() throws Exception {
+                        multi.release();
+                    }
+                } : null;
+            } else {
+                ZkMultiLock multi = new ZkMultiLock(order.stream()
+                        .map(p -> new ZkMutex(client, p, LockCompatibility.CURATOR)).toList());
+                handle = (write, timeout) -> multi.tryAcquire(timeout).<MixedFleet.Held>map(lease -> new MixedFleet.Held() {
+                    @Override
+                    public boolean valid() {
+                        return lease.isValid();
+                    }
+
+                    @Override
+                    public void release() {
+                        lease.close();
+                    }
+                }).orElse(null);
+            }
+            MixedFleet.Handle both = handle;
+            String name = (curator ? "curator-" : "zklock-") + i;
+            fleet.add(new Participant(name, curator ? CURATOR : ZKLOCK_COMPAT, (write, timeout) -> {
+                MixedFleet.Held held = both.acquire(write, timeout);
+                if (held == null) {
+                    return null;
+                }
+                onA.enter(name, true, held);
+                onB.enter(name, true, held);
+                return new MixedFleet.Held() {
+                    @Override
+                    public boolean valid() {
+                        return held.valid();
+                    }
+
+                    @Override
+                    public void release() throws Exception {
+                        onA.leave(held);
+                        onB.leave(held);
+                        held.release();
+                    }
+                };
+            }, new CountingResource(Shape.SEMAPHORE), false).start());
+        }
+        Thread.sleep(4000);
+        for (Participant p : fleet) {
+            p.stop();
+        }
+        System.out.println("multi-locks: " + fleet);
+        assertEquals(0, onA.violations() + onB.violations(), onA.firstViolations() + " " + onB.firstViolations());
+        for (Participant p : fleet) {
+            assertTrue(p.errors.isEmpty(), p + ": " + p.errors);
+            assertTrue(p.grants.get() > 0, "starved: " + p);
+            if (p.library == CURATOR) {           // zklock's side yields to Curator's, and may wait out its timeout under a constant stream
+                assertEquals(0, p.timeouts.get(), "a 2 s acquisition timed out (a deadlock broken by the timeout): " + fleet);
+            }
+        }
+        assertNothingLeft();
+    }
+
     private void assertNothingLeft() throws InterruptedException {
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         List<String> left = ZkTesting.lockNodesBelow(checker, path);

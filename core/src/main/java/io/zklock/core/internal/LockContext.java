@@ -131,6 +131,15 @@ public final class LockContext {
      * @return the context
      * @throws IllegalArgumentException if {@code millis} is negative
      */
+    /** The same context deciding with {@code driver} instead (a multi-lock's wrapper of its component's driver). */
+    public LockContext withDriver(LockDriver driver) {
+        if (driver == null) {
+            throw new IllegalArgumentException("driver is null");
+        }
+        return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, caching, sharedLocally,
+                escalateMs, compatibility);
+    }
+
     public LockContext withEscalation(long millis) {
         if (millis < 0) {
             throw new IllegalArgumentException("escalation must not be negative, was " + millis + " ms");
