@@ -243,6 +243,24 @@ class CuratorMixedFleetPropertiesTest {
         }
     }
 
+    /** Status labels each node of a mixed path with its library, and names Curator's participants as a problem. */
+    @Test
+    void statusTellsWhoseNodesAreWhose() throws Exception {
+        InterProcessReadWriteLock curator = new InterProcessReadWriteLock(client(), path);
+        curator.readLock().acquire();
+        try (io.zklock.core.Lease ours = new ZkReadWriteLock(client(), path, LockCompatibility.CURATOR).readLock()
+                .tryAcquire(Duration.ofSeconds(5)).orElseThrow()) {
+            io.zklock.core.LockStatus status = new io.zklock.core.LockAdmin(checker).status(path);
+            List<String> modes = status.participants().stream().map(io.zklock.core.Participant::mode).toList();
+            assertTrue(modes.contains("read [curator]") && modes.contains("read [zklock, curator layout]"), modes.toString());
+            assertTrue(status.problems().stream().anyMatch(p -> p.startsWith("Curator participants")), status.problems().toString());
+        } finally {
+            curator.readLock().release();
+        }
+        io.zklock.core.LockStatus after = new io.zklock.core.LockAdmin(checker).status(path);
+        assertTrue(after.problems().stream().noneMatch(p -> p.startsWith("Curator participants")), after.problems().toString());
+    }
+
     /** Caching with compatibility mode is refused at construction, naming both. */
     @Test
     void compatibilityRefusesCaching() {
