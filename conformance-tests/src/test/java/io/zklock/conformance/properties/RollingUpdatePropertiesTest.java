@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class RollingUpdatePropertiesTest {
     private static final int REPLICAS = 4;
-    private static final long STEP_MS = 500;
+    private static final long STEP_MS = 350;
     private final SharedServer zk = SharedServer.get();
     private final List<CuratorFramework> clients = new ArrayList<>();
 
