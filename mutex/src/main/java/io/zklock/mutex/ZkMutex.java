@@ -9,6 +9,7 @@ import java.util.concurrent.locks.Lock;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
+import io.zklock.core.LockCompatibility;
 import io.zklock.core.Participant;
 import io.zklock.core.spi.LockComponents;
 import io.zklock.core.spi.LockEngine;
@@ -69,7 +70,7 @@ public final class ZkMutex implements DistributedLock, AutoCloseable {
      * @throws IllegalArgumentException if the client or caching is null or the path is invalid
      */
     public ZkMutex(CuratorFramework client, String path, LeaseCaching caching) {
-        this(client, path, caching, ReentrantLockSupport.ReentryPolicy.RECIPES);
+        this(client, path, caching, LockCompatibility.DEFAULT);
     }
 
     /**
@@ -86,8 +87,42 @@ public final class ZkMutex implements DistributedLock, AutoCloseable {
      */
     public ZkMutex(CuratorFramework client, String path, LeaseCaching caching,
             ReentrantLockSupport.ReentryPolicy policy) {
-        this.sync = new ReentrantLockSupport(
-                new LockEngine(client, path, RECIPE, caching), policy);
+        this(client, path, caching, LockCompatibility.DEFAULT, policy);
+    }
+
+    /**
+     * A mutex that writes the node layout of {@code compatibility}. Curator's
+     * {@code InterProcessMutex} writes the mutex's own layout ({@code _c_<uuid>-lock-<seq>}) and
+     * both libraries grant the head of the queue, so both modes are safe beside Curator's
+     * clients; {@link LockCompatibility#CURATOR} only gives up caching, and marks the nodes as
+     * zklock's (status tells them from Curator's).
+     *
+     * @param client a started Curator client; may be shared with other locks
+     * @param path the lock's ZooKeeper path, absolute, e.g. {@code /locks/orders}
+     * @param compatibility the node layout written
+     * @throws IllegalArgumentException if an argument is null or the path is invalid
+     */
+    public ZkMutex(CuratorFramework client, String path, LockCompatibility compatibility) {
+        this(client, path, LeaseCaching.off(), compatibility);
+    }
+
+    /**
+     * A mutex with both options; see the two constructors above.
+     *
+     * @param client a started Curator client; may be shared with other locks
+     * @param path the lock's ZooKeeper path, absolute, e.g. {@code /locks/orders}
+     * @param caching whether and how long a node is kept; must be off in {@link LockCompatibility#CURATOR}
+     * @param compatibility the node layout written
+     * @throws IllegalArgumentException if an argument is null, the path is invalid, or caching
+     *         is on with {@link LockCompatibility#CURATOR} (the message names both)
+     */
+    public ZkMutex(CuratorFramework client, String path, LeaseCaching caching, LockCompatibility compatibility) {
+        this(client, path, caching, compatibility, ReentrantLockSupport.ReentryPolicy.RECIPES);
+    }
+
+    private ZkMutex(CuratorFramework client, String path, LeaseCaching caching, LockCompatibility compatibility,
+            ReentrantLockSupport.ReentryPolicy policy) {
+        this.sync = new ReentrantLockSupport(new LockEngine(client, path, RECIPE, caching, compatibility), policy);
         LockComponents.register(this, sync);
     }
 

@@ -6,6 +6,7 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.zklock.core.LeaseCaching;
+import io.zklock.core.LockCompatibility;
 import io.zklock.core.LockException;
 import io.zklock.core.LockPaths;
 import io.zklock.core.internal.zk.CuratorPort;
@@ -40,6 +41,7 @@ public final class LockContext {
     private final LeaseCaching caching;
     private final boolean sharedLocally;
     private final long escalateMs;
+    private final LockCompatibility compatibility;
 
     /**
      * How long, by default, a request may wait on a permit that another thread or process keeps
@@ -78,12 +80,13 @@ public final class LockContext {
         LockNode.checkKind(kind);
         ZkPort door = port != null ? port : new CuratorPort(client, monitor);
         return new LockContext(client, monitor, door, new Cleanup(door, monitor, directory), directory, kind, namePrefix, driver,
-                maxLeases, LeaseCaching.off(), false, ESCALATE_MS);
+                maxLeases, LeaseCaching.off(), false, ESCALATE_MS, LockCompatibility.DEFAULT);
     }
 
     /** Every field as given; the factories check them, and the derived contexts share the cleanup. */
     private LockContext(CuratorFramework client, SessionMonitor monitor, ZkPort port, Cleanup cleanup, String path, String kind,
-            String namePrefix, LockDriver driver, int maxLeases, LeaseCaching caching, boolean sharedLocally, long escalateMs) {
+            String namePrefix, LockDriver driver, int maxLeases, LeaseCaching caching, boolean sharedLocally, long escalateMs,
+            LockCompatibility compatibility) {
         this.client = client;
         this.path = path;
         this.kind = kind;
@@ -96,6 +99,7 @@ public final class LockContext {
         this.caching = caching;
         this.sharedLocally = sharedLocally;
         this.escalateMs = escalateMs;
+        this.compatibility = compatibility;
     }
 
     /**
@@ -111,8 +115,12 @@ public final class LockContext {
         if (caching == null) {
             throw new IllegalArgumentException("caching is null; use LeaseCaching.off()");
         }
+        if (caching.isOn() && compatibility == LockCompatibility.CURATOR) {
+            throw new IllegalArgumentException("caching " + caching + " with compatibility CURATOR on " + path
+                    + ": Curator's clients never ask a cached node back; use LeaseCaching.off() in this mode");
+        }
         return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, caching, sharedLocally,
-                escalateMs);
+                escalateMs, compatibility);
     }
 
     /**
@@ -123,12 +131,21 @@ public final class LockContext {
      * @return the context
      * @throws IllegalArgumentException if {@code millis} is negative
      */
+    /** The same context deciding with {@code driver} instead (a multi-lock's wrapper of its component's driver). */
+    public LockContext withDriver(LockDriver driver) {
+        if (driver == null) {
+            throw new IllegalArgumentException("driver is null");
+        }
+        return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, caching, sharedLocally,
+                escalateMs, compatibility);
+    }
+
     public LockContext withEscalation(long millis) {
         if (millis < 0) {
             throw new IllegalArgumentException("escalation must not be negative, was " + millis + " ms");
         }
         return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, caching, sharedLocally,
-                millis);
+                millis, compatibility);
     }
 
     /** {@return how long a request waits on cached permits it needs before asking every cached one ahead (see {@link #ESCALATE_MS})} */
@@ -147,6 +164,39 @@ public final class LockContext {
     }
 
     /** {@return the uuid of a new node's protected name: of the caching version when caching is on} */
+    /**
+     * A context that writes the node layout of {@code compatibility}: Curator's names for its
+     * kind ({@link LockNode#curatorNamePrefix}), each node with a uuid of zklock's own so that
+     * a listing tells it from Curator's nodes.
+     *
+     * @throws IllegalArgumentException if it is null, or CURATOR while caching is on
+     */
+    public LockContext withCompatibility(LockCompatibility compatibility) {
+        if (compatibility == null) {
+            throw new IllegalArgumentException("compatibility is null; use LockCompatibility.DEFAULT");
+        }
+        if (compatibility == LockCompatibility.CURATOR && caching.isOn()) {
+            throw new IllegalArgumentException("caching " + caching + " with compatibility CURATOR on " + path
+                    + ": Curator's clients never ask a cached node back; use LeaseCaching.off() in this mode");
+        }
+        String prefix = compatibility == LockCompatibility.CURATOR ? LockNode.curatorNamePrefix(kind) : LockNode.namePrefix(kind);
+        return new LockContext(client, monitor, port, cleanup, path, kind, prefix, driver, maxLeases, caching, sharedLocally,
+                escalateMs, compatibility);
+    }
+
+    /** {@return the node layout this context writes} */
+    public LockCompatibility compatibility() {
+        return compatibility;
+    }
+
+    /**
+     * Whether this context's nodes carry a uuid it picks (a cached node's, a node of Curator's
+     * layout), so they are created by a transaction rather than Curator's protected create.
+     */
+    public boolean picksOwnUuids() {
+        return caching.isOn() || compatibility == LockCompatibility.CURATOR;
+    }
+
     public String newProtectedId() {
         return LockNode.newProtectedId(caching.isOn());
     }
@@ -156,7 +206,7 @@ public final class LockContext {
         if (client == null) {
             throw new IllegalArgumentException("client is null");
         }
-        return of(client, SessionMonitor.of(client), null, path, kind, kind, driver, maxLeases);
+        return of(client, SessionMonitor.of(client), null, path, kind, LockNode.namePrefix(kind), driver, maxLeases);
     }
 
     /** The same directory and kind, with nodes anchored at {@code anchorSequence}, decided by {@code driver}; never cached. */
@@ -164,8 +214,10 @@ public final class LockContext {
         if (driver == null) {
             throw new IllegalArgumentException("driver is null");
         }
-        return new LockContext(client, monitor, port, cleanup, path, kind, LockNode.anchoredPrefix(kind, anchorSequence), driver,
-                maxLeases, LeaseCaching.off(), false, escalateMs);
+        String prefix = compatibility == LockCompatibility.CURATOR ? LockNode.curatorAnchoredPrefix(kind, anchorSequence)
+                : LockNode.anchoredPrefix(kind, anchorSequence) + "-";
+        return new LockContext(client, monitor, port, cleanup, path, kind, prefix, driver,
+                maxLeases, LeaseCaching.off(), false, escalateMs, compatibility);
     }
 
     public CuratorFramework client() {

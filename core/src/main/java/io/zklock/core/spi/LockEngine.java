@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
+import io.zklock.core.LockCompatibility;
 import io.zklock.core.LockException;
 import io.zklock.core.Participant;
 import io.zklock.core.internal.LockContext;
@@ -73,6 +74,25 @@ public final class LockEngine {
                 .withCaching(caching, recipe.sharesLocally());
     }
 
+    /**
+     * An engine that writes the node layout of {@code compatibility} (see
+     * {@link LockCompatibility}); its driver decides over both layouts.
+     *
+     * @param client a Curator client; it may be shared by many locks
+     * @param path the lock directory
+     * @param recipe the kind of this engine's nodes (named as Curator names that kind in
+     *        {@link LockCompatibility#CURATOR}), their driver and the lock's maxLeases
+     * @param caching whether, and how long, a node is kept after its last local lease closes
+     * @param compatibility the layout written
+     * @throws IllegalArgumentException naming the bad argument, or naming both caching and
+     *         compatibility when caching is on in {@link LockCompatibility#CURATOR}
+     */
+    public LockEngine(CuratorFramework client, String path, RecipeDescriptor recipe, LeaseCaching caching,
+            LockCompatibility compatibility) {
+        this(context(client, path, recipe, LeaseCaching.off()).withCompatibility(compatibility)
+                .withCaching(caching, recipe.sharesLocally()));
+    }
+
     LockEngine(LockContext context) {
         this.context = context;
         this.cache = context.caching().isOn() ? LeaseCache.of(context) : null;
@@ -106,6 +126,11 @@ public final class LockEngine {
      */
     public LockEngine anchoredAt(long anchorSequence, LockDriver driver) {
         return new LockEngine(context.anchoredAt(anchorSequence, driver));
+    }
+
+    /** {@return the node layout this engine writes} */
+    public LockCompatibility compatibility() {
+        return context.compatibility();
     }
 
     /** @return the lock directory, as given */

@@ -4,6 +4,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.zklock.core.LockCompatibility;
 import io.zklock.core.LockException;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.Backoff;
@@ -86,8 +87,8 @@ final class NodeCreation {
         long session = context.port().sessionId();
         if (view.usable(session) && context.monitor().multiCreateReturnsStat()) {
             transaction(view, session);
-        } else if (context.caching().isOn()) {
-            transaction(null, session);        // a caching node's uuid: Curator's protected create picks its own
+        } else if (context.picksOwnUuids()) {
+            transaction(null, session);        // a caching or Curator-layout node's uuid: Curator's protected create picks its own
         } else {
             create();
         }
@@ -125,13 +126,26 @@ final class NodeCreation {
 
     // ---- the plain create -------------------------------------------------------------------
 
+    /**
+     * A create: the plain one, but for a node of Curator's layout, whose uuid must be zklock's
+     * (LockNode#zklockMarked: it is how a listing tells it from Curator's own), made by a
+     * transaction whatever the reason to create again.
+     */
     private void create() {
+        if (context.compatibility() == LockCompatibility.CURATOR) {
+            transaction(null, context.port().sessionId());
+        } else {
+            plainCreate();
+        }
+    }
+
+    private void plainCreate() {
         state = State.CALLING;
         leftover = new Leftover.ToldByReply();
         long session = context.port().sessionId();
         AtomicBoolean createAnswered = new AtomicBoolean();
         AtomicBoolean listedAfterCreate = new AtomicBoolean();
-        CompletableFuture<ZkPort.Reply> created = context.port().createProtected(context.path(), context.namePrefix() + "-",
+        CompletableFuture<ZkPort.Reply> created = context.port().createProtected(context.path(), context.namePrefix(),
                 ownerData, reply -> {
                     createAnswered.set(true);  // in reply order, on the event thread
                     context.view().plainCreate(session, reply);
@@ -187,7 +201,7 @@ final class NodeCreation {
     private void transaction(DirectoryView view, long session) {
         InferenceTransaction t = InferenceTransaction.send(context, view, session, ownerData);
         if (t == null) {
-            create();
+            plainCreate();
             return;
         }
         tally.issued();
@@ -215,15 +229,15 @@ final class NodeCreation {
             leftover = new Leftover.Nothing();
             if (error != null && context.port().isClosed()) {
                 fail(context.clientClosed());
-            } else if (error == null && reply.noNode() && context.caching().isOn()) {
-                makeDirectory();               // a caching node is made by a transaction: the directory first
+            } else if (error == null && reply.noNode() && context.picksOwnUuids()) {
+                makeDirectory();               // a caching or Curator-layout node is made by a transaction: the directory first
             } else {
                 create();                      // e.g. no directory yet: the plain create makes it
             }
         }
     }
 
-    /** Makes the lock directory (a container) for a caching context's transaction, then sends it again. */
+    /** Makes the lock directory (a container) for a caching or Curator-layout context's transaction, then sends it again. */
     private void makeDirectory() {
         if (++reapedInARow > MAX_REAPED) {
             fail(new LockException("lock directory " + context.path() + " was deleted under " + MAX_REAPED + " creates in a row"));
