@@ -5,7 +5,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
-import io.zklock.core.LeaseCaching;
 import io.zklock.core.LockException;
 import io.zklock.core.LockPaths;
 import io.zklock.core.internal.zk.CuratorPort;
@@ -37,19 +36,7 @@ public final class LockContext {
     private final SessionMonitor monitor;
     private final ZkPort port;
     private final Cleanup cleanup;
-    private final LeaseCaching caching;
-    private final boolean sharedLocally;
-    private final long escalateMs;
-
-    /**
-     * How long, by default, a request may wait on a permit that another thread or process keeps
-     * cached before it asks back every cached permit ahead of it: a waiter of a lock of several
-     * holders asks the ones it needs at once and the rest after this long (AskBack), and a
-     * thread waiting inside its process for its own client's busy permit goes to ZooKeeper after
-     * this long (LeaseCache.awaitLocal). A cached permit idles at most this long while a
-     * request needs it.
-     */
-    public static final long ESCALATE_MS = 25;
+    private final boolean cachingNodes;
 
     /**
      * The context of {@code path} on a given door.
@@ -78,12 +65,12 @@ public final class LockContext {
         LockNode.checkKind(kind);
         ZkPort door = port != null ? port : new CuratorPort(client, monitor);
         return new LockContext(client, monitor, door, new Cleanup(door, monitor, directory), directory, kind, namePrefix, driver,
-                maxLeases, LeaseCaching.off(), false, ESCALATE_MS);
+                maxLeases, false);
     }
 
     /** Every field as given; the factories check them, and the derived contexts share the cleanup. */
     private LockContext(CuratorFramework client, SessionMonitor monitor, ZkPort port, Cleanup cleanup, String path, String kind,
-            String namePrefix, LockDriver driver, int maxLeases, LeaseCaching caching, boolean sharedLocally, long escalateMs) {
+            String namePrefix, LockDriver driver, int maxLeases, boolean cachingNodes) {
         this.client = client;
         this.path = path;
         this.kind = kind;
@@ -93,62 +80,27 @@ public final class LockContext {
         this.monitor = monitor;
         this.port = port;
         this.cleanup = cleanup;
-        this.caching = caching;
-        this.sharedLocally = sharedLocally;
-        this.escalateMs = escalateMs;
+        this.cachingNodes = cachingNodes;
     }
 
     /**
-     * The same directory, whose nodes may be kept cached after use.
+     * The same directory, whose new nodes a lease cache may keep after use: their names carry
+     * the caching version of the uuid ({@link LockNode#caches()}), so a waiter knows to ask.
      *
-     * @param caching whether and how long a node is kept after its last local lease
-     * @param sharedLocally whether one cached node serves many local leases at once (a read
-     *        lock's) or one at a time (a mutex's, a semaphore permit's)
      * @return the context
-     * @throws IllegalArgumentException if {@code caching} is null
      */
-    public LockContext withCaching(LeaseCaching caching, boolean sharedLocally) {
-        if (caching == null) {
-            throw new IllegalArgumentException("caching is null; use LeaseCaching.off()");
-        }
-        return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, caching, sharedLocally,
-                escalateMs);
+    public LockContext withCachingNodes() {
+        return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, true);
     }
 
-    /**
-     * The same directory with another escalation bound (see {@link #ESCALATE_MS}); tests
-     * lengthen it so that no escalation happens within them, however slow the machine.
-     *
-     * @param millis the bound, in milliseconds
-     * @return the context
-     * @throws IllegalArgumentException if {@code millis} is negative
-     */
-    public LockContext withEscalation(long millis) {
-        if (millis < 0) {
-            throw new IllegalArgumentException("escalation must not be negative, was " + millis + " ms");
-        }
-        return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, caching, sharedLocally,
-                millis);
+    /** {@return whether this directory's new nodes may be kept by a lease cache (see {@link #withCachingNodes()})} */
+    public boolean cachingNodes() {
+        return cachingNodes;
     }
 
-    /** {@return how long a request waits on cached permits it needs before asking every cached one ahead (see {@link #ESCALATE_MS})} */
-    public long escalateMs() {
-        return escalateMs;
-    }
-
-    /** {@return whether this directory's nodes may be kept cached after use} */
-    public LeaseCaching caching() {
-        return caching;
-    }
-
-    /** {@return whether one cached node serves many local leases at once} */
-    public boolean sharedLocally() {
-        return sharedLocally;
-    }
-
-    /** {@return the uuid of a new node's protected name: of the caching version when caching is on} */
+    /** {@return the uuid of a new node's protected name: of the caching version for caching nodes} */
     public String newProtectedId() {
-        return LockNode.newProtectedId(caching.isOn());
+        return LockNode.newProtectedId(cachingNodes);
     }
 
     /** The context of {@code path} on {@code client}'s own door. */
@@ -165,7 +117,7 @@ public final class LockContext {
             throw new IllegalArgumentException("driver is null");
         }
         return new LockContext(client, monitor, port, cleanup, path, kind, LockNode.anchoredPrefix(kind, anchorSequence), driver,
-                maxLeases, LeaseCaching.off(), false, escalateMs);
+                maxLeases, false);
     }
 
     public CuratorFramework client() {

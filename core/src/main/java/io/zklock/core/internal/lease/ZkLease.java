@@ -4,7 +4,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
@@ -55,13 +54,12 @@ public final class ZkLease implements Lease, SessionListener {
     private final long fencingToken;
     private final long sessionId;
     private final LockNode predecessor;        // at the grant; null if none
-    private final boolean waiterBehindAtGrant; // a conflicting waiter behind ours at the grant (cached nodes only)
     private final LeaseListeners listeners = new LeaseListeners();
     private final GrantNotice notice;
     private final CompletableFuture<Void> firstDeleteAttempt = new CompletableFuture<>();
     private final Object monitor = new Object();
     private volatile LeasePhase phase = LeasePhase.HELD;   // changed under monitor only
-    private volatile BooleanSupplier keptIdle = () -> false;   // a cache keeps the node with no lease in use on it
+    private volatile Keeper keeper;            // set once by a cache that keeps the node; null if none
     private final RevocationOptIn revocation;
 
     /** A lease granted with no listing to hand on (its grant is known some other way). */
@@ -79,7 +77,6 @@ public final class ZkLease implements Lease, SessionListener {
         this.fencingToken = fencingToken;
         this.sessionId = sessionId;
         this.predecessor = predecessor(granting, NodePaths.name(nodePath));
-        this.waiterBehindAtGrant = context.caching().isOn() && waiterBehind(context, granting, NodePaths.name(nodePath));
         this.notice = new GrantNotice(context.port(), nodePath, () -> phase != LeasePhase.HELD && phase != LeasePhase.SUSPENDED);
         this.revocation = new RevocationOptIn(context, this, this::deletedUnderUs);
         context.monitor().addListener(this);
@@ -94,49 +91,6 @@ public final class ZkLease implements Lease, SessionListener {
             before = node;
         }
         return null;
-    }
-
-    /**
-     * Whether {@code granting} shows a waiter behind ours (past the first maxLeases) that
-     * conflicts with it and would ask it back: for a lock of one holder at a time any such
-     * waiter (it asks every conflicting cached node ahead); for a lock of several holders one of
-     * the waiters' needs as AskBack counts them (w waiters ask the first w cached nodes), which
-     * leaves the other permits cached.
-     */
-    private static boolean waiterBehind(LockContext context, List<LockNode> granting, String ours) {
-        if (granting == null) {
-            return false;
-        }
-        LockNode node = null;
-        int cachedAhead = 0;                   // cached nodes ahead of ours: asked before ours
-        int waiters = 0;
-        for (int i = 0; i < granting.size(); i++) {
-            LockNode n = granting.get(i);
-            if (node == null) {
-                if (n.name().equals(ours)) {
-                    node = n;
-                } else if (n.caches()) {
-                    cachedAhead++;
-                }
-            } else if (i >= context.maxLeases() && context.driver().conflicts(node, n)) {
-                waiters++;
-            }
-        }
-        return context.maxLeases() > 1 ? waiters > cachedAhead : waiters > 0;
-    }
-
-    /**
-     * Whether the listing that granted this lease's node showed a waiter behind it that
-     * conflicts with it and asks it back (a writer behind a read node, any waiter behind a
-     * mutex node, a permit among those the waiters behind need): that waiter has asked, or
-     * will ask, the node back, so the cache grants nothing more on it (a reader of the process
-     * that queued after the writer's ask must not be granted on it while the writer waits).
-     * False when caching is off or no listing is known.
-     *
-     * @return whether a conflicting waiter stood behind the node at its grant
-     */
-    public boolean waiterBehindAtGrant() {
-        return waiterBehindAtGrant;
     }
 
     /**
@@ -183,40 +137,19 @@ public final class ZkLease implements Lease, SessionListener {
         }
     }
 
-    /**
-     * A guard that always fails (NoNode): a check of a child of this node, which cannot exist
-     * under an ephemeral node. What a view closed while the node stays (held by other views, or
-     * cached) guards with, as a closed lease's guard must fail.
-     */
-    public CuratorOp failingGuard() {
-        try {
-            return context.client().transactionOp().check().forPath(nodePath + "/released");
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot build the guard of " + nodePath + ": " + e, e);
-        }
-    }
-
     @Override
     public void onRevocationRequested(Consumer<? super Lease> handler) {
         revocation.add(handler);
     }
 
-    /** {@return whether the lease holds its node and nobody has started to release it: what a cache may grant again} */
-    boolean isHeldAndKept() {
-        return phase == LeasePhase.HELD;       // not RELEASING_HELD, which also reports HELD
-    }
-
     /**
-     * Tells whether a cache keeps this node idle (no lease in use on it): its loss with the
-     * session is then nobody's news, logged at debug level instead of as a warning.
+     * Hands the node to {@code keeper}, a cache that keeps it after use: the lease logs its
+     * loss quietly while the keeper says the node is idle, and the node's revocation watch
+     * (started now, if it was not) tells the keeper of every write into the node. Once per lease.
      */
-    void lossIsQuietWhile(BooleanSupplier idle) {
-        keptIdle = idle;
-    }
-
-    /** Runs {@code listener} once a waiter asks this cached node back (the lease cache's hook). */
-    public void onAskedBack(Runnable listener) {
-        revocation.addAskListener(listener);
+    public void keptBy(Keeper keeper) {
+        this.keeper = keeper;
+        revocation.keep(keeper);
     }
 
     /**
@@ -446,7 +379,8 @@ public final class ZkLease implements Lease, SessionListener {
         if (next == null) {
             return;
         }
-        if (next == LeaseState.LOST && keptIdle.getAsBoolean()) {
+        Keeper k = keeper;
+        if (next == LeaseState.LOST && k != null && k.idle()) {
             LOG.debug("idle cached node {} lost with session 0x{} (no lease was in use on it)", nodePath, Long.toHexString(sessionId));
         } else if (next == LeaseState.LOST) {
             LOG.warn("lease on {} lost with session 0x{}", nodePath, Long.toHexString(sessionId));

@@ -50,7 +50,11 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
 
     /** How a request ended, when it did not fail. */
     public sealed interface End {
-        record Leased(ZkLease lease) implements End { }
+        /**
+         * Granted: the lease, and the children on which the driver granted it, in queue order
+         * (what a lease cache judges its node by; null when the grant was known without them).
+         */
+        record Leased(ZkLease lease, List<LockNode> granting) implements End { }
 
         /** Only for a node a multi-lock made: it is gone, and only a new transaction can replace it. */
         record Lost(String why) implements End { }
@@ -197,7 +201,7 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
         }
         lock.later(() -> {
             tally.granted();
-            if (!result.complete(new End.Leased(lease))) {
+            if (!result.complete(new End.Leased(lease, sorted))) {
                 lease.release();               // never leak a grant nobody will see
             }
         });

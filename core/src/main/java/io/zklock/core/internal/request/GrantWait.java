@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.NodeData;
+import io.zklock.core.internal.cache.AskBack;
 import io.zklock.core.internal.zk.WatchKey;
 import io.zklock.core.internal.zk.Watches;
 import io.zklock.core.internal.zk.ZkPort;
@@ -79,7 +80,7 @@ final class GrantWait {
         this.lock = lock;
         this.watches = new Watches(context.monitor().watches(), context.port());
         this.retry = new PendingRetry(lock);
-        this.askBack = new AskBack(context, node.node());
+        this.askBack = new AskBack(context, node.node(), lock::run);
     }
 
     /** Step 1 for the first time; call from a step of the request. */

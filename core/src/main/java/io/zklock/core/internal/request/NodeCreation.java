@@ -86,7 +86,7 @@ final class NodeCreation {
         long session = context.port().sessionId();
         if (view.usable(session) && context.monitor().multiCreateReturnsStat()) {
             transaction(view, session);
-        } else if (context.caching().isOn()) {
+        } else if (context.cachingNodes()) {
             transaction(null, session);        // a caching node's uuid: Curator's protected create picks its own
         } else {
             create();
@@ -215,7 +215,7 @@ final class NodeCreation {
             leftover = new Leftover.Nothing();
             if (error != null && context.port().isClosed()) {
                 fail(context.clientClosed());
-            } else if (error == null && reply.noNode() && context.caching().isOn()) {
+            } else if (error == null && reply.noNode() && context.cachingNodes()) {
                 makeDirectory();               // a caching node is made by a transaction: the directory first
             } else {
                 create();                      // e.g. no directory yet: the plain create makes it

@@ -1,4 +1,4 @@
-package io.zklock.core.internal.lease;
+package io.zklock.core.internal.cache;
 
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.WatchKey;
