@@ -6,9 +6,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import io.zklock.core.Lease;
 import io.zklock.core.internal.LockContext;
@@ -70,12 +68,7 @@ public final class LeaseCache {
         return null;
     }
 
-    /**
-     * ADOPT: keeps a fresh grant of a caching node in the cache of {@code key}.
-     *
-     * @return a local lease on the node, or the grant's lease itself when its node cannot be
-     *         cached (made by a plain create)
-     */
+    /** ADOPT: keeps a fresh grant in the cache of {@code key}; the grant's own lease if its node is not a caching one. */
     static Lease adopt(LeaseCaches registry, LeaseCaches.Key key, boolean shared, Grant grant, LockContext context,
             Duration idle) {
         ZkLease base = grant.lease();
@@ -97,20 +90,10 @@ public final class LeaseCache {
         return n;
     }
 
-    /**
-     * Takes back the node of a grant handed out to a caller's future that was cancelled: it is
-     * released, and nothing more is granted on it.
-     *
-     * @return false if the grant's node is not in this cache
-     */
+    /** Takes back (releases) the node of a grant handed out to a cancelled future; false if it is not here. */
     boolean abandon(ZkLease base) {
-        CachedNode found = null;
         synchronized (this) {
-            for (CachedNode n : nodes) {
-                if (n.base == base) {
-                    found = n;
-                }
-            }
+            CachedNode found = nodes.stream().filter(n -> n.base == base).findFirst().orElse(null);
             if (found == null) {
                 return false;
             }
@@ -230,14 +213,10 @@ public final class LeaseCache {
     // ---- WAIT: permits ------------------------------------------------------------------------
 
     /**
-     * A local wait for a node in use (see LocalWait): for a cache of one-at-a-time nodes of a
-     * lock of several holders whose every node is in use, none asked back, and while every
-     * permit of the lock is taken and nobody is queued (the directory check), the thread waits
-     * for a local lease to close and takes its node over, with no request but the check's, for
-     * at most the escalation bound. Null means "queue a node as usual": nothing to wait for, a
-     * permit may be free, a waiter queued, a node asked back or lost, the bound passed (a permit
-     * another client keeps idle is then asked back by the node queued), or the deadline passed
-     * (the caller's own deadline check then times out).
+     * WAIT, permits: a local wait for a node in use, for at most the escalation bound, while
+     * the directory check ({@link LocalWait}) finds every permit taken and nobody queued. Null
+     * means "queue a node as usual" (nothing to wait for, a permit may be free, a waiter queued,
+     * a node asked back or lost, the bound or the deadline passed).
      *
      * @throws InterruptedException if interrupted while waiting (nothing is kept for it)
      */
@@ -267,26 +246,10 @@ public final class LeaseCache {
     /** Waits for a node handed over at a close, with the directory check running; null if none came. */
     private CachedNode awaitHandOver(CompletableFuture<CachedNode> handed, LockContext context, Duration idle, Deadline deadline)
             throws InterruptedException {
-        LocalWait check = new LocalWait(context, () -> giveUp(handed));
         try {
-            check.start();
-            // then ZooKeeper, whose node asks by need: a permit another client keeps idle idles no longer
-            long bound = registry.escalationNanos();
-            return handed.get(deadline.isUnbounded() ? bound : Math.min(bound, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            giveUp(handed);
-            return handed.getNow(null);        // handed over as the wait timed out: take it
-        } catch (InterruptedException | RuntimeException e) {
-            giveUp(handed);
-            CachedNode late = handed.getNow(null);
-            if (late != null) {
-                closeOne(late, idle);          // handed over as we were interrupted (or the check failed): give it on
-            }
-            throw e;
-        } catch (ExecutionException impossible) {
-            throw new IllegalStateException(impossible);
+            return LocalWait.await(new LocalWait(context, () -> giveUp(handed)), handed, registry.escalationNanos(), deadline,
+                    () -> giveUp(handed), late -> closeOne(late, idle));
         } finally {
-            check.end();
             registry.dropIfEmpty(key, this);
         }
     }
@@ -352,11 +315,6 @@ public final class LeaseCache {
     /** {@return whether the cache holds nothing: no node, no local wait, no lead} */
     synchronized boolean isEmpty() {
         return nodes.isEmpty() && waits.isEmpty() && lead == null;
-    }
-
-    /** {@return how many nodes the cache holds, in use or idle} */
-    synchronized int size() {
-        return nodes.size();
     }
 
     /**

@@ -163,14 +163,11 @@ final class RevocationWatch {
                 LOG.warn("cannot watch {} for revocation requests ({}); the holder will not hear of them", lease.nodePath(), reply.rc());
                 end();
             } else {
-                RevocationRequest request = state.request();
-                if (request == null) {
-                    request = NodeData.revocationRequest(reply.data()).orElse(null);
-                    found = request;
-                    toTell = request == null ? List.of() : List.copyOf(handlers);
-                }
+                found = state.request() == null ? NodeData.revocationRequest(reply.data()).orElse(null) : null;
+                toTell = found == null ? List.of() : List.copyOf(handlers);
                 boolean ask = !state.asked() && NodeData.askedBack(reply.data());
                 askToTell = ask ? keeper : null;
+                RevocationRequest request = found != null ? found : state.request();
                 state = new Watch(Phase.WATCHING, s, request, state.asked() || ask);   // for a request, then the deletion
             }
         }

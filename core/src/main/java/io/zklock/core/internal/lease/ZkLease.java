@@ -13,7 +13,6 @@ import io.zklock.core.LeaseState;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.Backoff;
 import io.zklock.core.internal.zk.NodePaths;
-import io.zklock.core.internal.zk.SessionListener;
 import io.zklock.core.internal.zk.Threads;
 import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -45,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * (the closing caller, the timer) and finds the session changed.
  */
 /** The engine's lease: one granted node of one session; see the comment above. */
-public final class ZkLease implements Lease, SessionListener {
+public final class ZkLease implements Lease {
     private static final Logger LOG = LoggerFactory.getLogger(ZkLease.class);
     private static final long CLOSE_WAIT_MS = 10_000;
 
@@ -55,42 +54,30 @@ public final class ZkLease implements Lease, SessionListener {
     private final long sessionId;
     private final LockNode predecessor;        // at the grant; null if none
     private final LeaseListeners listeners = new LeaseListeners();
-    private final GrantNotice notice;
+    final GrantNotice notice;
     private final CompletableFuture<Void> firstDeleteAttempt = new CompletableFuture<>();
     private final Object monitor = new Object();
-    private volatile LeasePhase phase = LeasePhase.HELD;   // changed under monitor only
+    volatile LeasePhase phase = LeasePhase.HELD;   // changed under monitor only
     private volatile Keeper keeper;            // set once by a cache that keeps the node; null if none
-    private final RevocationOptIn revocation;
+    final RevocationOptIn revocation;
+    private final LeaseSession session;        // hears the session news; a listener of the monitor until the node is gone
 
     /** A lease granted with no listing to hand on (its grant is known some other way). */
     public ZkLease(LockContext context, String nodePath, long fencingToken, long sessionId) {
         this(context, nodePath, fencingToken, sessionId, null);
     }
 
-    /**
-     * @param granting the children, in queue order, on which the driver granted the node; null
-     *        if none is known
-     */
-    public ZkLease(LockContext context, String nodePath, long fencingToken, long sessionId, List<LockNode> granting) {
+    /** @param predecessor the node right ahead of ours in the listing that granted it; null if none, or none known */
+    public ZkLease(LockContext context, String nodePath, long fencingToken, long sessionId, LockNode predecessor) {
         this.context = context;
         this.nodePath = nodePath;
         this.fencingToken = fencingToken;
         this.sessionId = sessionId;
-        this.predecessor = predecessor(granting, NodePaths.name(nodePath));
+        this.predecessor = predecessor;
         this.notice = new GrantNotice(context.port(), nodePath, () -> phase != LeasePhase.HELD && phase != LeasePhase.SUSPENDED);
-        this.revocation = new RevocationOptIn(context, this, this::deletedUnderUs);
-        context.monitor().addListener(this);
-    }
-
-    private static LockNode predecessor(List<LockNode> granting, String ours) {
-        LockNode before = null;
-        for (LockNode node : granting == null ? List.<LockNode>of() : granting) {
-            if (node.name().equals(ours)) {
-                return before;
-            }
-            before = node;
-        }
-        return null;
+        this.session = new LeaseSession(this, context, sessionId);
+        this.revocation = new RevocationOptIn(context, this, session::deletedUnderUs);
+        context.monitor().addListener(session);
     }
 
     /**
@@ -152,17 +139,6 @@ public final class ZkLease implements Lease, SessionListener {
         revocation.keep(keeper);
     }
 
-    /**
-     * The revocation watch found the node gone while the lease was not being released: another
-     * client deleted it (a forced revocation), and another holder may be granted now.
-     */
-    private void deletedUnderUs() {
-        if (phase == LeasePhase.HELD || phase == LeasePhase.SUSPENDED) {
-            LOG.warn("the node {} of a held lease was deleted by another client", nodePath);
-            lose();
-        }
-    }
-
     @Override
     public void close() {
         if (release()) {
@@ -207,7 +183,7 @@ public final class ZkLease implements Lease, SessionListener {
     /** The claimed delete succeeded, or found the node gone. */
     public void deletedByCaller() {
         context.view().deleted(NodePaths.name(nodePath));
-        context.monitor().removeListener(this);
+        context.monitor().removeListener(session);
         LeaseState released = move(LeasePhase::deleted);
         revocation.end();
         firstDeleteAttempt.complete(null);
@@ -272,88 +248,30 @@ public final class ZkLease implements Lease, SessionListener {
         notice.send(createdWith);
     }
 
-    // ---- session news -----------------------------------------------------------------------
+    // ---- session news (LeaseSession hears them; a request catching up tells them here) ----------
 
-    @Override
+    /** The connection is lost: SUSPENDED (see LeaseSession). */
     public void suspended() {
-        tell(move(LeasePhase::suspended));
-        if (phase.isReleasing()) {
-            firstDeleteAttempt.complete(null); // a close waiting on the delete returns; retried on reconnection
-        }
+        session.suspended();
     }
 
-    @Override
+    /** The client reconnected on {@code currentSession} (see LeaseSession). */
     public void reconnected(long currentSession) {
-        if (phase == LeasePhase.LOST_UNDELETED) {
-            deleteOrphan();
-        } else if (currentSession == sessionId) {
-            tell(move(LeasePhase::reconnected));
-            retryDelete();                     // if a close is unfinished
-            notice.reconnected();              // if a grant notice went unanswered
-            revocation.reconnected();
-        } else if (currentSession != 0) {
-            lose();
-        }
+        session.reconnected(currentSession);
     }
 
-    /*
-     * Curator posts LOST after it made a new handle, and listeners before us may delay it: a
-     * lease granted on the new session meanwhile is not lost. The session is read again for
-     * each lease, since the new one may connect midway.
-     */
-    @Override
-    public void lost() {
-        if (phase != LeasePhase.LOST_UNDELETED && sessionId != context.port().sessionId()) {
-            lose();
-        }
-    }
-
-    @Override
-    public void closing() {
-        context.monitor().removeListener(this);
-        lose();                                // closing the client ends the session and its nodes
-    }
-
-    /**
-     * The session that owns the node is gone, or about to be. Curator declares a session LOST
-     * on its own clock, and the server may keep the session, and our node with it, until it
-     * expires it: every waiter behind us would wait that long. So the node is deleted as soon
-     * as the client is connected again (its name carries our uuid: it is ours and nobody
-     * else's), after the holder has been told LOST.
-     */
+    /** The session that owns the node is gone, or about to be: LOST (see LeaseSession). */
     public void lose() {
-        firstDeleteAttempt.complete(null);
-        boolean closed = context.port().isClosed();
-        LeaseState lost = move(now -> now.lost(!closed));
-        revocation.end();
-        tell(lost);                            // the holder hears first; only then can a waiter be let in
-        if (closed) {
-            context.monitor().removeListener(this);
-        } else if (lost != null && context.port().isConnected()) {
-            deleteOrphan();                    // stays a listener until its node is deleted
-        }
+        session.lose();
     }
 
-    /** Deletes the node of a lost lease; kept for the next reconnection if ZooKeeper cannot be reached. */
-    private void deleteOrphan() {
-        if (phase != LeasePhase.LOST_UNDELETED) {
-            return;
-        }
-        context.port().delete(nodePath, false).whenComplete((reply, error) -> {
-            if (error != null) {
-                LOG.debug("could not issue the delete of lost lease node {}: {}", nodePath, error.toString());
-            } else if ((reply.ok() || reply.noNode()) && orphanDeleted()) {
-                context.monitor().removeListener(this);
-                context.view().deleted(NodePaths.name(nodePath));
-                LOG.debug("deleted {}, the node of a lost lease ({})", nodePath, reply.rc());
-            } else if (!reply.ok() && !reply.noNode()) {
-                LOG.debug("delete of lost lease node {} failed ({}); retried on reconnection", nodePath, reply.rc());
-            }
-        });
+    /** A close waiting on the first delete attempt returns. */
+    void firstDeleteAnswered() {
+        firstDeleteAttempt.complete(null);
     }
 
     /** The change of the one state value, under the monitor; returns the public state to tell, or null if it did not change. */
-    private LeaseState move(UnaryOperator<LeasePhase> step) {
+    LeaseState move(UnaryOperator<LeasePhase> step) {
         synchronized (monitor) {
             LeasePhase before = phase;
             phase = step.apply(before);
@@ -366,7 +284,7 @@ public final class ZkLease implements Lease, SessionListener {
     }
 
     /** Whether this call moved the lease from LOST_UNDELETED to LOST (one caller wins). */
-    private boolean orphanDeleted() {
+    boolean orphanDeleted() {
         synchronized (monitor) {
             boolean was = phase == LeasePhase.LOST_UNDELETED;
             phase = phase.orphanDeleted();
@@ -375,7 +293,7 @@ public final class ZkLease implements Lease, SessionListener {
     }
 
     /** Tells the listeners of a change {@link #move} made (nothing if it made none), after any queued before it. */
-    private void tell(LeaseState next) {
+    void tell(LeaseState next) {
         if (next == null) {
             return;
         }

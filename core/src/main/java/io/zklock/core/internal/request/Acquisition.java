@@ -168,7 +168,7 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
         if (error != null) {
             giveUpInStep(error);
         } else if (end instanceof WaitEnd.Granted granted) {
-            grant(waiting.node(), granted.sorted());
+            grant(waiting.node(), granted);
         } else if (madeByMulti) {
             endWith(new End.Lost(((WaitEnd.NodeLost) end).why()), null);
         } else {
@@ -184,7 +184,8 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
      * is not removed, which would cost a request on the hot path: it fires at the latest when
      * its node goes, and the event is ignored then.
      */
-    private void grant(QueuedNode node, List<LockNode> sorted) {
+    private void grant(QueuedNode node, WaitEnd.Granted granted) {
+        List<LockNode> sorted = granted.sorted();
         if (context.port().isClosed()) {
             giveUpInStep(context.clientClosed());
             return;
@@ -192,7 +193,7 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
         phase = new Phase.Ended();
         stopTimer();
         context.monitor().removeListener(this);
-        ZkLease lease = new ZkLease(context, node.path(), node.token(), node.session(), sorted);
+        ZkLease lease = new ZkLease(context, node.path(), node.token(), node.session(), granted.predecessorOf(node.node()));
         AcquireTally.observeLease(lease, context);
         catchUp(lease, node.session());
         if (context.driver().announcesGrants() && !sorted.get(sorted.size() - 1).equals(node.node())) {

@@ -48,14 +48,6 @@ final class NodeCreation {
 
     private enum State { CALLING, BACKOFF, DONE, FAILED, STOPPED }
 
-    /** What a call in flight may leave in the directory, for stop() to clean up. */
-    private sealed interface Leftover {
-        record Nothing() implements Leftover { }
-        record ToldByReply() implements Leftover { }
-        record Node(String path) implements Leftover { }
-        record Transaction(String uuid) implements Leftover { }
-    }
-
     private final LockContext context;
     private final Deadline deadline;
     private final RequestLock lock;
@@ -87,7 +79,8 @@ final class NodeCreation {
         if (view.usable(session) && context.monitor().multiCreateReturnsStat()) {
             transaction(view, session);
         } else if (context.cachingNodes()) {
-            transaction(null, session);        // a caching node's uuid: Curator's protected create picks its own
+            // the cache's create path: Curator's protected create picks its own uuid, not a caching one
+            transaction(null, session);
         } else {
             create();
         }
@@ -113,17 +106,12 @@ final class NodeCreation {
         stopped = new CompletableFuture<>();
         state = State.STOPPED;
         retry.cancel();
-        if (leftover instanceof Leftover.Node node) {
-            context.cleanup().delete(node.path()).whenComplete((v, e) -> stopped.complete(null));
-        } else if (leftover instanceof Leftover.Transaction t) {
-            context.cleanup().sweep(t.uuid()).whenComplete((v, e) -> stopped.complete(null));
-        } else if (leftover instanceof Leftover.Nothing) {
-            stopped.complete(null);
+        CompletableFuture<Void> cleanup = leftover.cleanUp(context.cleanup());
+        if (cleanup != null) {                 // else ToldByReply: the reply's handler completes it
+            cleanup.whenComplete((v, e) -> stopped.complete(null));
         }
-        return stopped;                        // ToldByReply: the reply's handler completes it
+        return stopped;
     }
-
-    // ---- the plain create -------------------------------------------------------------------
 
     private void create() {
         state = State.CALLING;
@@ -166,23 +154,22 @@ final class NodeCreation {
      * directory is, at any moment): make it again and create again, inside the deadline.
      */
     private void directoryReaped() {
-        if (++reapedInARow > MAX_REAPED) {
-            fail(new LockException("lock directory " + context.path() + " was deleted under " + MAX_REAPED + " creates in a row"));
-        } else if (!deadline.isSingleAttempt() && deadline.hasExpired()) {
+        if (reapedTooOften()) {
+            return;
+        }
+        if (!deadline.isSingleAttempt() && deadline.hasExpired()) {
             fail(context.timedOut());
+            return;
+        }
+        LOG.debug("lock directory {} was reaped under our create; making it again", context.path());
+        long pause = Backoff.afterReaped(reapedInARow);
+        if (pause == 0) {
+            create();
         } else {
-            LOG.debug("lock directory {} was reaped under our create; making it again", context.path());
-            long pause = Backoff.afterReaped(reapedInARow);
-            if (pause == 0) {
-                create();
-            } else {
-                state = State.BACKOFF;
-                retry.schedule(pause, this::create);
-            }
+            state = State.BACKOFF;
+            retry.schedule(pause, this::create);
         }
     }
-
-    // ---- the inferring transaction ----------------------------------------------------------
 
     private void transaction(DirectoryView view, long session) {
         InferenceTransaction t = InferenceTransaction.send(context, view, session, ownerData);
@@ -223,10 +210,18 @@ final class NodeCreation {
         }
     }
 
-    /** Makes the lock directory (a container) for a caching context's transaction, then sends it again. */
+    /** Fails the creation once the directory was reaped under MAX_REAPED creates in a row; true if it did. */
+    private boolean reapedTooOften() {
+        if (++reapedInARow <= MAX_REAPED) {
+            return false;
+        }
+        fail(new LockException("lock directory " + context.path() + " was deleted under " + MAX_REAPED + " creates in a row"));
+        return true;
+    }
+
+    /** The cache's create path, after a NoNode: the directory (a container), then the transaction again (see start()). */
     private void makeDirectory() {
-        if (++reapedInARow > MAX_REAPED) {
-            fail(new LockException("lock directory " + context.path() + " was deleted under " + MAX_REAPED + " creates in a row"));
+        if (reapedTooOften()) {
             return;
         }
         state = State.CALLING;
@@ -270,8 +265,6 @@ final class NodeCreation {
         }
     }
 
-    // ---- the node ---------------------------------------------------------------------------
-
     /** Our node exists; with no Stat, one exists() reads its token and session first. */
     private void obtained(String path, Stat stat, QueuedNode.Known known) {
         Optional<LockNode> node = LockNode.parse(NodePaths.name(path));
@@ -310,8 +303,6 @@ final class NodeCreation {
         }));
     }
 
-    // ---- failures ---------------------------------------------------------------------------
-
     private void failedCall(KeeperException.Code rc, String what, Runnable again) {
         if (retry.afterFailure(context, deadline, rc, what, again, this::fail)) {
             state = State.BACKOFF;
@@ -329,9 +320,6 @@ final class NodeCreation {
 
     /** A reply that came after stop(): deletes what it made, then completes stop()'s future. */
     private void cleanUpAfterStop(String createdPath, String unresolvedUuid) {
-        CompletableFuture<Void> cleanup = createdPath != null ? context.cleanup().delete(createdPath)
-                : unresolvedUuid != null ? context.cleanup().sweep(unresolvedUuid)
-                : CompletableFuture.completedFuture(null);
-        cleanup.whenComplete((v, e) -> stopped.complete(null));
+        Leftover.after(createdPath, unresolvedUuid).cleanUp(context.cleanup()).whenComplete((v, e) -> stopped.complete(null));
     }
 }
