@@ -36,9 +36,9 @@ import org.slf4j.LoggerFactory;
  *               reconnection (nobody holds them). Our node missing, or owned by a session that
  *               is no longer the client's: NodeLost.
  *               The driver grants: Granted. It refuses: IllegalStateException. Otherwise the
- *               cached nodes ahead that conflict with ours are asked back (AskBack), and: the
- *               deadline has passed, or this was a zero timeout's one attempt: TimeoutException;
- *               else 3.
+ *               cached nodes ahead that conflict with ours are asked back (AskBack, see the
+ *               cache package), and: the deadline has passed, or this was a zero timeout's one
+ *               attempt: TimeoutException; else 3.
  *   3. WATCH    getData(each node the driver names: one, or two) with a watcher, all in one
  *               step. NoNode, or data already changed (the node announced its own grant), on
  *               any of them: 1 at once. Otherwise wait for the first event on any: 1 (a watch
