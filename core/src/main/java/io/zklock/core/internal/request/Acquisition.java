@@ -50,7 +50,11 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
 
     /** How a request ended, when it did not fail. */
     public sealed interface End {
-        record Leased(ZkLease lease) implements End { }
+        /**
+         * Granted: the lease, and the children on which the driver granted it, in queue order
+         * (what a lease cache judges its node by; null when the grant was known without them).
+         */
+        record Leased(ZkLease lease, List<LockNode> granting) implements End { }
 
         /** Only for a node a multi-lock made: it is gone, and only a new transaction can replace it. */
         record Lost(String why) implements End { }
@@ -164,7 +168,7 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
         if (error != null) {
             giveUpInStep(error);
         } else if (end instanceof WaitEnd.Granted granted) {
-            grant(waiting.node(), granted.sorted());
+            grant(waiting.node(), granted);
         } else if (madeByMulti) {
             endWith(new End.Lost(((WaitEnd.NodeLost) end).why()), null);
         } else {
@@ -180,7 +184,8 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
      * is not removed, which would cost a request on the hot path: it fires at the latest when
      * its node goes, and the event is ignored then.
      */
-    private void grant(QueuedNode node, List<LockNode> sorted) {
+    private void grant(QueuedNode node, WaitEnd.Granted granted) {
+        List<LockNode> sorted = granted.sorted();
         if (context.port().isClosed()) {
             giveUpInStep(context.clientClosed());
             return;
@@ -188,7 +193,7 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
         phase = new Phase.Ended();
         stopTimer();
         context.monitor().removeListener(this);
-        ZkLease lease = new ZkLease(context, node.path(), node.token(), node.session(), sorted);
+        ZkLease lease = new ZkLease(context, node.path(), node.token(), node.session(), granted.predecessorOf(node.node()));
         AcquireTally.observeLease(lease, context);
         catchUp(lease, node.session());
         if (context.driver().announcesGrants() && !sorted.get(sorted.size() - 1).equals(node.node())) {
@@ -197,7 +202,7 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
         }
         lock.later(() -> {
             tally.granted();
-            if (!result.complete(new End.Leased(lease))) {
+            if (!result.complete(new End.Leased(lease, sorted))) {
                 lease.release();               // never leak a grant nobody will see
             }
         });

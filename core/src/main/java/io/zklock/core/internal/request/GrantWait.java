@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.NodeData;
+import io.zklock.core.internal.cache.AskBack;
 import io.zklock.core.internal.zk.WatchKey;
 import io.zklock.core.internal.zk.Watches;
 import io.zklock.core.internal.zk.ZkPort;
@@ -35,9 +36,9 @@ import org.slf4j.LoggerFactory;
  *               reconnection (nobody holds them). Our node missing, or owned by a session that
  *               is no longer the client's: NodeLost.
  *               The driver grants: Granted. It refuses: IllegalStateException. Otherwise the
- *               cached nodes ahead that conflict with ours are asked back (AskBack), and: the
- *               deadline has passed, or this was a zero timeout's one attempt: TimeoutException;
- *               else 3.
+ *               cached nodes ahead that conflict with ours are asked back (AskBack, see the
+ *               cache package), and: the deadline has passed, or this was a zero timeout's one
+ *               attempt: TimeoutException; else 3.
  *   3. WATCH    getData(each node the driver names: one, or two) with a watcher, all in one
  *               step. NoNode, or data already changed (the node announced its own grant), on
  *               any of them: 1 at once. Otherwise wait for the first event on any: 1 (a watch
@@ -79,7 +80,7 @@ final class GrantWait {
         this.lock = lock;
         this.watches = new Watches(context.monitor().watches(), context.port());
         this.retry = new PendingRetry(lock);
-        this.askBack = new AskBack(context, node.node());
+        this.askBack = new AskBack(context, node.node(), lock::run);
     }
 
     /** Step 1 for the first time; call from a step of the request. */

@@ -49,14 +49,6 @@ final class NodeCreation {
 
     private enum State { CALLING, BACKOFF, DONE, FAILED, STOPPED }
 
-    /** What a call in flight may leave in the directory, for stop() to clean up. */
-    private sealed interface Leftover {
-        record Nothing() implements Leftover { }
-        record ToldByReply() implements Leftover { }
-        record Node(String path) implements Leftover { }
-        record Transaction(String uuid) implements Leftover { }
-    }
-
     private final LockContext context;
     private final Deadline deadline;
     private final RequestLock lock;
@@ -114,17 +106,12 @@ final class NodeCreation {
         stopped = new CompletableFuture<>();
         state = State.STOPPED;
         retry.cancel();
-        if (leftover instanceof Leftover.Node node) {
-            context.cleanup().delete(node.path()).whenComplete((v, e) -> stopped.complete(null));
-        } else if (leftover instanceof Leftover.Transaction t) {
-            context.cleanup().sweep(t.uuid()).whenComplete((v, e) -> stopped.complete(null));
-        } else if (leftover instanceof Leftover.Nothing) {
-            stopped.complete(null);
+        CompletableFuture<Void> cleanup = leftover.cleanUp(context.cleanup());
+        if (cleanup != null) {                 // else ToldByReply: the reply's handler completes it
+            cleanup.whenComplete((v, e) -> stopped.complete(null));
         }
-        return stopped;                        // ToldByReply: the reply's handler completes it
+        return stopped;
     }
-
-    // ---- the plain create -------------------------------------------------------------------
 
     /**
      * A create: the plain one, but for a node of Curator's layout, whose uuid must be zklock's
@@ -180,23 +167,22 @@ final class NodeCreation {
      * directory is, at any moment): make it again and create again, inside the deadline.
      */
     private void directoryReaped() {
-        if (++reapedInARow > MAX_REAPED) {
-            fail(new LockException("lock directory " + context.path() + " was deleted under " + MAX_REAPED + " creates in a row"));
-        } else if (!deadline.isSingleAttempt() && deadline.hasExpired()) {
+        if (reapedTooOften()) {
+            return;
+        }
+        if (!deadline.isSingleAttempt() && deadline.hasExpired()) {
             fail(context.timedOut());
+            return;
+        }
+        LOG.debug("lock directory {} was reaped under our create; making it again", context.path());
+        long pause = Backoff.afterReaped(reapedInARow);
+        if (pause == 0) {
+            create();
         } else {
-            LOG.debug("lock directory {} was reaped under our create; making it again", context.path());
-            long pause = Backoff.afterReaped(reapedInARow);
-            if (pause == 0) {
-                create();
-            } else {
-                state = State.BACKOFF;
-                retry.schedule(pause, this::create);
-            }
+            state = State.BACKOFF;
+            retry.schedule(pause, this::create);
         }
     }
-
-    // ---- the inferring transaction ----------------------------------------------------------
 
     private void transaction(DirectoryView view, long session) {
         InferenceTransaction t = InferenceTransaction.send(context, view, session, ownerData);
@@ -237,10 +223,18 @@ final class NodeCreation {
         }
     }
 
+    /** Fails the creation once the directory was reaped under MAX_REAPED creates in a row; true if it did. */
+    private boolean reapedTooOften() {
+        if (++reapedInARow <= MAX_REAPED) {
+            return false;
+        }
+        fail(new LockException("lock directory " + context.path() + " was deleted under " + MAX_REAPED + " creates in a row"));
+        return true;
+    }
+
     /** Makes the lock directory (a container) for a caching or Curator-layout context's transaction, then sends it again. */
     private void makeDirectory() {
-        if (++reapedInARow > MAX_REAPED) {
-            fail(new LockException("lock directory " + context.path() + " was deleted under " + MAX_REAPED + " creates in a row"));
+        if (reapedTooOften()) {
             return;
         }
         state = State.CALLING;
@@ -284,8 +278,6 @@ final class NodeCreation {
         }
     }
 
-    // ---- the node ---------------------------------------------------------------------------
-
     /** Our node exists; with no Stat, one exists() reads its token and session first. */
     private void obtained(String path, Stat stat, QueuedNode.Known known) {
         Optional<LockNode> node = LockNode.parse(NodePaths.name(path));
@@ -324,8 +316,6 @@ final class NodeCreation {
         }));
     }
 
-    // ---- failures ---------------------------------------------------------------------------
-
     private void failedCall(KeeperException.Code rc, String what, Runnable again) {
         if (retry.afterFailure(context, deadline, rc, what, again, this::fail)) {
             state = State.BACKOFF;
@@ -343,9 +333,6 @@ final class NodeCreation {
 
     /** A reply that came after stop(): deletes what it made, then completes stop()'s future. */
     private void cleanUpAfterStop(String createdPath, String unresolvedUuid) {
-        CompletableFuture<Void> cleanup = createdPath != null ? context.cleanup().delete(createdPath)
-                : unresolvedUuid != null ? context.cleanup().sweep(unresolvedUuid)
-                : CompletableFuture.completedFuture(null);
-        cleanup.whenComplete((v, e) -> stopped.complete(null));
+        Leftover.after(createdPath, unresolvedUuid).cleanUp(context.cleanup()).whenComplete((v, e) -> stopped.complete(null));
     }
 }

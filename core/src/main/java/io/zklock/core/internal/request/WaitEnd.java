@@ -9,6 +9,11 @@ sealed interface WaitEnd {
 
     /** The driver granted the node on these children (in queue order). */
     record Granted(List<LockNode> sorted) implements WaitEnd {
+        /** {@return the node right ahead of {@code ours} in these children; null if none} */
+        LockNode predecessorOf(LockNode ours) {
+            int index = sorted.indexOf(ours);
+            return index > 0 ? sorted.get(index - 1) : null;
+        }
     }
 
     /**

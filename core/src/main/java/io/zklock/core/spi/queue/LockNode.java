@@ -185,8 +185,9 @@ public record LockNode(String name, String protectedId, String kind, long sequen
 
     /**
      * Whether the node's process may keep it after its last lease closes (a cached lease); a
-     * conflicting waiter behind it asks it back. Names are written by other clients too: a false
-     * claim only draws a revocation request onto its node.
+     * conflicting waiter behind it asks it back (an ask: a line written into its data; not a
+     * revocation request, which only an operator writes). Names are written by other clients
+     * too: a false claim only draws asks onto its node.
      *
      * @return whether the uuid is of the caching version
      */
