@@ -33,7 +33,7 @@ class WhoAsksTest {
 
     /** A node of {@code kind}, cached or not, with the next sequence number. */
     private static LockNode node(String kind, boolean cached) {
-        return LockNode.parse(LockNode.protectedName(LockNode.newProtectedId(cached), kind) + String.format("%010d", sequence++))
+        return LockNode.parse(LockNode.protectedName(LockNode.newProtectedId(cached), LockNode.namePrefix(kind)) + String.format("%010d", sequence++))
                 .orElseThrow();
     }
 
