@@ -413,10 +413,11 @@ public final class ZkLockMetrics implements AutoCloseable {
         @Override
         public void waitsBehind(LockObserver.WaitedNode node) {
             OwnerInfo owner = node.owner();
-            wait.highCardinalityKeyValue("zklock.holder", owner.thread() + " (pid " + owner.pid() + " on " + owner.host() + ")");
-            wait.highCardinalityKeyValue("zklock.holder.node", node.nodePath());
             node.traceId().ifPresent(id -> wait.highCardinalityKeyValue("zklock.holder.trace_id", id));
+            wait.highCardinalityKeyValue("zklock.holder.node", node.nodePath());
             wait.event(Observation.Event.of("zklock.waits.behind", "waits behind " + node.nodePath()));
+            // the holder last: a reader that sees it sees the rest
+            wait.highCardinalityKeyValue("zklock.holder", owner.thread() + " (pid " + owner.pid() + " on " + owner.host() + ")");
         }
 
         @Override
