@@ -260,8 +260,9 @@ final class GrantWait {
             // after a true grant moves us on, so the same announcement seen again was forged by another client
             announcementSeen.put(path, reply.stat().getMzxid());
             list(watchDirectory);
+        } else {
+            tally.waitsBehind(path, reply.data());   // the watch is set: watchEvent takes it from here
         }
-        // otherwise the watch is set: watchEvent takes it from here
     }
 
     /*
