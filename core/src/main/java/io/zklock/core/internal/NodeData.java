@@ -15,6 +15,8 @@ import org.apache.zookeeper.data.Stat;
 /*
  * The one home of what a lock node's data says: short UTF-8 "key=value" lines, one per line.
  *   host=, pid=, thread=, requested=      the owner (OwnerInfo), written at the create
+ *   participant=<id>                      a leader election's candidate, after the owner's lines,
+ *                                         written at the create (Participant.participantId)
  *   multi=<n>                             on each node of a multi-lock's transaction over n locks
  *   granted=yes                           once a semaphore node announced its grant
  *   revoke-requested=, revoke-by=         a RevocationRequest, written by LockAdmin
@@ -35,6 +37,7 @@ public final class NodeData {
     private static final String PID = "pid=";
     private static final String THREAD = "thread=";
     private static final String REQUESTED = "requested=";
+    private static final String PARTICIPANT = "participant=";
     private static final String GRANTED = "granted=yes";
     private static final String MULTI = "multi=";
     private static final String REVOKE_AT = "revoke-requested=";
@@ -58,6 +61,40 @@ public final class NodeData {
                 .append('\n').append(THREAD).append(oneLine(owner.thread())).append('\n').append(REQUESTED);
         appendInstant(text, owner.requestedAt());
         return text.append('\n').toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The data a node is created with when its request names a participant (a leader election's
+     * candidate): its owner's lines, then the participant's.
+     *
+     * @param owner who asks
+     * @param participantId the participant's id, checked by {@link #checkParticipantId}; null for none
+     * @return the data
+     */
+    public static byte[] of(OwnerInfo owner, String participantId) {
+        return participantId == null ? of(owner) : withLine(of(owner), PARTICIPANT + participantId);
+    }
+
+    /**
+     * Checks a participant id before it is written: not blank, one line, at most
+     * {@link #MAX_VALUE} characters (what a reader keeps).
+     *
+     * @param participantId the id
+     * @return the id
+     * @throws IllegalArgumentException naming the bad value
+     */
+    public static String checkParticipantId(String participantId) {
+        if (participantId == null || participantId.isBlank()) {
+            throw new IllegalArgumentException("participantId must not be null or blank, was " + participantId);
+        }
+        if (participantId.indexOf('\n') >= 0 || participantId.indexOf('\r') >= 0) {
+            throw new IllegalArgumentException("participantId must be one line, was \"" + oneLine(participantId) + "\"");
+        }
+        if (participantId.length() > MAX_VALUE) {
+            throw new IllegalArgumentException("participantId must be at most " + MAX_VALUE + " characters, was "
+                    + participantId.length());
+        }
+        return participantId;
     }
 
     /** {@return the data of a node made by a multi-lock over {@code locks} locks} */
@@ -105,6 +142,17 @@ public final class NodeData {
         }
         return new OwnerInfo(fields.getOrDefault(HOST, "?"), pid, fields.getOrDefault(THREAD, "?"),
                 instant(fields.get(REQUESTED)));
+    }
+
+    /**
+     * The participant the data names (a leader election's candidate).
+     *
+     * @param data a node's data, or null
+     * @return the participant's id, or empty if the data names none
+     */
+    public static Optional<String> participantId(byte[] data) {
+        String id = fields(data).get(PARTICIPANT);
+        return id == null || id.isBlank() ? Optional.empty() : Optional.of(id);
     }
 
     /**
@@ -220,7 +268,7 @@ public final class NodeData {
     private static byte[] ownLines(byte[] data) {
         StringBuilder kept = new StringBuilder();
         fields(data).forEach((key, value) -> {
-            if (key.equals(HOST) || key.equals(PID) || key.equals(THREAD) || key.equals(REQUESTED) || key.equals(MULTI)
+            if (key.equals(HOST) || key.equals(PID) || key.equals(THREAD) || key.equals(REQUESTED) || key.equals(PARTICIPANT) || key.equals(MULTI)
                     || key.equals(REVOKE_AT) || key.equals(REVOKE_BY) || key.equals(ASKED_BACK) || (key + value).equals(GRANTED)) {
                 kept.append(key).append(value).append('\n');
             }

@@ -10,6 +10,7 @@ import io.zklock.core.LeaseCaching;
 import io.zklock.core.LockException;
 import io.zklock.core.Participant;
 import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.NodeData;
 import io.zklock.core.internal.inspect.Inspection;
 import io.zklock.core.internal.lease.LeaseCache;
 import io.zklock.core.internal.lease.ZkLease;
@@ -37,6 +38,7 @@ import org.apache.curator.framework.CuratorFramework;
 public final class LockEngine {
     private final LockContext context;
     private final LeaseCache cache;            // null unless caching is on
+    private final String participantId;        // null unless the engine's requests name a participant
 
     /**
      * An engine whose nodes are never kept after use.
@@ -74,8 +76,38 @@ public final class LockEngine {
     }
 
     LockEngine(LockContext context) {
+        this(context, null);
+    }
+
+    private LockEngine(LockContext context, String participantId) {
         this.context = context;
         this.cache = context.caching().isOn() ? LeaseCache.of(context) : null;
+        this.participantId = participantId;
+    }
+
+    /**
+     * An engine on the same directory, of the same kind, whose requests name a participant: its
+     * id is written into each node's owner data (after the owner's lines), where
+     * {@link Participant#participantId()} reads it back. A leader election's candidates are told
+     * apart by it.
+     *
+     * @param participantId the participant's id: not blank, one line, at most 256 characters
+     * @return the engine
+     * @throws IllegalArgumentException naming the bad id
+     * @throws IllegalStateException if this engine caches its nodes (a cached node may serve
+     *         several local leases, so it names no one participant)
+     */
+    public LockEngine withParticipant(String participantId) {
+        NodeData.checkParticipantId(participantId);
+        if (cache != null) {
+            throw new IllegalStateException("an engine that caches its nodes names no participant: " + this);
+        }
+        return new LockEngine(context, participantId);
+    }
+
+    /** {@return the participant this engine's requests name, if any} */
+    public Optional<String> participantId() {
+        return Optional.ofNullable(participantId);
     }
 
     /** {@return whether, and how long, this engine's nodes are kept after use} */
@@ -208,7 +240,7 @@ public final class LockEngine {
     private Acquisition start(Deadline deadline) {
         AcquireTally tally = AcquireTally.begin(context);
         tally.checkBeforeStart(context.client(), () -> "lock " + path());
-        return Acquisition.start(context, deadline, tally);
+        return Acquisition.start(context, deadline, tally, participantId);
     }
 
     private static ZkLease lease(Acquisition.End outcome) {
