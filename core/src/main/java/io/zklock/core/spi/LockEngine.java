@@ -105,6 +105,17 @@ public final class LockEngine {
         return new LockEngine(context, participantId);
     }
 
+    /**
+     * The participant a node's data names (see {@link #withParticipant}), for a recipe that
+     * reads a node itself (an observer's watch on it) rather than through {@link #participants()}.
+     *
+     * @param nodeData a node's data as read, or null; data other clients wrote is read safely
+     * @return the participant's id, or empty if the data names none
+     */
+    public static Optional<String> participantIdIn(byte[] nodeData) {
+        return NodeData.participantId(nodeData);
+    }
+
     /** {@return the participant this engine's requests name, if any} */
     public Optional<String> participantId() {
         return Optional.ofNullable(participantId);
