@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
 
 import io.zklock.core.Lease;
 import io.zklock.multilock.ZkMultiLock;
+import io.zklock.leader.ZkLeaderElection;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
 import io.zklock.semaphore.ZkSemaphore;
@@ -51,6 +52,26 @@ class StatusEndToEndTest extends LiveServerTest {
         assertTrue(lines.get(2).endsWith(held.nodePath().substring(path.length() + 1)), lines.get(2));
         assertEquals(5, lines.size(), run.out());
         assertFalse(second.isDone() || third.isDone());
+    }
+
+    /** An election shows its leader by participant id with its epoch, and the candidates in queue order, in text and JSON. */
+    @Test
+    void electionShowsTheLeaderItsEpochAndTheCandidates() throws Exception {
+        String path = "/status/election";
+        Lease leading = onThread("leader-t", () -> new ZkLeaderElection(zk.session(), path, "node-a").awaitLeadership());
+        onThread("standby-t", () -> new ZkLeaderElection(zk.session(), path, "node-b").leadershipAsync());
+        awaitParticipants(path, 2);
+
+        LiveServer.Run run = zklock("status", path, "--connect", zk.connect());
+        assertEquals(0, run.exit(), run.err());
+        List<String> lines = run.out().lines().toList();
+        assertEquals(path + ": leader election, leader node-a (epoch " + StatusReport.token(leading.fencingToken())
+                + "), 1 candidate waits", lines.get(0), run.out());
+        assertTrue(lines.get(2).matches("\\s+1\\s+LEADS\\s+candidate\\s+node-a leader-t@\\S+\\[pid \\d+\\]\\s+held <= .*"), lines.get(2));
+        assertTrue(lines.get(3).matches("\\s+2\\s+waits\\s+candidate\\s+node-b standby-t@\\S+\\[pid \\d+\\]\\s+waiting .*"), lines.get(3));
+        LiveServer.Run json = zklock("status", path, "--connect", zk.connect(), "--json");
+        assertTrue(json.out().contains("\"participantId\":\"node-a\""), json.out());
+        assertTrue(json.out().contains("\"recipe\":\"leader\""), json.out());
     }
 
     /** A semaphore's header names its configured maxLeases; its nodes are permits, the extra one waits. */

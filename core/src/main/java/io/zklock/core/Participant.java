@@ -18,9 +18,11 @@ import java.util.Optional;
  * @param createdAt when the server created the node (the request's arrival; a holder has held
  *                  for at most the time since)
  * @param revocationRequest the revocation request written into the node, if any
+ * @param participantId the participant the node's data names (a leader election's candidate),
+ *                      if any
  */
 public record Participant(String nodePath, String mode, long sequence, OwnerInfo owner, boolean holding,
-        long fencingToken, Instant createdAt, Optional<RevocationRequest> revocationRequest) {
+        long fencingToken, Instant createdAt, Optional<RevocationRequest> revocationRequest, Optional<String> participantId) {
 
     /**
      * Checks and keeps the components; each is described above.
@@ -33,12 +35,32 @@ public record Participant(String nodePath, String mode, long sequence, OwnerInfo
      * @param fencingToken the {@link #fencingToken()}
      * @param createdAt the {@link #createdAt()}
      * @param revocationRequest the {@link #revocationRequest()}
+     * @param participantId the {@link #participantId()}
      * @throws IllegalArgumentException if a reference argument is null
      */
     public Participant {
-        if (nodePath == null || mode == null || owner == null || createdAt == null || revocationRequest == null) {
+        if (nodePath == null || mode == null || owner == null || createdAt == null || revocationRequest == null
+                || participantId == null) {
             throw new IllegalArgumentException("no argument of a Participant may be null");
         }
+    }
+
+    /**
+     * A participant whose node names no participant id; each argument is described above.
+     *
+     * @param nodePath the {@link #nodePath()}
+     * @param mode the {@link #mode()}
+     * @param sequence the {@link #sequence()}
+     * @param owner the {@link #owner()}
+     * @param holding the {@link #holding()}
+     * @param fencingToken the {@link #fencingToken()}
+     * @param createdAt the {@link #createdAt()}
+     * @param revocationRequest the {@link #revocationRequest()}
+     * @throws IllegalArgumentException if a reference argument is null
+     */
+    public Participant(String nodePath, String mode, long sequence, OwnerInfo owner, boolean holding,
+            long fencingToken, Instant createdAt, Optional<RevocationRequest> revocationRequest) {
+        this(nodePath, mode, sequence, owner, holding, fencingToken, createdAt, revocationRequest, Optional.empty());
     }
 
     /**

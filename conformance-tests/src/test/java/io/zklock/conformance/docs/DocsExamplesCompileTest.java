@@ -47,7 +47,7 @@ class DocsExamplesCompileTest {
     /** A class of each artifact the examples use; the class path found must hold every one. */
     private static final List<String> REQUIRED = List.of(
             "io.zklock.core.Lease", "io.zklock.mutex.ZkMutex", "io.zklock.semaphore.ZkSemaphore",
-            "io.zklock.readwrite.ZkReadWriteLock", "io.zklock.multilock.ZkMultiLock",
+            "io.zklock.readwrite.ZkReadWriteLock", "io.zklock.multilock.ZkMultiLock", "io.zklock.leader.ZkLeaderElection",
             "io.zklock.micrometer.ZkLockMetrics", "io.zklock.spring.integration.ZkLockRegistry",
             "io.zklock.shedlock.ZkLockProvider", "org.apache.curator.framework.CuratorFramework",
             "org.springframework.context.annotation.Configuration",

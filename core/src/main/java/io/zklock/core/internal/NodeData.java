@@ -17,6 +17,8 @@ import org.apache.zookeeper.data.Stat;
  *   host=, pid=, thread=, requested=      the owner (OwnerInfo), written at the create
  *   trace=<trace id>                      the owner's trace, written at the create when an observer
  *                                         gave the request one (older readers skip the line)
+ *   participant=<id>                      a leader election's candidate, after the owner's lines,
+ *                                         written at the create (Participant.participantId)
  *   multi=<n>                             on each node of a multi-lock's transaction over n locks
  *   granted=yes                           once a semaphore node announced its grant
  *   revoke-requested=, revoke-by=         a RevocationRequest, written by LockAdmin
@@ -40,6 +42,7 @@ public final class NodeData {
     private static final String TRACE = "trace=";
     /** What a trace id may be: W3C and B3 ids are hex, others alphanumeric; nothing else is written or read. */
     private static final int MAX_TRACE_ID = 64;
+    private static final String PARTICIPANT = "participant=";
     private static final String GRANTED = "granted=yes";
     private static final String MULTI = "multi=";
     private static final String REVOKE_AT = "revoke-requested=";
@@ -80,6 +83,41 @@ public final class NodeData {
             text.append(TRACE).append(traceId).append('\n');
         }
         return text.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The data a node is created with when its request names a participant (a leader election's
+     * candidate): its owner's lines, then the participant's.
+     *
+     * @param owner who asks
+     * @param traceId the owner's trace id (see {@link #of(OwnerInfo, String)}); null for none
+     * @param participantId the participant's id, checked by {@link #checkParticipantId}; null for none
+     * @return the data
+     */
+    public static byte[] ofParticipant(OwnerInfo owner, String traceId, String participantId) {
+        return participantId == null ? of(owner, traceId) : withLine(of(owner, traceId), PARTICIPANT + participantId);
+    }
+
+    /**
+     * Checks a participant id before it is written: not blank, one line, at most
+     * {@link #MAX_VALUE} characters (what a reader keeps).
+     *
+     * @param participantId the id
+     * @return the id
+     * @throws IllegalArgumentException naming the bad value
+     */
+    public static String checkParticipantId(String participantId) {
+        if (participantId == null || participantId.isBlank()) {
+            throw new IllegalArgumentException("participantId must not be null or blank, was " + participantId);
+        }
+        if (participantId.indexOf('\n') >= 0 || participantId.indexOf('\r') >= 0) {
+            throw new IllegalArgumentException("participantId must be one line, was \"" + oneLine(participantId) + "\"");
+        }
+        if (participantId.length() > MAX_VALUE) {
+            throw new IllegalArgumentException("participantId must be at most " + MAX_VALUE + " characters, was "
+                    + participantId.length());
+        }
+        return participantId;
     }
 
     /** {@return the data of a node made by a multi-lock over {@code locks} locks} */
@@ -152,6 +190,17 @@ public final class NodeData {
             }
         }
         return true;
+    }
+
+    /**
+     * The participant the data names (a leader election's candidate).
+     *
+     * @param data a node's data, or null
+     * @return the participant's id, or empty if the data names none
+     */
+    public static Optional<String> participantId(byte[] data) {
+        String id = fields(data).get(PARTICIPANT);
+        return id == null || id.isBlank() ? Optional.empty() : Optional.of(id);
     }
 
     /**
@@ -267,7 +316,8 @@ public final class NodeData {
     private static byte[] ownLines(byte[] data) {
         StringBuilder kept = new StringBuilder();
         fields(data).forEach((key, value) -> {
-            if (key.equals(HOST) || key.equals(PID) || key.equals(THREAD) || key.equals(REQUESTED) || key.equals(TRACE) || key.equals(MULTI)
+            if (key.equals(HOST) || key.equals(PID) || key.equals(THREAD) || key.equals(REQUESTED) || key.equals(TRACE)
+                    || key.equals(PARTICIPANT) || key.equals(MULTI)
                     || key.equals(REVOKE_AT) || key.equals(REVOKE_BY) || key.equals(ASKED_BACK) || (key + value).equals(GRANTED)) {
                 kept.append(key).append(value).append('\n');
             }

@@ -13,6 +13,7 @@ import io.zklock.core.LockCompatibility;
 import io.zklock.core.LockException;
 import io.zklock.core.Participant;
 import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.NodeData;
 import io.zklock.core.internal.cache.Grant;
 import io.zklock.core.internal.cache.LeaseStrategy;
 import io.zklock.core.internal.cache.ZkQueue;
@@ -43,6 +44,7 @@ public final class LockEngine {
     private final LockContext context;
     private final LeaseStrategy strategy;      // picked once: uncached, or how the cache grants locally
     private final ZkQueue queue = new ViaZooKeeper();
+    private final String participantId;        // null unless the engine's requests name a participant
 
     /**
      * An engine whose nodes are never kept after use.
@@ -74,11 +76,13 @@ public final class LockEngine {
     private LockEngine(LockContext context, RecipeDescriptor recipe, LeaseCaching caching) {
         this.context = caching.isOn() ? context.withCachingNodes() : context;
         this.strategy = LeaseStrategy.of(this.context, recipe, caching);
+        this.participantId = null;
     }
 
-    private LockEngine(LockContext context, LeaseStrategy strategy) {
+    private LockEngine(LockContext context, LeaseStrategy strategy, String participantId) {
         this.context = context;
         this.strategy = strategy;
+        this.participantId = participantId;
     }
 
     private static LockContext context(CuratorFramework client, String path, RecipeDescriptor recipe, LeaseCaching caching) {
@@ -109,6 +113,42 @@ public final class LockEngine {
         this(context(client, path, recipe, caching).withCompatibility(compatibility), recipe, caching);
     }
 
+    /**
+     * An engine on the same directory, of the same kind, whose requests name a participant: its
+     * id is written into each node's owner data (after the owner's lines), where
+     * {@link Participant#participantId()} reads it back. A leader election's candidates are told
+     * apart by it.
+     *
+     * @param participantId the participant's id: not blank, one line, at most 256 characters
+     * @return the engine
+     * @throws IllegalArgumentException naming the bad id
+     * @throws IllegalStateException if this engine caches its nodes (a cached node may serve
+     *         several local leases, so it names no one participant)
+     */
+    public LockEngine withParticipant(String participantId) {
+        NodeData.checkParticipantId(participantId);
+        if (context.cachingNodes()) {
+            throw new IllegalStateException("an engine that caches its nodes names no participant: " + this);
+        }
+        return new LockEngine(context, strategy, participantId);
+    }
+
+    /**
+     * The participant a node's data names (see {@link #withParticipant}), for a recipe that
+     * reads a node itself (an observer's watch on it) rather than through {@link #participants()}.
+     *
+     * @param nodeData a node's data as read, or null; data other clients wrote is read safely
+     * @return the participant's id, or empty if the data names none
+     */
+    public static Optional<String> participantIdIn(byte[] nodeData) {
+        return NodeData.participantId(nodeData);
+    }
+
+    /** {@return the participant this engine's requests name, if any} */
+    public Optional<String> participantId() {
+        return Optional.ofNullable(participantId);
+    }
+
     /** {@return whether, and how long, this engine's nodes are kept after use} */
     public LeaseCaching caching() {
         return strategy.caching();
@@ -134,7 +174,7 @@ public final class LockEngine {
      * @throws IllegalArgumentException if the driver is null
      */
     public LockEngine anchoredAt(long anchorSequence, LockDriver driver) {
-        return new LockEngine(context.anchoredAt(anchorSequence, driver), new LeaseStrategy.Uncached());
+        return new LockEngine(context.anchoredAt(anchorSequence, driver), new LeaseStrategy.Uncached(), null);
     }
 
     /** {@return the node layout this engine writes} */
@@ -207,7 +247,7 @@ public final class LockEngine {
         private Acquisition start(Deadline deadline) {
             AcquireTally tally = AcquireTally.begin(context);
             tally.checkBeforeStart(context.client(), () -> "lock " + path());
-            return Acquisition.start(context, deadline, tally);
+            return Acquisition.start(context, deadline, tally, participantId);
         }
 
         private static Grant grant(Acquisition.End outcome) {

@@ -174,7 +174,8 @@ public final class Inspection {
         String mode = NodeData.isMulti(data.data()) ? "multi" : kind.map(k -> k.mode(node.kind())).orElse(node.kind());
         mode += whose(node, data);
         return new Participant(ZKPaths.makePath(path, node.name()), mode, node.sequence(), NodeData.owner(data.data()), holding,
-                data.stat().getCzxid(), Instant.ofEpochMilli(data.stat().getCtime()), NodeData.revocationRequest(data.data()));
+                data.stat().getCzxid(), Instant.ofEpochMilli(data.stat().getCtime()), NodeData.revocationRequest(data.data()),
+                NodeData.participantId(data.data()));
     }
 
     private static LockStatus summary(String path, List<LockNode> sorted, List<Participant> participants, List<String> foreign) {
