@@ -57,7 +57,7 @@ class ElectionRacesTest {
 
     private final ScriptedPort port = new ScriptedPort(SESSION);
     private final SessionMonitor monitor = SessionMonitor.detached(() -> port.sessionId);
-    private final LockContext election = LockContext.of(null, monitor, port, DIR, "leader", "leader", LockDriver.EXCLUSIVE, 1);
+    private final LockContext election = LockContext.of(null, monitor, port, DIR, "leader", "leader-", LockDriver.EXCLUSIVE, 1);
 
     /**
      * CURATOR-620: two RECONNECTED events in quick succession while a candidate waits. Each
