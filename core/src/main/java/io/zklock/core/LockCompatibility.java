@@ -18,7 +18,7 @@ package io.zklock.core;
  *   <tr><td>mutex</td><td>{@code _c_<uuid>-lock-<seq>}, granted at the head (the default's layout)</td>
  *       <td>honours them: both libraries queue by the same numbers</td></tr>
  *   <tr><td>read-write lock</td><td>{@code __READ__}/{@code __WRIT__} names, Curator's order and rules</td>
- *       <td>refuses with an {@code IllegalStateException} naming the path and Curator's nodes
+ *       <td>refuses with a {@link LockException} naming the path and Curator's nodes
  *       (Curator's clients would be granted beside ours)</td></tr>
  *   <tr><td>semaphore</td><td>Curator's guard lock under {@code <path>/locks} and leases under
  *       {@code <path>/leases}, plus a permit of zklock's own in {@code <path>}</td>

@@ -22,6 +22,7 @@ import io.zklock.conformance.harness.MixedFleet.Shape;
 import io.zklock.conformance.harness.SharedServer;
 import io.zklock.core.LeaseCaching;
 import io.zklock.core.LockCompatibility;
+import io.zklock.core.LockException;
 import io.zklock.multilock.ZkMultiLock;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
@@ -222,18 +223,19 @@ class CuratorMixedFleetPropertiesTest {
         assertEquals(List.of(), left, "nodes left behind");
     }
 
-    /** The default mode of the read-write lock refuses, naming the path and Curator's nodes, while Curator's clients queue on it. */
+    /**
+     * The default mode of the read-write lock refuses with a LockException (a condition of the
+     * path, not a misuse), naming the path and Curator's nodes, while Curator's clients queue on it.
+     */
     @Test
     void defaultReadWriteLockRefusesBesideCurator() throws Exception {
         InterProcessReadWriteLock curator = new InterProcessReadWriteLock(client(), path);
         curator.readLock().acquire();
         try {
             ZkReadWriteLock ours = new ZkReadWriteLock(client(), path);
-            IllegalStateException read = assertThrows(IllegalStateException.class,
-                    () -> ours.readLock().tryAcquire(Duration.ofSeconds(5)));
-            IllegalStateException write = assertThrows(IllegalStateException.class,
-                    () -> ours.writeLock().tryAcquire(Duration.ofSeconds(5)));
-            for (IllegalStateException e : List.of(read, write)) {
+            LockException read = assertThrows(LockException.class, () -> ours.readLock().tryAcquire(Duration.ofSeconds(5)));
+            LockException write = assertThrows(LockException.class, () -> ours.writeLock().tryAcquire(Duration.ofSeconds(5)));
+            for (LockException e : List.of(read, write)) {
                 assertTrue(e.getMessage().contains(path) && e.getMessage().contains("__READ__"), e.getMessage());
             }
             ZkReadWriteLock compat = new ZkReadWriteLock(client(), path, LockCompatibility.CURATOR);

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
+import io.zklock.core.LockException;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.NodeData;
 import io.zklock.core.internal.zk.WatchKey;
@@ -34,7 +35,8 @@ import org.slf4j.LoggerFactory;
  *   2. DECIDE   on the children less this session's released nodes whose delete waits for the
  *               reconnection (nobody holds them). Our node missing, or owned by a session that
  *               is no longer the client's: NodeLost.
- *               The driver grants: Granted. It refuses: IllegalStateException. Otherwise the
+ *               The driver grants: Granted. It refuses: IllegalStateException (a misuse), or
+ *               LockException (FOREIGN: Curator's participants it cannot be safe beside). Otherwise the
  *               cached nodes ahead that conflict with ours are asked back (AskBack), and: the
  *               deadline has passed, or this was a zero timeout's one attempt: TimeoutException;
  *               else 3.
@@ -183,6 +185,7 @@ final class GrantWait {
         switch (decision.verdict()) {
             case GRANTED -> end(new WaitEnd.Granted(sorted));
             case REFUSED -> fail(new IllegalStateException("lock " + context.path() + ": " + decision.refusal()));
+            case FOREIGN -> fail(new LockException("lock " + context.path() + ": " + decision.refusal()));
             case WATCH_NODE, WATCH_DIRECTORY -> {
                 askBack.ask(sorted);           // cached nodes ahead that keep us waiting
                 if (deadline.hasExpired()) {
