@@ -22,8 +22,10 @@ package io.zklock.core;
  *       (Curator's clients would be granted beside ours)</td></tr>
  *   <tr><td>semaphore</td><td>Curator's guard lock under {@code <path>/locks} and leases under
  *       {@code <path>/leases}, plus a permit of zklock's own in {@code <path>}</td>
- *       <td>cannot see them: its listing of {@code <path>} does not show the leases; check the
- *       path with {@code zklock status} before switching</td></tr>
+ *       <td>refuses with a {@link LockException} naming the path and Curator's lease or guard
+ *       nodes, which it reads (a request) only when its listing shows Curator's directories;
+ *       a Curator client arriving after its grant cannot see it, so check the path with
+ *       {@code zklock status} before switching</td></tr>
  * </table>
  *
  * <p>What {@link #CURATOR} gives up: cached leases (a Curator waiter never asks a cached node

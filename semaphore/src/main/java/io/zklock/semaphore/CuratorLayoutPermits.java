@@ -27,8 +27,10 @@ import org.apache.curator.utils.ZKPaths;
  * creation with a guard mutex under <path>/locks: the guard holder creates its lease node, then
  * lists the leases and is granted once there are at most maxLeases of them, waiting (guard
  * held) for a change otherwise. zklock's default mode keeps its permits as nodes in <path>,
- * granted in queue order; it does not read <path>/leases. So a permit here takes a place in
- * both, in this order, each under the one deadline:
+ * granted in queue order; it reads <path>/leases and <path>/locks only to refuse beside
+ * Curator's own nodes (SemaphoreDriver.CURATOR_SEMAPHORE), and it counts the permits in
+ * <path> alone. So a permit here takes a place in both, in this order, each under the one
+ * deadline:
  *   1. PERMIT  a node of zklock's semaphore kind in <path>, granted by SemaphoreDriver as any
  *      default-mode permit: this is what default-mode clients count;
  *   2. GUARD   Curator's guard: a mutex node _c_<uuid>-lock-<seq> in <path>/locks (Curator's
@@ -73,7 +75,7 @@ final class CuratorLayoutPermits {
     private final LockEngine leases;
 
     CuratorLayoutPermits(CuratorFramework client, String path, int maxLeases) {
-        this.permits = new LockEngine(client, path, SemaphoreDriver.recipe(maxLeases), LeaseCaching.off(),
+        this.permits = new LockEngine(client, path, SemaphoreDriver.compatibilityRecipe(maxLeases), LeaseCaching.off(),
                 LockCompatibility.CURATOR);
         this.guard = new LockEngine(client, ZKPaths.makePath(path, GUARD_DIRECTORY),
                 new RecipeDescriptor(GUARD_KIND, LockDriver.EXCLUSIVE, 1), LeaseCaching.off(), LockCompatibility.CURATOR);

@@ -30,6 +30,7 @@ import io.zklock.semaphore.ZkSemaphore;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -107,22 +108,32 @@ class CuratorMixedFleetPropertiesTest {
     }
 
     /**
-     * The judge can fail: Curator's semaphore beside zklock's default mode (the mix a migration
-     * must never run, which the default mode cannot see) admits more than maxLeases.
+     * The default-mode semaphore never grants silently beside Curator's semaphore clients, which
+     * do not count its permits: while a Curator lease is held it refuses with a LockException
+     * naming the path and Curator's lease node, leaving no node; beside a compatibility-mode
+     * holder (whose lease nodes are zklock's: phase 3) it is granted as usual.
      */
     @Test
-    void controlDefaultSemaphoreBesideCuratorOverAdmits() throws Exception {
-        CountingResource resource = new CountingResource(Shape.SEMAPHORE);
-        List<Participant> fleet = new ArrayList<>();
-        for (Library library : List.of(CURATOR, CURATOR, CURATOR, ZKLOCK_DEFAULT, ZKLOCK_DEFAULT, ZKLOCK_DEFAULT)) {
-            fleet.add(new Participant(library + "-" + fleet.size(), library,
-                    MixedFleet.handle(library, Shape.SEMAPHORE, client(), path), resource, false).start());
+    void defaultSemaphoreRefusesBesideCurator() throws Exception {
+        InterProcessSemaphoreV2 curator = new InterProcessSemaphoreV2(client(), path, 2);
+        org.apache.curator.framework.recipes.locks.Lease curatorLease = curator.acquire();
+        ZkSemaphore ours = new ZkSemaphore(client(), path, 2);
+        try {
+            LockException e = assertThrows(LockException.class, () -> ours.tryAcquire(Duration.ofSeconds(5)));
+            String leaseNode = "leases/" + curatorLease.getNodeName();
+            assertTrue(e.getMessage().contains(path) && e.getMessage().contains(leaseNode)
+                    && e.getMessage().contains("InterProcessSemaphoreV2") && e.getMessage().contains("LockCompatibility.CURATOR"),
+                    e.getMessage());
+            assertEquals(List.of(), checker.getChildren().forPath(path).stream().filter(c -> c.startsWith("_c_")).toList(),
+                    "the refused request's permit node is gone");
+        } finally {
+            curator.returnLease(curatorLease);
         }
-        Thread.sleep(RUN.toMillis());
-        for (Participant p : fleet) {
-            p.stop();
+        try (io.zklock.core.Lease compat = new ZkSemaphore(client(), path, 2, LockCompatibility.CURATOR).tryAcquire(Duration.ofSeconds(5))
+                .orElseThrow(); io.zklock.core.Lease lease = ours.tryAcquire(Duration.ofSeconds(5)).orElseThrow()) {
+            assertTrue(compat.isValid() && lease.isValid());
         }
-        assertTrue(resource.violations() > 0, "the unsafe mix went unnoticed: " + fleet);
+        assertNothingLeft();
     }
 
     /**

@@ -36,7 +36,9 @@ import org.slf4j.LoggerFactory;
  *               reconnection (nobody holds them). Our node missing, or owned by a session that
  *               is no longer the client's: NodeLost.
  *               The driver grants: Granted. It refuses: IllegalStateException (a misuse), or
- *               LockException (FOREIGN: Curator's participants it cannot be safe beside). Otherwise the
+ *               LockException (FOREIGN: Curator's participants it cannot be safe beside; also
+ *               when the listing shows a directory of the driver's ForeignLayout that holds
+ *               nodes zklock did not write: ForeignLayoutCheck, one more request only then). Otherwise the
  *               cached nodes ahead that conflict with ours are asked back (AskBack), and: the
  *               deadline has passed, or this was a zero timeout's one attempt: TimeoutException;
  *               else 3.
@@ -87,7 +89,7 @@ final class GrantWait {
     /** Step 1 for the first time; call from a step of the request. */
     void start() {
         if (node.known() instanceof QueuedNode.Known.Vouched vouched) {
-            decideVouched(withoutReleased(LockNode.sorted(vouched.children())));
+            decideVouched(vouched.children());
         } else if (node.known() instanceof QueuedNode.Known.FirstListing first) {
             int s = ++step;
             first.listing().whenComplete((reply, error) -> lock.run(() -> firstListed(reply, error, s)));
@@ -158,8 +160,30 @@ final class GrantWait {
             failedCall(reply.rc(), "list of " + context.path(), () -> list(watchDirectory));
         } else {
             retry.succeeded();
-            decide(withoutReleased(LockNode.sorted(reply.children())), key != null);
+            List<String> shown = context.driver().foreignLayout().shownIn(reply.children());
+            if (shown.isEmpty()) {
+                decide(withoutReleased(LockNode.sorted(reply.children())), key != null);
+            } else {
+                checkForeignLayout(shown, reply.children(), key != null, s);
+            }
         }
+    }
+
+    /** Step 2 on a listing that shows another library's directories: decide only if they hold none of its nodes. */
+    private void checkForeignLayout(List<String> shown, List<String> children, boolean directoryWatched, int s) {
+        ForeignLayoutCheck.read(context, shown, tally).thenAccept(found -> lock.run(() -> {
+            if (state == State.ENDED || s != step) {
+                return;                        // a kick or the directory watch moved on
+            }
+            if (found.failure() != null) {
+                failedCall(found.failure(), "list below " + context.path(), () -> list(watchDirectory));
+            } else if (!found.foreign().isEmpty()) {
+                fail(new LockException("lock " + context.path() + ": "
+                        + ForeignLayoutCheck.refusal(context.driver().foreignLayout(), found.foreign())));
+            } else {
+                decide(withoutReleased(LockNode.sorted(children)), directoryWatched);
+            }
+        }));
     }
 
     // ---- 2. decide --------------------------------------------------------------------------
@@ -217,9 +241,11 @@ final class GrantWait {
     }
 
     /** Children the view vouched for after an inferring create: a grant is final; anything else lists. */
-    private void decideVouched(List<LockNode> sorted) {
+    private void decideVouched(List<String> children) {
+        List<LockNode> sorted = withoutReleased(LockNode.sorted(children));
         long session = context.port().sessionId();
         if (session != 0 && session == node.session() && sorted.contains(node.node())
+                && context.driver().foreignLayout().shownIn(children).isEmpty()
                 && context.driver().decide(sorted, node.node(), context.maxLeases()).getsTheLock()) {
             LOG.debug("{} granted in {} without a listing (sequence-gap inference)", node.node().name(), context.path());
             tally.decided(sorted, node.node());

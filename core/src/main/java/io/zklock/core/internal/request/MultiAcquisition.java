@@ -21,6 +21,7 @@ import io.zklock.core.internal.zk.Threads;
 import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.queue.Deadline;
 import io.zklock.core.spi.queue.Decision;
+import io.zklock.core.spi.queue.ForeignLayout;
 import io.zklock.core.spi.queue.LockDriver;
 import io.zklock.core.spi.queue.LockNode;
 import org.apache.zookeeper.KeeperException;
@@ -330,6 +331,11 @@ public final class MultiAcquisition implements Request<List<ZkLease>> {
         @Override
         public boolean conflicts(LockNode ahead, LockNode ours) {
             return component.driver().conflicts(ahead, ours);
+        }
+
+        @Override
+        public ForeignLayout foreignLayout() {
+            return component.driver().foreignLayout();
         }
     }
 
