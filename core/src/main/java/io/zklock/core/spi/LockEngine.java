@@ -211,7 +211,11 @@ public final class LockEngine {
 
     /** See {@link io.zklock.core.DistributedLock#acquireAsync(Duration)}. */
     public CompletableFuture<Lease> acquireAsync(Duration timeout) {
-        Deadline deadline = Deadline.after(timeout);
+        return acquireAsync(Deadline.after(timeout));
+    }
+
+    /** {@link #acquireAsync(Duration)} before {@code deadline}: a step of a recipe's own protocol under one deadline. */
+    public CompletableFuture<Lease> acquireAsync(Deadline deadline) {
         Lease local = local();
         if (local != null) {
             return CompletableFuture.completedFuture(local);
