@@ -274,6 +274,28 @@ class CuratorMixedFleetPropertiesTest {
         assertTrue(after.problems().stream().noneMatch(p -> p.startsWith("Curator participants")), after.problems().toString());
     }
 
+    /**
+     * A compatibility-mode multi-lock that yields to a Curator holder and times out waiting for
+     * it leaves no watch on the server: its wait for the blocker removes the watch it set.
+     */
+    @Test
+    void multiLockWaitForACuratorBlockerLeavesNoWatch() throws Exception {
+        org.apache.curator.framework.recipes.locks.InterProcessMutex curator =
+                new org.apache.curator.framework.recipes.locks.InterProcessMutex(client(), path + "/b");
+        curator.acquire();
+        try {
+            CuratorFramework c = client();
+            ZkMultiLock multi = new ZkMultiLock(List.of(new ZkMutex(c, path + "/a", LockCompatibility.CURATOR),
+                    new ZkMutex(c, path + "/b", LockCompatibility.CURATOR)));
+            assertTrue(multi.tryAcquire(Duration.ofMillis(700)).isEmpty(), "granted beside Curator's holder");
+            io.zklock.testing.Await.equal("watches left on the server after the wait", 0, Duration.ofSeconds(5),
+                    zk.probe::watchCount);
+        } finally {
+            curator.release();
+        }
+        assertNothingLeft();
+    }
+
     /** Caching with compatibility mode is refused at construction, naming both. */
     @Test
     void compatibilityRefusesCaching() {
