@@ -33,6 +33,12 @@ import java.util.Objects;
  * conflict: a read-mostly read lock, a mutex one service instance re-takes, a semaphore whose
  * permits a process reuses. It costs a conflicting client one write per cached node it queues
  * behind, and the holder one read of its node per new node.
+ *
+ * <p><b>Not beside Curator's clients.</b> Only zklock's waiters ask a cached node back; a
+ * waiter of Curator's recipes never does, and would wait out the idle period behind it. So
+ * caching is for a path that no Curator client uses any more: phase 3 of a migration (see
+ * {@link LockCompatibility}), once the last Curator replica is gone. A lock in
+ * {@link LockCompatibility#CURATOR} refuses caching at construction.
  */
 public final class LeaseCaching {
     private static final LeaseCaching OFF = new LeaseCaching(Duration.ZERO);
