@@ -104,6 +104,11 @@ class CuratorMixedFleetPropertiesTest {
         if (shape == Shape.READ_WRITE) {
             assertTrue(fleet.stream().allMatch(p -> p.writes.get() > 0 || p.grants.get() < 6), "writers starved: " + fleet);
         }
+        if (shape == Shape.SEMAPHORE && !libraries.contains(CURATOR)) {
+            // the default mode lists leases/ and locks/ below the path beside compatibility-mode clients: a
+            // waiter stranded by that extra step (a directory event lost meanwhile) shows as 2 s timeouts
+            assertEquals(0, fleet.stream().mapToInt(p -> p.timeouts.get()).sum(), "waiters that timed out: " + fleet);
+        }
         assertNothingLeft();
     }
 

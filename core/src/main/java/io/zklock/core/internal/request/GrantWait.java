@@ -54,7 +54,7 @@ import org.slf4j.LoggerFactory;
 final class GrantWait {
     private static final Logger LOG = LoggerFactory.getLogger(GrantWait.class);
 
-    private enum State { LISTING, WATCHING, BACKOFF, ENDED }
+    private enum State { LISTING, CHECKING, WATCHING, BACKOFF, ENDED }
 
     private final LockContext context;
     private final QueuedNode node;
@@ -102,7 +102,7 @@ final class GrantWait {
     void kick() {
         lock.run(() -> {
             switch (state) {
-                case LISTING, WATCHING -> list(watchDirectory);
+                case LISTING, CHECKING, WATCHING -> list(watchDirectory);
                 case BACKOFF -> retry.runNow();
                 case ENDED -> { }
             }
@@ -171,8 +171,9 @@ final class GrantWait {
 
     /** Step 2 on a listing that shows another library's directories: decide only if they hold none of its nodes. */
     private void checkForeignLayout(List<String> shown, List<String> children, boolean directoryWatched, int s) {
+        state = State.CHECKING;                // an event of the listing's children watch meanwhile lists again
         ForeignLayoutCheck.read(context, shown, tally).thenAccept(found -> lock.run(() -> {
-            if (state == State.ENDED || s != step) {
+            if (state != State.CHECKING || s != step) {
                 return;                        // a kick or the directory watch moved on
             }
             if (found.failure() != null) {
@@ -305,7 +306,7 @@ final class GrantWait {
             return;                            // other connection news: the session monitor kicks us
         }
         watches.fired(s, key);
-        if (state == State.WATCHING && s == step) {
+        if ((state == State.WATCHING || state == State.CHECKING) && s == step) {
             if (event.getType() == Watcher.Event.EventType.NodeDataChanged && !watchDirectory && !context.driver().announcesGrants()) {
                 watch(watched);                // a write into a node ahead (our own ask of it, say) changes no decision: watch again
             } else {
