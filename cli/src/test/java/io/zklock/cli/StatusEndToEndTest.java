@@ -269,6 +269,37 @@ class StatusEndToEndTest extends LiveServerTest {
         }
     }
 
+    /**
+     * A path shared with Curator's recipes during a migration: each node shows its library and
+     * recipe, Curator's semaphore leases (under the path's leases directory) are judged as
+     * holders, and Curator's participants are named as a problem, on the path and below it.
+     */
+    @Test
+    void mixedPathShowsWhoseNodesAreWhose() throws Exception {
+        String rw = "/status/mixed/rw";
+        new org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock(zk.session(), rw).readLock().acquire();
+        onThread("compat-reader", () -> new ZkReadWriteLock(zk.session(), rw, io.zklock.core.LockCompatibility.CURATOR)
+                .readLock().acquire());
+        String sem = "/status/mixed/sem";
+        new org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2(zk.session(), sem, 2).acquire();
+        onThread("compat-permit", () -> new ZkSemaphore(zk.session(), sem, 2, io.zklock.core.LockCompatibility.CURATOR).acquire());
+        awaitParticipants(rw, 2);
+        awaitParticipants(sem + "/leases", 2);
+
+        LiveServer.Run run = zklock("status", rw, sem + "/leases", sem, "--connect", zk.connect());
+        assertEquals(0, run.exit(), run.err());
+        String out = run.out();
+        List<String> lines = out.lines().toList();
+        assertEquals(rw + ": readwrite, 2 holders, 0 waiters", lines.get(0), out);
+        assertTrue(lines.stream().anyMatch(l -> l.matches("\\s+\\d+\\s+HOLDS\\s+read \\[curator\\]\\s.*")), out);
+        assertTrue(lines.stream().anyMatch(l -> l.matches("\\s+\\d+\\s+HOLDS\\s+read \\[zklock, curator layout\\]\\s+compat-reader@.*")), out);
+        assertTrue(lines.contains(sem + "/leases: semaphore, 2 holders, 0 waiters"), out);
+        assertTrue(lines.stream().anyMatch(l -> l.matches("\\s+\\d+\\s+HOLDS\\s+lease \\[curator\\]\\s.*")), out);
+        assertTrue(lines.stream().anyMatch(l -> l.matches("\\s+\\d+\\s+HOLDS\\s+lease \\[zklock, curator layout\\]\\s+compat-permit@.*")), out);
+        assertEquals(2, lines.stream().filter(l -> l.startsWith("  ! Curator participants (not zklock's): _c_")).count(), out);
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("  ! Curator's semaphore layout below this path")), out);
+    }
+
     private static void assertRow(String line, int position, String role, String kind, String thread, String age) {
         Matcher m = Pattern.compile("\\s+(\\d+)\\s+(\\S+)\\s+(\\S+)\\s+(\\S+)@\\S+\\[pid \\d+\\]\\s+(held <= |waiting )[\\d.]+ (ms|s|min)\\s+0x[0-9a-f]+\\s+-\\s+_c_\\S+")
                 .matcher(line);

@@ -224,7 +224,12 @@ public final class LockEngine {
 
     /** See {@link io.zklock.core.DistributedLock#acquireAsync(Duration)}. */
     public CompletableFuture<Lease> acquireAsync(Duration timeout) {
-        return strategy.acquireAsync(Deadline.after(timeout), queue);
+        return acquireAsync(Deadline.after(timeout));
+    }
+
+    /** {@link #acquireAsync(Duration)} before {@code deadline}: a step of a recipe's own protocol under one deadline. */
+    public CompletableFuture<Lease> acquireAsync(Deadline deadline) {
+        return strategy.acquireAsync(deadline, queue);
     }
 
     /** A request that queues a node: what the strategy falls back on when nothing is granted locally. */
