@@ -83,7 +83,7 @@ final class StatusReport {
             String age = Durations.format(age(p.createdAt(), now));
             rows.add(new String[] {
                 Integer.toString(i + 1),
-                p.holding() ? (p.cached() ? "CACHED" : "HOLDS") : "waits",
+                p.inLockDelay(now) ? "DELAYED" : p.holding() ? (p.cached() ? "CACHED" : "HOLDS") : "waits",
                 p.mode(),
                 owner(p.owner()),
                 p.holding() ? "held <= " + age : "waiting " + age,
@@ -153,6 +153,7 @@ final class StatusReport {
                         .append(",\"node\":").append(string(p.nodeName()))
                         .append(",\"holding\":").append(p.holding())
                         .append(",\"cached\":").append(p.cached())
+                        .append(",\"lockDelayUntil\":").append(p.lockDelayUntil().map(t -> string(t.toString())).orElse("null"))
                         .append(",\"mode\":").append(string(p.mode()))
                         .append(",\"owner\":{\"thread\":").append(string(o.thread()))
                         .append(",\"host\":").append(string(o.host()))

@@ -9,6 +9,7 @@ import java.util.concurrent.locks.Lock;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
+import io.zklock.core.LockDelay;
 import io.zklock.core.Participant;
 import io.zklock.core.spi.LockComponents;
 import io.zklock.core.spi.LockEngine;
@@ -71,6 +72,21 @@ public final class ZkMutex implements DistributedLock, AutoCloseable {
     public ZkMutex(CuratorFramework client, String path, LeaseCaching caching) {
         this.sync = new ReentrantLockSupport(new LockEngine(client, path, RECIPE, caching));
         LockComponents.register(this, sync);
+    }
+
+    /**
+     * A mutex with a lock-delay: after a holder's session ends without a release, the next
+     * holder waits {@code lockDelay} before its lease is granted (see {@link LockDelay}).
+     *
+     * @param client a started Curator client; it may be shared by many locks
+     * @param path the lock's ZooKeeper path
+     * @param caching how long a node is kept after its last local lease closes;
+     *        {@link LeaseCaching#off()} for none
+     * @param lockDelay the lock-delay; {@link LockDelay#off()} for none
+     * @throws IllegalArgumentException if an argument is null, or the path is invalid
+     */
+    public ZkMutex(CuratorFramework client, String path, LeaseCaching caching, LockDelay lockDelay) {
+        this.sync = new ReentrantLockSupport(new LockEngine(client, path, RECIPE, caching, lockDelay));
     }
 
     @Override

@@ -9,6 +9,7 @@ import java.util.concurrent.locks.Lock;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
+import io.zklock.core.LockDelay;
 import io.zklock.core.LeaseState;
 import io.zklock.core.Participant;
 import io.zklock.core.spi.JucLockView;
@@ -141,8 +142,25 @@ public final class ZkReadWriteLock implements AutoCloseable {
      * @throws IllegalArgumentException if the client or readCaching is null or the path is invalid
      */
     public ZkReadWriteLock(CuratorFramework client, String path, LeaseCaching readCaching) {
-        this.writeSync = new ReentrantLockSupport(new LockEngine(client, path, ReadWriteDriver.WRITE_RECIPE));
-        this.readSync = new ReentrantLockSupport(new LockEngine(client, path, ReadWriteDriver.READ_RECIPE, readCaching));
+        this(client, path, readCaching, LockDelay.off());
+    }
+
+    /**
+     * A read-write lock with a lock-delay for both halves: a reader or writer granted after a
+     * holder's session ended without a release waits {@code lockDelay} before its lease is
+     * granted (see {@link LockDelay}).
+     *
+     * @param client a started Curator client; may be shared with other locks
+     * @param path the lock's ZooKeeper path, absolute, e.g. {@code /locks/catalog}
+     * @param readCaching whether and how long a read node is kept after its last read lease
+     *        closes; {@link LeaseCaching#off()} for none
+     * @param lockDelay the lock-delay; {@link LockDelay#off()} for none
+     * @throws IllegalArgumentException if an argument is null or the path is invalid
+     */
+    public ZkReadWriteLock(CuratorFramework client, String path, LeaseCaching readCaching, LockDelay lockDelay) {
+        this.writeSync = new ReentrantLockSupport(new LockEngine(client, path, ReadWriteDriver.WRITE_RECIPE, LeaseCaching.off(),
+                lockDelay));
+        this.readSync = new ReentrantLockSupport(new LockEngine(client, path, ReadWriteDriver.READ_RECIPE, readCaching, lockDelay));
         LockComponents.register(readLock, new Half(readSync, writeSync, "the current thread holds the write lock of "
                 + path + "; take its read lock on its own (a downgrade), not in a multi-lock"));
         LockComponents.register(writeLock, new Half(writeSync, readSync, "the current thread holds the read lock of "

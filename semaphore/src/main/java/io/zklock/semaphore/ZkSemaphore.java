@@ -9,6 +9,7 @@ import java.util.concurrent.locks.Lock;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
+import io.zklock.core.LockDelay;
 import io.zklock.core.Participant;
 import io.zklock.core.spi.JucLockView;
 import io.zklock.core.spi.LockComponents;
@@ -75,10 +76,26 @@ public final class ZkSemaphore implements DistributedLock, AutoCloseable {
      *         maxLeases below 1
      */
     public ZkSemaphore(CuratorFramework client, String path, int maxLeases, LeaseCaching caching) {
+        this(client, path, maxLeases, caching, LockDelay.off());
+    }
+
+    /**
+     * A semaphore with a lock-delay: a waiter granted after a permit holder's session ended
+     * without a release waits {@code lockDelay} before its lease is granted (see {@link LockDelay}).
+     *
+     * @param client a started Curator client; may be shared with other locks
+     * @param path the semaphore's ZooKeeper path, absolute
+     * @param maxLeases how many permits exist; at least 1, the same for every client of the path
+     * @param caching whether and how long a permit node is kept after its lease closes;
+     *        {@link LeaseCaching#off()} for none
+     * @param lockDelay the lock-delay; {@link LockDelay#off()} for none
+     * @throws IllegalArgumentException if an argument is null, the path invalid or maxLeases below 1
+     */
+    public ZkSemaphore(CuratorFramework client, String path, int maxLeases, LeaseCaching caching, LockDelay lockDelay) {
         if (maxLeases < 1) {
             throw new IllegalArgumentException("maxLeases must be at least 1, was " + maxLeases);
         }
-        this.engine = new LockEngine(client, path, SemaphoreDriver.recipe(maxLeases), caching);
+        this.engine = new LockEngine(client, path, SemaphoreDriver.recipe(maxLeases), caching, lockDelay);
         LockEngine own = engine;
         LockComponents.register(this, () -> own);   // a permit taken through a multi-lock is one more permit
     }

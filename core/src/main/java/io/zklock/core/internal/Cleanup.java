@@ -12,6 +12,7 @@ import io.zklock.core.internal.zk.Threads;
 import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.Op;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,16 +32,40 @@ public final class Cleanup {
     private final ZkPort port;
     private final SessionMonitor monitor;
     private final String path;
+    private final boolean markReleases;
 
     /**
      * @param port the door to ZooKeeper
      * @param monitor the session's monitor, told of releases still pending
      * @param path the lock directory
+     * @param markReleases whether a release also writes the directory, in the same transaction
+     *        (a lock with a lock-delay: its waiters tell a clean release from a session's end by it)
      */
-    public Cleanup(ZkPort port, SessionMonitor monitor, String path) {
+    public Cleanup(ZkPort port, SessionMonitor monitor, String path, boolean markReleases) {
         this.port = port;
         this.monitor = monitor;
         this.path = path;
+        this.markReleases = markReleases;
+    }
+
+    /** The marker a clean release writes into the directory: the released node's name (for a reader's eyes only). */
+    public static byte[] releaseMark(String nodeName) {
+        return ("released=" + nodeName + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The operations of a clean release of {@code nodePath}: its delete and, with a lock-delay, the
+     * directory's marker in the same transaction (see {@link io.zklock.core.LockDelay}).
+     *
+     * @param nodePath the node, a child of this directory
+     * @return one or two operations for {@link ZkPort#multi}
+     */
+    public List<Op> releaseOps(String nodePath) {
+        Op delete = Op.delete(port.serverPath(nodePath), -1);
+        if (!markReleases) {
+            return List.of(delete);
+        }
+        return List.of(delete, Op.setData(port.serverPath(path), releaseMark(NodePaths.name(nodePath)), -1));
     }
 
     /** This session's view of the directory, told of our deletes. */
@@ -77,7 +102,8 @@ public final class Cleanup {
      */
     public CompletableFuture<ZkPort.Reply> release(String nodePath, long session) {
         String serverPath = port.serverPath(nodePath);
-        return port.delete(nodePath, false).whenComplete((reply, error) -> {
+        CompletableFuture<ZkPort.Reply> delete = markReleases ? port.multi(releaseOps(nodePath), null) : port.delete(nodePath, false);
+        return delete.whenComplete((reply, error) -> {
             if (error == null && reply.connectionTrouble()) {
                 monitor.releasing(serverPath, session);
             } else {

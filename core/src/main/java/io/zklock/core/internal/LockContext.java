@@ -6,6 +6,7 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.zklock.core.LeaseCaching;
+import io.zklock.core.LockDelay;
 import io.zklock.core.LockException;
 import io.zklock.core.LockPaths;
 import io.zklock.core.internal.zk.CuratorPort;
@@ -40,6 +41,7 @@ public final class LockContext {
     private final LeaseCaching caching;
     private final boolean sharedLocally;
     private final long escalateMs;
+    private final LockDelay lockDelay;
 
     /**
      * How long, by default, a request may wait on a permit that another thread or process keeps
@@ -77,13 +79,13 @@ public final class LockContext {
         String directory = LockPaths.validate(path);
         LockNode.checkKind(kind);
         ZkPort door = port != null ? port : new CuratorPort(client, monitor);
-        return new LockContext(client, monitor, door, new Cleanup(door, monitor, directory), directory, kind, namePrefix, driver,
-                maxLeases, LeaseCaching.off(), false, ESCALATE_MS);
+        return new LockContext(client, monitor, door, new Cleanup(door, monitor, directory, false), directory, kind, namePrefix, driver,
+                maxLeases, LeaseCaching.off(), false, ESCALATE_MS, LockDelay.off());
     }
 
     /** Every field as given; the factories check them, and the derived contexts share the cleanup. */
     private LockContext(CuratorFramework client, SessionMonitor monitor, ZkPort port, Cleanup cleanup, String path, String kind,
-            String namePrefix, LockDriver driver, int maxLeases, LeaseCaching caching, boolean sharedLocally, long escalateMs) {
+            String namePrefix, LockDriver driver, int maxLeases, LeaseCaching caching, boolean sharedLocally, long escalateMs, LockDelay lockDelay) {
         this.client = client;
         this.path = path;
         this.kind = kind;
@@ -96,6 +98,7 @@ public final class LockContext {
         this.caching = caching;
         this.sharedLocally = sharedLocally;
         this.escalateMs = escalateMs;
+        this.lockDelay = lockDelay;
     }
 
     /**
@@ -112,7 +115,7 @@ public final class LockContext {
             throw new IllegalArgumentException("caching is null; use LeaseCaching.off()");
         }
         return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, caching, sharedLocally,
-                escalateMs);
+                escalateMs, lockDelay);
     }
 
     /**
@@ -128,7 +131,28 @@ public final class LockContext {
             throw new IllegalArgumentException("escalation must not be negative, was " + millis + " ms");
         }
         return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, caching, sharedLocally,
-                millis);
+                millis, lockDelay);
+    }
+
+    /**
+     * The same directory with a lock-delay (see {@link LockDelay}): its releases mark the
+     * directory, and its waiters wait out the delay after a node ahead went without a mark.
+     *
+     * @param delay the lock-delay, or {@link LockDelay#off()}
+     * @return the context
+     * @throws IllegalArgumentException if {@code delay} is null
+     */
+    public LockContext withLockDelay(LockDelay delay) {
+        if (delay == null) {
+            throw new IllegalArgumentException("lock-delay is null; use LockDelay.off()");
+        }
+        return new LockContext(client, monitor, port, new Cleanup(port, monitor, path, delay.isOn()), path, kind, namePrefix,
+                driver, maxLeases, caching, sharedLocally, escalateMs, delay);
+    }
+
+    /** {@return the lock-delay after a holder's session ended; off by default} */
+    public LockDelay lockDelay() {
+        return lockDelay;
     }
 
     /** {@return how long a request waits on cached permits it needs before asking every cached one ahead (see {@link #ESCALATE_MS})} */
@@ -165,7 +189,7 @@ public final class LockContext {
             throw new IllegalArgumentException("driver is null");
         }
         return new LockContext(client, monitor, port, cleanup, path, kind, LockNode.anchoredPrefix(kind, anchorSequence), driver,
-                maxLeases, LeaseCaching.off(), false, escalateMs);
+                maxLeases, LeaseCaching.off(), false, escalateMs, lockDelay);
     }
 
     public CuratorFramework client() {

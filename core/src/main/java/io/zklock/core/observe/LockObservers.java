@@ -89,6 +89,11 @@ public final class LockObservers {
      *
      * @param event the change
      */
+    public static void lockDelayStarted(LockObserver.LockDelayEvent event) {
+        tell(o -> o.lockDelayStarted(event));
+    }
+
+    /** Tells every observer of {@code event}. */
     public static void leaseChanged(LockObserver.LeaseEvent event) {
         tell(observer -> observer.leaseChanged(event));
     }

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
+import io.zklock.core.LockDelay;
 import io.zklock.core.LockException;
 import io.zklock.core.Participant;
 import io.zklock.core.internal.LockContext;
@@ -63,6 +64,26 @@ public final class LockEngine {
      */
     public LockEngine(CuratorFramework client, String path, RecipeDescriptor recipe, LeaseCaching caching) {
         this(context(client, path, recipe, caching));
+    }
+
+    /**
+     * An engine with cached leases and a lock-delay after a holder's session ended (see
+     * {@link LockDelay}).
+     *
+     * @param client a Curator client; it may be shared by many locks
+     * @param path the lock directory
+     * @param recipe the kind of this engine's nodes, their driver and the lock's maxLeases
+     * @param caching whether, and how long, a node is kept after its last local lease closes
+     * @param lockDelay the lock-delay, or {@link LockDelay#off()}
+     * @throws IllegalArgumentException naming the bad argument
+     */
+    public LockEngine(CuratorFramework client, String path, RecipeDescriptor recipe, LeaseCaching caching, LockDelay lockDelay) {
+        this(context(client, path, recipe, caching).withLockDelay(lockDelay));
+    }
+
+    /** {@return the lock-delay of this engine's lock} */
+    public LockDelay lockDelay() {
+        return context.lockDelay();
     }
 
     private static LockContext context(CuratorFramework client, String path, RecipeDescriptor recipe, LeaseCaching caching) {

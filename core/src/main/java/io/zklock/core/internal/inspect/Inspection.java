@@ -138,7 +138,8 @@ public final class Inspection {
         boolean holding = driver.decide(sorted, node, maxLeases).getsTheLock();
         String mode = NodeData.isMulti(data.data()) ? "multi" : kind.map(k -> k.mode(node.kind())).orElse(node.kind());
         return new Participant(ZKPaths.makePath(path, node.name()), mode, node.sequence(), NodeData.owner(data.data()), holding,
-                data.stat().getCzxid(), Instant.ofEpochMilli(data.stat().getCtime()), NodeData.revocationRequest(data.data()));
+                data.stat().getCzxid(), Instant.ofEpochMilli(data.stat().getCtime()), NodeData.revocationRequest(data.data()),
+                NodeData.lockDelayUntil(data.data()));
     }
 
     private static LockStatus summary(String path, List<LockNode> sorted, List<Participant> participants, List<String> foreign) {

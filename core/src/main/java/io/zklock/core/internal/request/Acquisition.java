@@ -14,6 +14,8 @@ import io.zklock.core.internal.lease.ZkLease;
 import io.zklock.core.internal.zk.SessionListener;
 import io.zklock.core.internal.zk.Threads;
 import io.zklock.core.internal.zk.ZkPort;
+import io.zklock.core.observe.LockObserver;
+import io.zklock.core.observe.LockObservers;
 import io.zklock.core.spi.queue.Deadline;
 import io.zklock.core.spi.queue.LockNode;
 import org.slf4j.Logger;
@@ -71,6 +73,8 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
         record Starting() implements Phase { }
         record Creating(NodeCreation creation) implements Phase { }
         record Waiting(GrantWait grantWait, QueuedNode node) implements Phase { }
+        /** Granted, waiting out a lock-delay (its timer) before the lease is made. */
+        record Delaying(Waiting waited, List<LockNode> sorted, ScheduledFuture<?> timer) implements Phase { }
         record Ended() implements Phase { }
     }
 
@@ -164,7 +168,12 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
         if (error != null) {
             giveUpInStep(error);
         } else if (end instanceof WaitEnd.Granted granted) {
-            grant(waiting.node(), granted.sorted());
+            long delay = granted.delayEndsNanos() == 0 ? 0 : granted.delayEndsNanos() - System.nanoTime();
+            if (delay > 0) {
+                delay(waiting, granted.sorted(), delay);
+            } else {
+                grant(waiting.node(), granted.sorted());
+            }
         } else if (madeByMulti) {
             endWith(new End.Lost(((WaitEnd.NodeLost) end).why()), null);
         } else {
@@ -172,6 +181,30 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
             context.cleanup().delete(waiting.node().path());
             waiting.grantWait().stop();
             create();
+        }
+    }
+
+    /*
+     * A lock-delay: the node is granted, but a holder ahead ended without a clean release, so
+     * the lease is made only once the delay has passed. Meanwhile the request can still give up
+     * (deadline, interrupt, cancel: the node is deleted as a waiter's), and the node's data says
+     * it waits (one write, for status), as only this failure case pays.
+     */
+    private void delay(Phase.Waiting waiting, List<LockNode> sorted, long nanos) {
+        Phase.Delaying[] self = new Phase.Delaying[1];
+        ScheduledFuture<?> t = Threads.TIMER.schedule(() -> lock.run(() -> {
+            if (phase == self[0]) {
+                grant(waiting.node(), sorted);
+            }
+        }), nanos, TimeUnit.NANOSECONDS);
+        self[0] = new Phase.Delaying(waiting, sorted, t);
+        phase = self[0];
+        LOG.info("{} on {} waits out a lock-delay of {} ms: a holder ahead ended without releasing", waiting.node().node().name(),
+                context.path(), TimeUnit.NANOSECONDS.toMillis(nanos));
+        context.port().setData(waiting.node().path(),
+                NodeData.withLockDelay(ownerData, java.time.Instant.now().plusNanos(nanos)), -1);
+        if (LockObservers.active()) {
+            LockObservers.lockDelayStarted(new LockObserver.LockDelayEvent(context.path(), LockObservers.modeOf(context.kind()), nanos));
         }
     }
 
@@ -254,6 +287,10 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
         } else if (was instanceof Phase.Waiting waiting) {
             cleanups.add(waiting.grantWait().stop());
             cleanups.add(context.cleanup().delete(waiting.node().path()));
+        } else if (was instanceof Phase.Delaying delaying) {
+            delaying.timer().cancel(false);
+            cleanups.add(delaying.waited().grantWait().stop());
+            cleanups.add(context.cleanup().delete(delaying.waited().node().path()));
         }
         Runnable complete = () -> {
             if (outcome != null) {

@@ -1,8 +1,10 @@
 package io.zklock.core.internal.request;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 import io.zklock.core.internal.LockContext;
@@ -43,6 +45,12 @@ import org.slf4j.LoggerFactory;
  *               any of them: 1 at once. Otherwise wait for the first event on any: 1 (a watch
  *               left on the other node fires later and is only bookkept). A directory decision
  *               waits on the children watch of the listing.
+ * With a lock-delay (LockDelay), every listing also judges the nodes ahead of ours that went
+ * since the last one: the node we watched, deleted by the transaction that wrote the directory
+ * (its deletion event's zxid is the directory's mzxid in the listing's Stat), went by a clean
+ * release; any other going (more than one node, no event seen, another write since) counts as a
+ * session's end, seen at its event or at the listing. A grant after such a going is handed on
+ * with the time the delay ends (WaitEnd.Granted), and the request waits it out.
  * A call that fails on the connection backs off and is issued again, or at once when the session
  * monitor reports the connection back (kick). Each call carries the step that issued it; a
  * reply of an older step only does watch bookkeeping, so two loops never run at once.
@@ -70,6 +78,14 @@ final class GrantWait {
     /** Per watched path, the mzxid of the grant announcement last looked again for. */
     private final Map<String, Long> announcementSeen = new HashMap<>();
     private List<String> watched = List.of();  // the paths of the last WATCH step
+    /** Lock-delay: the names ahead of our node at the last listing (null before the first). */
+    private Set<String> aheadLast;
+    /** Lock-delay: the deletion event of a watched node, until the next listing judges it. */
+    private String removedName;
+    private long removedZxid = WatchedEvent.NO_ZXID;
+    private long removedSeenNanos;
+    /** Lock-delay: when a node ahead was last seen gone without a clean release; 0 if never. */
+    private long uncleanSeenNanos;
 
     GrantWait(LockContext context, QueuedNode node, Deadline deadline, RequestLock lock, AcquireTally tally) {
         this.context = context;
@@ -156,7 +172,9 @@ final class GrantWait {
             failedCall(reply.rc(), "list of " + context.path(), () -> list(watchDirectory));
         } else {
             retry.succeeded();
-            decide(withoutReleased(LockNode.sorted(reply.children())), key != null);
+            List<LockNode> sorted = withoutReleased(LockNode.sorted(reply.children()));
+            judgeGoings(sorted, reply);
+            decide(sorted, key != null);
         }
     }
 
@@ -181,7 +199,7 @@ final class GrantWait {
         LOG.debug("{} at {} of {} in {}: {}", node.node().name(), sorted.indexOf(node.node()), sorted.size(), context.path(), decision);
         watchDirectory = decision.verdict() == Decision.Verdict.WATCH_DIRECTORY;
         switch (decision.verdict()) {
-            case GRANTED -> end(new WaitEnd.Granted(sorted));
+            case GRANTED -> end(new WaitEnd.Granted(sorted, delayEndsNanos()));
             case REFUSED -> fail(new IllegalStateException("lock " + context.path() + ": " + decision.refusal()));
             case WATCH_NODE, WATCH_DIRECTORY -> {
                 askBack.ask(sorted);           // cached nodes ahead that keep us waiting
@@ -213,6 +231,49 @@ final class GrantWait {
                 .toList();
     }
 
+    /**
+     * Lock-delay: judges the nodes ahead of ours that are gone since the last listing (see the
+     * Overview). Nothing is judged without a lock-delay, or before the first listing.
+     */
+    private void judgeGoings(List<LockNode> sorted, ZkPort.Reply reply) {
+        if (!context.lockDelay().isOn()) {
+            return;
+        }
+        int ours = sorted.indexOf(node.node());
+        if (ours < 0) {
+            return;                            // NodeLost: decide() says so
+        }
+        Set<String> names = new HashSet<>();
+        sorted.forEach(n -> names.add(n.name()));
+        if (aheadLast != null) {
+            Set<String> gone = new HashSet<>(aheadLast);
+            gone.removeAll(names);
+            boolean clean = gone.isEmpty()
+                    || gone.size() == 1 && gone.contains(removedName) && removedZxid != WatchedEvent.NO_ZXID
+                            && reply.stat() != null && reply.stat().getMzxid() == removedZxid;
+            if (!clean) {
+                long seen = removedName != null && gone.contains(removedName) ? removedSeenNanos : System.nanoTime();
+                uncleanSeenNanos = uncleanSeenNanos == 0 ? seen : Math.max(uncleanSeenNanos, seen);
+                LOG.debug("{}: {} went ahead of {} without a clean release; lock-delay applies", context.path(), gone,
+                        node.node().name());
+            }
+        }
+        Set<String> ahead = new HashSet<>();
+        sorted.subList(0, ours).forEach(n -> ahead.add(n.name()));
+        aheadLast = ahead;
+        removedName = null;
+        removedZxid = WatchedEvent.NO_ZXID;
+    }
+
+    /** {@return when the lock-delay of this wait ends (System.nanoTime), or 0 if no holder ahead ended uncleanly} */
+    private long delayEndsNanos() {
+        if (uncleanSeenNanos == 0) {
+            return 0;
+        }
+        long ends = uncleanSeenNanos + context.lockDelay().delay().toNanos();
+        return ends == 0 ? 1 : ends;
+    }
+
     /** Children the view vouched for after an inferring create: a grant is final; anything else lists. */
     private void decideVouched(List<LockNode> sorted) {
         long session = context.port().sessionId();
@@ -237,7 +298,9 @@ final class GrantWait {
             tally.issued();
             WatchKey key = WatchKey.data(context.port().serverPath(path));
             Watcher watcher = event -> lock.run(() -> watchEvent(event, s, key));
-            watches.register(key, () -> context.port().data(path, watcher))
+            watches.register(key, () -> context.lockDelay().isOn()
+                            ? context.port().dataWithEventZxid(path, watcher)
+                            : context.port().data(path, watcher))
                     .whenComplete((reply, error) -> lock.run(() -> watchSet(reply, error, key, path, s)));
         }
     }
@@ -276,6 +339,11 @@ final class GrantWait {
             return;                            // other connection news: the session monitor kicks us
         }
         watches.fired(s, key);
+        if (event.getType() == Watcher.Event.EventType.NodeDeleted && context.lockDelay().isOn()) {
+            removedName = ZKPaths.getNodeFromPath(key.path());
+            removedZxid = event.getZxid();
+            removedSeenNanos = System.nanoTime();
+        }
         if (state == State.WATCHING && s == step) {
             if (event.getType() == Watcher.Event.EventType.NodeDataChanged && !watchDirectory && !context.driver().announcesGrants()) {
                 watch(watched);                // a write into a node ahead (our own ask of it, say) changes no decision: watch again
