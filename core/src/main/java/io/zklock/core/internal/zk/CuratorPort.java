@@ -35,7 +35,9 @@ public final class CuratorPort implements ZkPort {
     public CuratorPort(CuratorFramework client, SessionMonitor monitor) {
         this.client = client;
         this.monitor = monitor;
-        monitor.clock().probeWith(this::probe);
+        if (monitor != null) {                 // a port used for its paths only has none
+            monitor.clock().probeWith(this::probe);
+        }
     }
 
     /** One cheap request for the session clock: an exists of the root, no watch; its answer is noted like any other. */
