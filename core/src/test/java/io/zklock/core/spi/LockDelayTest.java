@@ -30,6 +30,20 @@ class LockDelayTest extends EmbeddedServerTest {
     private static final Duration DELAY = Duration.ofMillis(1_500);
     private static final RecipeDescriptor MUTEX = new RecipeDescriptor("lock", LockDriver.EXCLUSIVE, 1);
 
+    private final java.util.List<CuratorFramework> thirds = new java.util.ArrayList<>();
+
+    /** A third session, closed after the test. */
+    private CuratorFramework third() {
+        CuratorFramework c = io.zklock.testing.ZkTesting.client(server.getConnectString(), 20_000);
+        thirds.add(c);
+        return c;
+    }
+
+    @org.junit.jupiter.api.AfterEach
+    void closeThirds() {
+        thirds.forEach(CuratorFramework::close);
+    }
+
     private static LockEngine engine(CuratorFramework on, LockDelay delay) {
         return new LockEngine(on, "/delayed/lock", MUTEX, LeaseCaching.off(), delay);
     }
@@ -71,6 +85,52 @@ class LockDelayTest extends EmbeddedServerTest {
         assertEquals(LeaseState.HELD, next.state());
         next.close();
         Await.until("the old lease is LOST", LONG, () -> held.state() == LeaseState.LOST);
+    }
+
+    /** A waiter that withdraws (its timeout) hands over like a release: the waiter behind it is granted at once when the holder releases. */
+    @Test
+    void aWaiterThatWithdrawsDelaysNobody() throws Exception {
+        Lease held = engine(client, LockDelay.of(DELAY)).acquire();
+        CompletableFuture<Lease> withdrawing = engine(other, LockDelay.of(DELAY)).acquireAsync(Duration.ofMillis(800));
+        Await.until("the first waiter queued", LONG, () -> io.zklock.testing.ZkTesting.lockNodesBelow(client, "/delayed/lock").size() == 2);
+        CompletableFuture<Lease> behind = engine(third(), LockDelay.of(DELAY)).acquireAsync(Duration.ofSeconds(30));
+        Await.until("the second waiter queued", LONG, () -> io.zklock.testing.ZkTesting.lockNodesBelow(client, "/delayed/lock").size() == 3);
+        Await.until("the first waiter withdrew", LONG, () -> withdrawing.isDone()
+                && io.zklock.testing.ZkTesting.lockNodesBelow(client, "/delayed/lock").size() == 2);
+        long released = System.nanoTime();
+        held.close();
+        Lease next = behind.get(30, TimeUnit.SECONDS);
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released);
+        assertTrue(ms < DELAY.toMillis(), "a withdrawal and a release ahead hand over without the delay; took " + ms + " ms");
+        next.close();
+    }
+
+    /**
+     * A client that queues after an ended holder's node is gone waits out the delay too (the
+     * directory's counts show a deletion nobody marked); once it waited, the next one does not.
+     */
+    @Test
+    void aClientThatComesAfterTheNodeIsGoneWaitsOutTheDelayOnce() throws Exception {
+        engine(client, LockDelay.of(DELAY)).acquire();
+        Sessions.expire(client, server.getConnectString());
+        Await.until("the holder's node is gone", LONG, () -> io.zklock.testing.ZkTesting.lockNodesBelow(other, "/delayed/lock").isEmpty());
+        long asked = System.nanoTime();
+        Lease next = engine(other, LockDelay.of(DELAY)).acquire();
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked);
+        assertTrue(ms >= DELAY.toMillis(), "granted " + ms + " ms after asking, after an unmarked deletion: before the delay");
+        next.close();
+        Await.until("the delay was written off", LONG, () -> {
+            try {
+                org.apache.zookeeper.data.Stat stat = other.checkExists().forPath("/delayed/lock");
+                return (stat.getCversion() - stat.getNumChildren()) / 2 == stat.getVersion();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        asked = System.nanoTime();
+        engine(third(), LockDelay.of(DELAY)).acquire().close();
+        ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked);
+        assertTrue(ms < DELAY.toMillis(), "the deletion was waited out once; the next client waited " + ms + " ms");
     }
 
     /** Without a delay the same waiter is granted as soon as it sees the node go. */

@@ -170,9 +170,10 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
         } else if (end instanceof WaitEnd.Granted granted) {
             long delay = granted.delayEndsNanos() == 0 ? 0 : granted.delayEndsNanos() - System.nanoTime();
             if (delay > 0) {
-                delay(waiting, granted.sorted(), delay);
+                delay(waiting, granted, delay);
             } else {
                 grant(waiting.node(), granted.sorted());
+                context.cleanup().absorb(granted.unmarked());
             }
         } else if (madeByMulti) {
             endWith(new End.Lost(((WaitEnd.NodeLost) end).why()), null);
@@ -190,16 +191,17 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
      * (deadline, interrupt, cancel: the node is deleted as a waiter's), and the node's data says
      * it waits (one write, for status), as only this failure case pays.
      */
-    private void delay(Phase.Waiting waiting, List<LockNode> sorted, long nanos) {
+    private void delay(Phase.Waiting waiting, WaitEnd.Granted granted, long nanos) {
         Phase.Delaying[] self = new Phase.Delaying[1];
         ScheduledFuture<?> t = Threads.TIMER.schedule(() -> lock.run(() -> {
             if (phase == self[0]) {
-                grant(waiting.node(), sorted);
+                grant(waiting.node(), granted.sorted());
+                context.cleanup().absorb(granted.unmarked());   // waited out: later clients need not wait for the same deletions
             }
         }), nanos, TimeUnit.NANOSECONDS);
-        self[0] = new Phase.Delaying(waiting, sorted, t);
+        self[0] = new Phase.Delaying(waiting, granted.sorted(), t);
         phase = self[0];
-        LOG.info("{} on {} waits out a lock-delay of {} ms: a holder ahead ended without releasing", waiting.node().node().name(),
+        LOG.info("{} on {} waits out a lock-delay of {} ms: a node of the lock went without a release", waiting.node().node().name(),
                 context.path(), TimeUnit.NANOSECONDS.toMillis(nanos));
         context.port().setData(waiting.node().path(),
                 NodeData.withLockDelay(ownerData, java.time.Instant.now().plusNanos(nanos)), -1);

@@ -1,12 +1,11 @@
 package io.zklock.core.internal.request;
 
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
+import io.zklock.core.internal.Cleanup;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.NodeData;
 import io.zklock.core.internal.zk.WatchKey;
@@ -19,6 +18,7 @@ import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,12 +45,13 @@ import org.slf4j.LoggerFactory;
  *               any of them: 1 at once. Otherwise wait for the first event on any: 1 (a watch
  *               left on the other node fires later and is only bookkept). A directory decision
  *               waits on the children watch of the listing.
- * With a lock-delay (LockDelay), every listing also judges the nodes ahead of ours that went
- * since the last one: the node we watched, deleted by the transaction that wrote the directory
- * (its deletion event's zxid is the directory's mzxid in the listing's Stat), went by a clean
- * release; any other going (more than one node, no event seen, another write since) counts as a
- * session's end, seen at its event or at the listing. A grant after such a going is handed on
- * with the time the delay ends (WaitEnd.Granted), and the request waits it out.
+ * With a lock-delay (LockDelay), every listing's Stat also counts the directory's unmarked
+ * deletions (Cleanup: nodes whose session ended, not yet waited out by a holder); it costs no
+ * request. A grant while any are counted is handed on with the time the delay ends, counted
+ * from the first listing that saw the directory as it is now (System.nanoTime), and the
+ * request waits it out (WaitEnd.Granted). So a waiter that saw the holder ahead go, and a
+ * client that queued only after the node was gone, both wait; a marked release or withdrawal
+ * ahead changes nothing.
  * A call that fails on the connection backs off and is issued again, or at once when the session
  * monitor reports the connection back (kick). Each call carries the step that issued it; a
  * reply of an older step only does watch bookkeeping, so two loops never run at once.
@@ -78,14 +79,10 @@ final class GrantWait {
     /** Per watched path, the mzxid of the grant announcement last looked again for. */
     private final Map<String, Long> announcementSeen = new HashMap<>();
     private List<String> watched = List.of();  // the paths of the last WATCH step
-    /** Lock-delay: the names ahead of our node at the last listing (null before the first). */
-    private Set<String> aheadLast;
-    /** Lock-delay: the deletion event of a watched node, until the next listing judges it. */
-    private String removedName;
-    private long removedZxid = WatchedEvent.NO_ZXID;
-    private long removedSeenNanos;
-    /** Lock-delay: when a node ahead was last seen gone without a clean release; 0 if never. */
-    private long uncleanSeenNanos;
+    /** Lock-delay: the directory's Stat at the last listing (null before the first), its unmarked deletions, and since when they were seen as they are. */
+    private Stat listedStat;
+    private Cleanup.Unmarked unmarked = Cleanup.Unmarked.NONE;
+    private long unmarkedSinceNanos;
 
     GrantWait(LockContext context, QueuedNode node, Deadline deadline, RequestLock lock, AcquireTally tally) {
         this.context = context;
@@ -173,7 +170,7 @@ final class GrantWait {
         } else {
             retry.succeeded();
             List<LockNode> sorted = withoutReleased(LockNode.sorted(reply.children()));
-            judgeGoings(sorted, reply);
+            countUnmarked(reply.stat());
             decide(sorted, key != null);
         }
     }
@@ -199,7 +196,7 @@ final class GrantWait {
         LOG.debug("{} at {} of {} in {}: {}", node.node().name(), sorted.indexOf(node.node()), sorted.size(), context.path(), decision);
         watchDirectory = decision.verdict() == Decision.Verdict.WATCH_DIRECTORY;
         switch (decision.verdict()) {
-            case GRANTED -> end(new WaitEnd.Granted(sorted, delayEndsNanos()));
+            case GRANTED -> end(new WaitEnd.Granted(sorted, delayEndsNanos(), unmarked));
             case REFUSED -> fail(new IllegalStateException("lock " + context.path() + ": " + decision.refusal()));
             case WATCH_NODE, WATCH_DIRECTORY -> {
                 askBack.ask(sorted);           // cached nodes ahead that keep us waiting
@@ -232,45 +229,34 @@ final class GrantWait {
     }
 
     /**
-     * Lock-delay: judges the nodes ahead of ours that are gone since the last listing (see the
-     * Overview). Nothing is judged without a lock-delay, or before the first listing.
+     * Lock-delay: counts the directory's unmarked deletions from a listing's Stat (see the
+     * Overview). They are seen since this listing unless the previous one found the directory
+     * with the same counts (no child came or went, nothing wrote it since). Without a Stat
+     * nothing can be written off, and the delay counts from now.
      */
-    private void judgeGoings(List<LockNode> sorted, ZkPort.Reply reply) {
+    private void countUnmarked(Stat stat) {
         if (!context.lockDelay().isOn()) {
             return;
         }
-        int ours = sorted.indexOf(node.node());
-        if (ours < 0) {
-            return;                            // NodeLost: decide() says so
+        Cleanup.Unmarked now = stat == null ? new Cleanup.Unmarked(1, -1) : Cleanup.Unmarked.of(stat);
+        boolean same = stat != null && listedStat != null && stat.getCzxid() == listedStat.getCzxid()
+                && stat.getCversion() == listedStat.getCversion() && stat.getVersion() == listedStat.getVersion();
+        if (!now.any()) {
+            unmarkedSinceNanos = 0;
+        } else if (unmarkedSinceNanos == 0 || !same) {
+            unmarkedSinceNanos = System.nanoTime();
+            LOG.debug("{}: {} deletion(s) without a release's mark; a grant waits out the lock-delay", context.path(), now.count());
         }
-        Set<String> names = new HashSet<>();
-        sorted.forEach(n -> names.add(n.name()));
-        if (aheadLast != null) {
-            Set<String> gone = new HashSet<>(aheadLast);
-            gone.removeAll(names);
-            boolean clean = gone.isEmpty()
-                    || gone.size() == 1 && gone.contains(removedName) && removedZxid != WatchedEvent.NO_ZXID
-                            && reply.stat() != null && reply.stat().getMzxid() == removedZxid;
-            if (!clean) {
-                long seen = removedName != null && gone.contains(removedName) ? removedSeenNanos : System.nanoTime();
-                uncleanSeenNanos = uncleanSeenNanos == 0 ? seen : Math.max(uncleanSeenNanos, seen);
-                LOG.debug("{}: {} went ahead of {} without a clean release; lock-delay applies", context.path(), gone,
-                        node.node().name());
-            }
-        }
-        Set<String> ahead = new HashSet<>();
-        sorted.subList(0, ours).forEach(n -> ahead.add(n.name()));
-        aheadLast = ahead;
-        removedName = null;
-        removedZxid = WatchedEvent.NO_ZXID;
+        unmarked = stat == null ? Cleanup.Unmarked.NONE : now;
+        listedStat = stat;
     }
 
-    /** {@return when the lock-delay of this wait ends (System.nanoTime), or 0 if no holder ahead ended uncleanly} */
+    /** {@return when the lock-delay of this wait ends (System.nanoTime), or 0 if no deletion went unmarked} */
     private long delayEndsNanos() {
-        if (uncleanSeenNanos == 0) {
+        if (unmarkedSinceNanos == 0) {
             return 0;
         }
-        long ends = uncleanSeenNanos + context.lockDelay().delay().toNanos();
+        long ends = unmarkedSinceNanos + context.lockDelay().delay().toNanos();
         return ends == 0 ? 1 : ends;
     }
 
@@ -298,9 +284,7 @@ final class GrantWait {
             tally.issued();
             WatchKey key = WatchKey.data(context.port().serverPath(path));
             Watcher watcher = event -> lock.run(() -> watchEvent(event, s, key));
-            watches.register(key, () -> context.lockDelay().isOn()
-                            ? context.port().dataWithEventZxid(path, watcher)
-                            : context.port().data(path, watcher))
+            watches.register(key, () -> context.port().data(path, watcher))
                     .whenComplete((reply, error) -> lock.run(() -> watchSet(reply, error, key, path, s)));
         }
     }
@@ -339,11 +323,6 @@ final class GrantWait {
             return;                            // other connection news: the session monitor kicks us
         }
         watches.fired(s, key);
-        if (event.getType() == Watcher.Event.EventType.NodeDeleted && context.lockDelay().isOn()) {
-            removedName = ZKPaths.getNodeFromPath(key.path());
-            removedZxid = event.getZxid();
-            removedSeenNanos = System.nanoTime();
-        }
         if (state == State.WATCHING && s == step) {
             if (event.getType() == Watcher.Event.EventType.NodeDataChanged && !watchDirectory && !context.driver().announcesGrants()) {
                 watch(watched);                // a write into a node ahead (our own ask of it, say) changes no decision: watch again

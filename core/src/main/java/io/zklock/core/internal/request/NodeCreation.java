@@ -84,7 +84,8 @@ final class NodeCreation {
     void start() {
         DirectoryView view = context.view();
         long session = context.port().sessionId();
-        if (view.usable(session) && context.monitor().multiCreateReturnsStat()) {
+        // a lock-delay counts the directory's data writes (Cleanup): a create must not write it
+        if (view.usable(session) && context.monitor().multiCreateReturnsStat() && !context.lockDelay().isOn()) {
             transaction(view, session);
         } else if (context.caching().isOn()) {
             transaction(null, session);        // a caching node's uuid: Curator's protected create picks its own

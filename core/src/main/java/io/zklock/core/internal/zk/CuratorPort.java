@@ -100,12 +100,6 @@ public final class CuratorPort implements ZkPort {
     }
 
     @Override
-    public CompletableFuture<Reply> dataWithEventZxid(String path, Watcher watcher) {
-        return call(reply -> handle().getData(serverPath(path), watcher, (rc, p, ctx, data, stat) ->
-                answer(reply, new Reply(KeeperException.Code.get(rc), path, stat, null, null, data), null), null));
-    }
-
-    @Override
     public CompletableFuture<Reply> exists(String path, Watcher watcher) {
         if (watcher == null) {
             return call(reply -> client.checkExists().inBackground(curator(reply, null, null)).forPath(path));

@@ -54,15 +54,6 @@ public interface ZkPort {
     /** Reads {@code path}'s data; with a watcher, leaves a data watch (unless the node is missing). */
     CompletableFuture<Reply> data(String path, Watcher watcher);
 
-    /**
-     * As {@link #data} with a watcher, whose events carry the zxid of the transaction that fired
-     * them ({@link org.apache.zookeeper.WatchedEvent#getZxid()}; Curator's own watchers lose it).
-     * The call goes to the session's handle and is not retried.
-     */
-    default CompletableFuture<Reply> dataWithEventZxid(String path, Watcher watcher) {
-        return data(path, watcher);
-    }
-
     /** Reads {@code path}'s Stat; with a watcher, leaves a watch on the node (an exists watch if it is missing). */
     CompletableFuture<Reply> exists(String path, Watcher watcher);
 
