@@ -10,15 +10,19 @@ import java.util.Objects;
  * <p>With caching on, a process that closes its last lease on a node keeps the node for the
  * idle period and grants the lock again locally, with no ZooKeeper request, to the next
  * acquisition in the same process (any lock object of the same client, lock path and kind;
- * any thread). A node keeps its fencing token across such re-grants (a later node's token is
+ * any thread). A node keeps its fencing token across such local grants (a later node's token is
  * larger): the token orders the holders of different processes, not two local leases of one
  * node. A node is granted again locally for at most ten idle periods after ZooKeeper granted
- * it; after that its process lets it go at its last close and queues a new one. A
- * conflicting waiter of any process that queues behind a cached node asks for it back (an ask
- * written into the node's data; not a revocation request, so the leases'
- * {@link Lease#onRevocationRequested revocation} handlers do not hear it); from then on the
- * process grants nothing more on that node and deletes it once the leases in use on it close,
- * so a waiter waits for the leases in use and one notification, never for the idle period.
+ * it; after that its process lets it go at its last close and queues a new one.
+ *
+ * <p>A conflicting waiter of any process that queues behind a cached node <em>asks</em> for it
+ * back: it reads the node and writes an ask into its data at the version read (a read and a
+ * conditional write per node asked; a semaphore's waiter first asks only the cached permits
+ * it needs, and every one ahead of it once it has waited 25 ms). An ask is not a revocation
+ * request: the leases' {@link Lease#onRevocationRequested revocation} handlers do not hear
+ * it. The holder watches its node and hears the write: from then on its process grants
+ * nothing more on that node and deletes it once the leases in use on it close, so a waiter
+ * waits for the leases in use and one notification, never for the idle period.
  *
  * <p><b>Order.</b> Grants follow arrival order from the moment a request's node is queued, as
  * without caching, except that <em>a thread waiting inside its process has no place in the
@@ -26,13 +30,14 @@ import java.util.Objects;
  * while every permit is taken and nobody is queued, for a permit its process holds in use;
  * and a reader waiting for the read node another reader of its process is queueing. A waiter
  * of another process that queues meanwhile goes first. A node asked back, or granted while a
- * conflicting waiter stood behind it, is never granted again locally, and a local hand-over
- * never passes a queued waiter.
+ * conflicting waiter that asks it stood behind it, is never granted again locally, and a local
+ * hand-over never passes a queued waiter.
  *
  * <p>Turn it on for a lock that one process takes again and again while others rarely
  * conflict: a read-mostly read lock, a mutex one service instance re-takes, a semaphore whose
- * permits a process reuses. It costs a conflicting client one write per cached node it queues
- * behind, and the holder one read of its node per new node.
+ * permits a process reuses. It costs a conflicting waiter a read and a conditional write per
+ * cached node it asks, and the holder one read of its node (with a watch) per new node. The
+ * algorithm is stated once, in the package documentation of {@code io.zklock.core.internal.cache}.
  */
 public final class LeaseCaching {
     private static final LeaseCaching OFF = new LeaseCaching(Duration.ZERO);

@@ -85,6 +85,7 @@ class PackageBoundariesTest {
             List.of("io.zklock.core.internal.zk"),      // the ZooKeeper door, the session, watches, directory views
             List.of("io.zklock.core.internal"),         // what every stage shares: LockContext, Cleanup, NodeData
             List.of("io.zklock.core.internal.lease"),   // a granted lease and its views
+            List.of("io.zklock.core.internal.cache"),   // cached leases: the cache, its strategies, the asks
             List.of("io.zklock.core.internal.request"), // one request, from its start to its lease
             List.of("io.zklock.core.internal.inspect"), // status and revocation requests
             List.of("io.zklock.core.spi",               // entry points: the recipes' facades

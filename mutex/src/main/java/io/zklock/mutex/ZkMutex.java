@@ -9,7 +9,9 @@ import java.util.concurrent.locks.Lock;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
+import io.zklock.core.LockCompatibility;
 import io.zklock.core.LockDelay;
+import io.zklock.core.LockOptions;
 import io.zklock.core.Participant;
 import io.zklock.core.spi.LockComponents;
 import io.zklock.core.spi.LockEngine;
@@ -70,23 +72,84 @@ public final class ZkMutex implements DistributedLock, AutoCloseable {
      * @throws IllegalArgumentException if the client or caching is null or the path is invalid
      */
     public ZkMutex(CuratorFramework client, String path, LeaseCaching caching) {
-        this.sync = new ReentrantLockSupport(new LockEngine(client, path, RECIPE, caching));
-        LockComponents.register(this, sync);
+        this(client, path, LockOptions.defaults().withCaching(caching));
     }
 
     /**
-     * A mutex with a lock-delay: after a holder's session ends without a release, the next
-     * holder waits {@code lockDelay} before its lease is granted (see {@link LockDelay}).
+     * A mutex built with {@code options} (see {@link LockOptions}): whether its node is kept
+     * after use ({@link LeaseCaching}), the node layout it writes ({@link LockCompatibility}:
+     * both are safe beside Curator's {@code InterProcessMutex}), and how long the next holder
+     * waits after a holder's session ended ({@link LockDelay}).
      *
-     * @param client a started Curator client; it may be shared by many locks
-     * @param path the lock's ZooKeeper path
-     * @param caching how long a node is kept after its last local lease closes;
-     *        {@link LeaseCaching#off()} for none
-     * @param lockDelay the lock-delay; {@link LockDelay#off()} for none
-     * @throws IllegalArgumentException if an argument is null, or the path is invalid
+     * @param client a started Curator client; may be shared with other locks
+     * @param path the lock's ZooKeeper path, absolute, e.g. {@code /locks/orders}
+     * @param options the lock's options; {@link LockOptions#defaults()} for none
+     * @throws IllegalArgumentException if an argument is null or the path is invalid
      */
-    public ZkMutex(CuratorFramework client, String path, LeaseCaching caching, LockDelay lockDelay) {
-        this.sync = new ReentrantLockSupport(new LockEngine(client, path, RECIPE, caching, lockDelay));
+    public ZkMutex(CuratorFramework client, String path, LockOptions options) {
+        this(client, path, options, ReentrantLockSupport.ReentryPolicy.RECIPES);
+    }
+
+    /**
+     * A mutex whose blocking re-entry, by a thread that holds it through a lease that is
+     * {@code SUSPENDED} or {@code LOST}, follows {@code policy}; the other constructors re-enter
+     * a {@code SUSPENDED} hold at once and queue a new node behind a {@code LOST} one. For an
+     * integration whose framework's contract decides that differently.
+     *
+     * @param client a started Curator client; may be shared with other locks
+     * @param path the lock's ZooKeeper path, absolute, e.g. {@code /locks/orders}
+     * @param caching whether and how long a node is kept after its last lease closes
+     * @param policy what such a re-entry does
+     * @throws IllegalArgumentException if the client, caching or policy is null or the path is invalid
+     */
+    public ZkMutex(CuratorFramework client, String path, LeaseCaching caching,
+            ReentrantLockSupport.ReentryPolicy policy) {
+        this(client, path, LockOptions.defaults().withCaching(caching), policy);
+    }
+
+    /**
+     * A mutex that writes the node layout of {@code compatibility}. Curator's
+     * {@code InterProcessMutex} writes the mutex's own layout ({@code _c_<uuid>-lock-<seq>}) and
+     * both libraries grant the head of the queue, so both modes are safe beside Curator's
+     * clients; {@link LockCompatibility#CURATOR} only gives up caching, and marks the nodes as
+     * zklock's (status tells them from Curator's).
+     *
+     * @param client a started Curator client; may be shared with other locks
+     * @param path the lock's ZooKeeper path, absolute, e.g. {@code /locks/orders}
+     * @param compatibility the node layout written
+     * @throws IllegalArgumentException if an argument is null or the path is invalid
+     */
+    public ZkMutex(CuratorFramework client, String path, LockCompatibility compatibility) {
+        this(client, path, LockOptions.defaults().withCompatibility(compatibility));
+    }
+
+    /**
+     * A mutex with both options; see the two constructors above.
+     *
+     * @param client a started Curator client; may be shared with other locks
+     * @param path the lock's ZooKeeper path, absolute, e.g. {@code /locks/orders}
+     * @param caching whether and how long a node is kept; must be off in {@link LockCompatibility#CURATOR}
+     * @param compatibility the node layout written
+     * @throws IllegalArgumentException if an argument is null, the path is invalid, or caching
+     *         is on with {@link LockCompatibility#CURATOR} (the message names both)
+     */
+    public ZkMutex(CuratorFramework client, String path, LeaseCaching caching, LockCompatibility compatibility) {
+        this(client, path, LockOptions.defaults().withCaching(caching).withCompatibility(compatibility));
+    }
+
+    /**
+     * A mutex built with {@code options} whose blocking re-entry of a {@code SUSPENDED} or
+     * {@code LOST} hold follows {@code policy} (see the constructor with a caching and a policy).
+     *
+     * @param client a started Curator client; may be shared with other locks
+     * @param path the lock's ZooKeeper path, absolute, e.g. {@code /locks/orders}
+     * @param options the lock's options; {@link LockOptions#defaults()} for none
+     * @param policy what such a re-entry does
+     * @throws IllegalArgumentException if an argument is null or the path is invalid
+     */
+    public ZkMutex(CuratorFramework client, String path, LockOptions options, ReentrantLockSupport.ReentryPolicy policy) {
+        this.sync = new ReentrantLockSupport(new LockEngine(client, path, RECIPE, options), policy);
+        LockComponents.register(this, sync);
     }
 
     @Override

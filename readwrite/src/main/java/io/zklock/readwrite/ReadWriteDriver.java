@@ -29,6 +29,23 @@ import io.zklock.core.spi.queue.RecipeDescriptor;
  * queued behind the write lock waits for the read lease too. Its anchor is the one write node
  * ahead of it that does not block it.
  *
+ * Curator's layout. Curator's InterProcessReadWriteLock names its nodes __READ__<seq> and
+ * __WRIT__<seq>; LockNode parses them to the kinds read and write, so one queue holds both
+ * layouts, ordered by sequence number as Curator orders its own. Curator's rules are these
+ * rules (a writer at the head, a reader with no writer ahead; it watches the first writer
+ * ahead where we watch the last, which only changes who wakes), so a client of either library
+ * that follows them grants what the other grants. Curator's clients sort zklock's own layout
+ * (read, write) after all of theirs, however old: beside a Curator client only nodes of
+ * Curator's layout are safe. Hence two deciders:
+ *   CURATOR  (LockCompatibility.CURATOR) honours every node of either layout;
+ *   DEFAULT  honours every node of either layout but refuses while one of Curator's own nodes
+ *            (Curator's layout with a uuid zklock did not pick) is in the listing: Curator's
+ *            clients would be granted beside ours, and refusing is the only way this client
+ *            can say so.
+ * Curator's downgrade names its read node after its write node's number (a plain ephemeral
+ * node): a read node that ties a write node's sequence number is anchored at it, as if it
+ * carried the anchor in its name.
+ *
  * Both rules are monotone: removing nodes ahead of ours never adds a write node ahead of ours
  * and never moves ours off the head, so a grant stays a grant.
  *
@@ -48,21 +65,41 @@ final class ReadWriteDriver implements LockDriver {
     /** The kind of write nodes. */
     static final String WRITE = "write";
 
-    /** The one instance: both halves of every lock decide with it. */
-    static final ReadWriteDriver INSTANCE = new ReadWriteDriver();
+    /** The decider of the default mode: both halves of every such lock decide with it. */
+    static final ReadWriteDriver INSTANCE = new ReadWriteDriver(true);
+    /** The decider of {@code LockCompatibility.CURATOR}: honours Curator's clients' nodes. */
+    static final ReadWriteDriver CURATOR = new ReadWriteDriver(false);
 
     /** The read half's facts, stated once: read nodes, this driver, one writer at most. */
     static final RecipeDescriptor READ_RECIPE = new RecipeDescriptor(READ, INSTANCE, 1);
     /** The write half's facts, stated once: write nodes, this driver, one holder. */
     static final RecipeDescriptor WRITE_RECIPE = new RecipeDescriptor(WRITE, INSTANCE, 1);
+    /** The read half's facts in {@code LockCompatibility.CURATOR}: read nodes, the honouring driver. */
+    static final RecipeDescriptor CURATOR_READ_RECIPE = new RecipeDescriptor(READ, CURATOR, 1);
+    /** The write half's facts in {@code LockCompatibility.CURATOR}: write nodes, the honouring driver. */
+    static final RecipeDescriptor CURATOR_WRITE_RECIPE = new RecipeDescriptor(WRITE, CURATOR, 1);
 
-    private ReadWriteDriver() {
+    /** {@return the read half's facts in the given compatibility} */
+    static RecipeDescriptor readRecipe(io.zklock.core.LockCompatibility compatibility) {
+        return compatibility == io.zklock.core.LockCompatibility.CURATOR ? CURATOR_READ_RECIPE : READ_RECIPE;
     }
 
-    /**
-     * Decides {@code ours} by its kind: a read node by {@link #decideRead}, any other node
-     * (write, or a foreign kind shown by {@code participants()}) as an exclusive one.
-     */
+    /** {@return the write half's facts in the given compatibility} */
+    static RecipeDescriptor writeRecipe(io.zklock.core.LockCompatibility compatibility) {
+        return compatibility == io.zklock.core.LockCompatibility.CURATOR ? CURATOR_WRITE_RECIPE : WRITE_RECIPE;
+    }
+
+    private final boolean refusesCurators;
+
+    private ReadWriteDriver(boolean refusesCurators) {
+        this.refusesCurators = refusesCurators;
+    }
+
+    /** The decider of a lock of the given compatibility: {@link #CURATOR} or {@link #INSTANCE}. */
+    static ReadWriteDriver of(io.zklock.core.LockCompatibility compatibility) {
+        return compatibility == io.zklock.core.LockCompatibility.CURATOR ? CURATOR : INSTANCE;
+    }
+
     /** Readers hold together: only a writer conflicts with a reader, and everything with a writer. */
     @Override
     public boolean conflicts(LockNode ahead, LockNode ours) {
@@ -71,6 +108,14 @@ final class ReadWriteDriver implements LockDriver {
 
     @Override
     public Decision decide(List<LockNode> sorted, LockNode ours, int maxLeases) {
+        if (refusesCurators) {
+            List<String> curators = sorted.stream().filter(LockNode::curatorsReadWriteNode).map(LockNode::name).toList();
+            if (!curators.isEmpty()) {
+                return Decision.refuse("Curator's InterProcessReadWriteLock queues on this path (" + String.join(", ", curators)
+                        + ") and its clients do not see this client's nodes; use LockCompatibility.CURATOR while any"
+                        + " Curator client uses the path (zklock status shows whose nodes are whose)");
+            }
+        }
         return ours.is(READ) ? decideRead(sorted, ours) : LockDriver.EXCLUSIVE.decide(sorted, ours, maxLeases);
     }
 
@@ -88,6 +133,6 @@ final class ReadWriteDriver implements LockDriver {
 
     /** Whether {@code write} is the write node {@code read} was created under. */
     static boolean isAnchorOf(LockNode write, LockNode read) {
-        return read.anchor().isPresent() && read.anchor().getAsLong() == write.sequence();
+        return read.anchor().isPresent() ? read.anchor().getAsLong() == write.sequence() : read.ties(write);
     }
 }

@@ -31,6 +31,6 @@ public final class ReadWriteKind implements LockKind {
 
     @Override
     public LockDriver driver() {
-        return ReadWriteDriver.INSTANCE;
+        return ReadWriteDriver.CURATOR;     // who holds, by the rules both libraries follow
     }
 }

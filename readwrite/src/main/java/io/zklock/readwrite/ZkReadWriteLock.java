@@ -9,8 +9,10 @@ import java.util.concurrent.locks.Lock;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
-import io.zklock.core.LockDelay;
 import io.zklock.core.LeaseState;
+import io.zklock.core.LockCompatibility;
+import io.zklock.core.LockDelay;
+import io.zklock.core.LockOptions;
 import io.zklock.core.Participant;
 import io.zklock.core.spi.JucLockView;
 import io.zklock.core.spi.LockComponent;
@@ -116,6 +118,7 @@ import org.slf4j.LoggerFactory;
 public final class ZkReadWriteLock implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ZkReadWriteLock.class);
 
+    private final ReadWriteDriver driver;
     private final ReentrantLockSupport readSync;
     private final ReentrantLockSupport writeSync;
     private final ReadLock readLock = new ReadLock();
@@ -142,25 +145,62 @@ public final class ZkReadWriteLock implements AutoCloseable {
      * @throws IllegalArgumentException if the client or readCaching is null or the path is invalid
      */
     public ZkReadWriteLock(CuratorFramework client, String path, LeaseCaching readCaching) {
-        this(client, path, readCaching, LockDelay.off());
+        this(client, path, LockOptions.defaults().withCaching(readCaching));
     }
 
     /**
-     * A read-write lock with a lock-delay for both halves: a reader or writer granted after a
-     * holder's session ended without a release waits {@code lockDelay} before its lease is
-     * granted (see {@link LockDelay}).
+     * A read-write lock that writes the node layout of {@code compatibility}: with
+     * {@link LockCompatibility#CURATOR} it shares its path safely with Curator's
+     * {@code InterProcessReadWriteLock} (names {@code __READ__}/{@code __WRIT__}, Curator's
+     * order and rules, a downgrade's read node named so that Curator sorts it at the write
+     * node's place). Either mode honours the other mode's zklock nodes; the default mode
+     * refuses while one of Curator's own nodes queues on the path (an
+     * {@link IllegalStateException} naming them), because Curator's clients do not see ours.
      *
      * @param client a started Curator client; may be shared with other locks
      * @param path the lock's ZooKeeper path, absolute, e.g. {@code /locks/catalog}
-     * @param readCaching whether and how long a read node is kept after its last read lease
-     *        closes; {@link LeaseCaching#off()} for none
-     * @param lockDelay the lock-delay; {@link LockDelay#off()} for none
+     * @param compatibility the node layout written
      * @throws IllegalArgumentException if an argument is null or the path is invalid
      */
-    public ZkReadWriteLock(CuratorFramework client, String path, LeaseCaching readCaching, LockDelay lockDelay) {
-        this.writeSync = new ReentrantLockSupport(new LockEngine(client, path, ReadWriteDriver.WRITE_RECIPE, LeaseCaching.off(),
-                lockDelay));
-        this.readSync = new ReentrantLockSupport(new LockEngine(client, path, ReadWriteDriver.READ_RECIPE, readCaching, lockDelay));
+    public ZkReadWriteLock(CuratorFramework client, String path, LockCompatibility compatibility) {
+        this(client, path, LockOptions.defaults().withCompatibility(compatibility));
+    }
+
+    /**
+     * A read-write lock with both options; see the two constructors above.
+     *
+     * @param client a started Curator client; may be shared with other locks
+     * @param path the lock's ZooKeeper path, absolute, e.g. {@code /locks/catalog}
+     * @param readCaching whether and how long a read node is kept; must be off in {@link LockCompatibility#CURATOR}
+     * @param compatibility the node layout written
+     * @throws IllegalArgumentException if an argument is null, the path is invalid, or caching
+     *         is on with {@link LockCompatibility#CURATOR} (the message names both)
+     */
+    public ZkReadWriteLock(CuratorFramework client, String path, LeaseCaching readCaching, LockCompatibility compatibility) {
+        this(client, path, LockOptions.defaults().withCaching(readCaching).withCompatibility(compatibility));
+    }
+
+    /**
+     * A read-write lock built with {@code options} (see {@link LockOptions}): whether its read
+     * node is kept after use ({@link LeaseCaching}; write nodes never are), the node layout it
+     * writes ({@link LockCompatibility}), and how long a reader or writer granted after a
+     * holder's session ended without a release waits before its lease is granted
+     * ({@link LockDelay}, for both halves).
+     *
+     * @param client a started Curator client; may be shared with other locks
+     * @param path the lock's ZooKeeper path, absolute, e.g. {@code /locks/catalog}
+     * @param options the lock's options; {@link LockOptions#defaults()} for none
+     * @throws IllegalArgumentException if an argument is null or the path is invalid
+     */
+    public ZkReadWriteLock(CuratorFramework client, String path, LockOptions options) {
+        if (options == null) {
+            throw new IllegalArgumentException("options is null; use LockOptions.defaults()");
+        }
+        LockCompatibility compatibility = options.compatibility();
+        this.driver = ReadWriteDriver.of(compatibility);
+        this.writeSync = new ReentrantLockSupport(new LockEngine(client, path, ReadWriteDriver.writeRecipe(compatibility),
+                options.withCaching(LeaseCaching.off())));
+        this.readSync = new ReentrantLockSupport(new LockEngine(client, path, ReadWriteDriver.readRecipe(compatibility), options));
         LockComponents.register(readLock, new Half(readSync, writeSync, "the current thread holds the write lock of "
                 + path + "; take its read lock on its own (a downgrade), not in a multi-lock"));
         LockComponents.register(writeLock, new Half(writeSync, readSync, "the current thread holds the read lock of "
@@ -387,7 +427,7 @@ public final class ZkReadWriteLock implements AutoCloseable {
         if (pin.isPresent()) {
             try (Lease write = pin.get()) {
                 LockNode writeNode = writeSync.engine().nodeOf(write);
-                LockEngine anchored = readSync.engine().anchoredAt(writeNode.sequence(), ReadWriteDriver.INSTANCE);
+                LockEngine anchored = readSync.engine().anchoredAt(writeNode.sequence(), driver);
                 Optional<Lease> read = anchored.acquire(deadline);
                 if (read.isEmpty() || grantedBesideAnchor(anchored, read.get(), writeNode)) {
                     return read.map(this::adoptRead);

@@ -447,4 +447,66 @@ class ReadWriteDriverTest {
         assertEquals("/locks/rw/" + w.name(), d.pathToWatch("/locks/rw"));
         assertNull(DRIVER.decide(List.of(w, r), w, 1).pathToWatch("/locks/rw"));
     }
+
+    // ---- Curator's layout ----------------------------------------------------------------------
+
+    private static LockNode curators(String mark, long sequence) {
+        return LockNode.parse("_c_" + UUID.randomUUID() + "-" + mark + String.format(Locale.ENGLISH, "%010d", sequence))
+                .orElseThrow();
+    }
+
+    private static LockNode zklocksCuratorLayout(String mark, long sequence) {
+        return LockNode.parse(LockNode.protectedName(LockNode.newProtectedId(false), mark)
+                + String.format(Locale.ENGLISH, "%010d", sequence)).orElseThrow();
+    }
+
+    /** The default mode refuses while one of Curator's own nodes is listed, ahead of ours or behind it. */
+    @Test
+    void defaultModeRefusesBesideCuratorsNodes() {
+        LockNode ours = LockNode.parse("_c_" + LockNode.newProtectedId(false) + "-read-0000000003").orElseThrow();
+        for (LockNode theirs : List.of(curators("__WRIT__", 1), curators("__READ__", 5))) {
+            List<LockNode> sorted = LockNode.sorted(List.of(ours.name(), theirs.name()));
+            Decision decision = ReadWriteDriver.INSTANCE.decide(sorted, ours, 1);
+            assertEquals(Decision.Verdict.REFUSED, decision.verdict());
+            assertTrue(decision.refusal().contains(theirs.name()), decision.refusal());
+        }
+    }
+
+    /** Nodes of Curator's layout written by zklock (compatibility mode) are honoured by the default mode. */
+    @Test
+    void defaultModeHonoursCompatibilityModeNodes() {
+        LockNode write = zklocksCuratorLayout("__WRIT__", 1);
+        LockNode ours = LockNode.parse("_c_" + LockNode.newProtectedId(false) + "-read-0000000003").orElseThrow();
+        List<LockNode> sorted = LockNode.sorted(List.of(ours.name(), write.name()));
+        assertEquals(Decision.watch(write), ReadWriteDriver.INSTANCE.decide(sorted, ours, 1));
+    }
+
+    /** The compatibility decider honours Curator's nodes by Curator's rules. */
+    @Test
+    void compatibilityModeHonoursCuratorsNodes() {
+        LockNode curatorWrite = curators("__WRIT__", 1);
+        LockNode curatorRead = curators("__READ__", 2);
+        LockNode ourRead = zklocksCuratorLayout("__READ__", 3);
+        LockNode ourWrite = zklocksCuratorLayout("__WRIT__", 4);
+        List<LockNode> sorted = LockNode.sorted(List.of(ourWrite.name(), ourRead.name(), curatorRead.name(), curatorWrite.name()));
+        assertEquals(Decision.watch(curatorWrite), ReadWriteDriver.CURATOR.decide(sorted, ourRead, 1));
+        assertEquals(Decision.watch(ourRead), ReadWriteDriver.CURATOR.decide(sorted, ourWrite, 1));
+        List<LockNode> later = LockNode.sorted(List.of(ourWrite.name(), ourRead.name(), curatorRead.name()));
+        assertTrue(ReadWriteDriver.CURATOR.decide(later, ourRead, 1).getsTheLock());
+    }
+
+    /** Curator's downgrade names its read node after its write node: that read node is granted beside it, and a writer behind waits for both. */
+    @Test
+    void curatorsDowngradeTiesItsWriteNode() {
+        LockNode write = curators("__WRIT__", 6);
+        LockNode downgraded = curators("__READ__", 6);
+        LockNode writer = zklocksCuratorLayout("__WRIT__", 7);
+        LockNode reader = zklocksCuratorLayout("__READ__", 8);
+        List<LockNode> sorted = LockNode.sorted(List.of(reader.name(), writer.name(), downgraded.name(), write.name()));
+        assertTrue(ReadWriteDriver.CURATOR.decide(sorted, downgraded, 1).getsTheLock());
+        assertFalse(ReadWriteDriver.CURATOR.decide(sorted, writer, 1).getsTheLock());
+        assertEquals(Decision.watch(writer), ReadWriteDriver.CURATOR.decide(sorted, reader, 1));
+        List<LockNode> afterWrite = LockNode.sorted(List.of(reader.name(), writer.name(), downgraded.name()));
+        assertEquals(Decision.watch(downgraded), ReadWriteDriver.CURATOR.decide(afterWrite, writer, 1));
+    }
 }

@@ -9,12 +9,15 @@ import java.util.concurrent.locks.Lock;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
+import io.zklock.core.LockCompatibility;
 import io.zklock.core.LockDelay;
+import io.zklock.core.LockOptions;
 import io.zklock.core.Participant;
 import io.zklock.core.spi.JucLockView;
 import io.zklock.core.spi.LockComponents;
 import io.zklock.core.spi.LockEngine;
 import io.zklock.core.spi.ThreadPermits;
+import io.zklock.core.spi.queue.Deadline;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
@@ -49,6 +52,7 @@ import org.apache.curator.framework.CuratorFramework;
  */
 public final class ZkSemaphore implements DistributedLock, AutoCloseable {
     private final LockEngine engine;
+    private final CuratorLayoutPermits curatorLayout;    // null unless LockCompatibility.CURATOR
     private final ThreadPermits permits = new ThreadPermits();
     private final Lock view = new JucLockView(this);
 
@@ -76,28 +80,95 @@ public final class ZkSemaphore implements DistributedLock, AutoCloseable {
      *         maxLeases below 1
      */
     public ZkSemaphore(CuratorFramework client, String path, int maxLeases, LeaseCaching caching) {
-        this(client, path, maxLeases, caching, LockDelay.off());
+        this(client, path, maxLeases, LockOptions.defaults().withCaching(caching));
     }
 
     /**
-     * A semaphore with a lock-delay: a waiter granted after a permit holder's session ended
-     * without a release waits {@code lockDelay} before its lease is granted (see {@link LockDelay}).
+     * A semaphore that writes the node layout of {@code compatibility}. In
+     * {@link LockCompatibility#CURATOR} it shares its path safely with Curator's
+     * {@code InterProcessSemaphoreV2} <i>and</i> with this class's default mode: a permit takes
+     * a node in {@code path} as the default mode does, then Curator's guard lock under
+     * {@code path/locks} and a lease node under {@code path/leases}, as Curator's clients do.
+     * It gives up the herd-free hand-off and the request counts of the default mode, cached
+     * leases, its place in a {@code ZkMultiLock}, and a non-blocking {@link #acquireAsync}
+     * (the protocol runs on a thread of its own). The default mode does not read
+     * {@code path/leases}: it must not run beside Curator's clients.
      *
      * @param client a started Curator client; may be shared with other locks
      * @param path the semaphore's ZooKeeper path, absolute
-     * @param maxLeases how many permits exist; at least 1, the same for every client of the path
-     * @param caching whether and how long a permit node is kept after its lease closes;
-     *        {@link LeaseCaching#off()} for none
-     * @param lockDelay the lock-delay; {@link LockDelay#off()} for none
-     * @throws IllegalArgumentException if an argument is null, the path invalid or maxLeases below 1
+     * @param maxLeases holders admitted at once, the same on every client of the path
+     * @param compatibility the node layout written
+     * @throws IllegalArgumentException if an argument is null, the path is invalid, or
+     *         {@code maxLeases < 1}
      */
-    public ZkSemaphore(CuratorFramework client, String path, int maxLeases, LeaseCaching caching, LockDelay lockDelay) {
+    public ZkSemaphore(CuratorFramework client, String path, int maxLeases, LockCompatibility compatibility) {
+        this(client, path, maxLeases, LockOptions.defaults().withCompatibility(compatibility));
+    }
+
+    /**
+     * A semaphore with both options; see the constructors above.
+     *
+     * @param client a started Curator client; may be shared with other locks
+     * @param path the semaphore's ZooKeeper path, absolute
+     * @param maxLeases holders admitted at once, the same on every client of the path
+     * @param caching whether and how long permit nodes are kept; must be off in {@link LockCompatibility#CURATOR}
+     * @param compatibility the node layout written
+     * @throws IllegalArgumentException if an argument is null, the path is invalid,
+     *         {@code maxLeases < 1}, or caching is on with {@link LockCompatibility#CURATOR}
+     *         (the message names both)
+     */
+    public ZkSemaphore(CuratorFramework client, String path, int maxLeases, LeaseCaching caching,
+            LockCompatibility compatibility) {
+        this(client, path, maxLeases, LockOptions.defaults().withCaching(caching).withCompatibility(compatibility));
+    }
+
+    /**
+     * A semaphore built with {@code options} (see {@link LockOptions}): whether permit nodes are
+     * kept after use ({@link LeaseCaching}), the node layout it writes ({@link LockCompatibility},
+     * see the constructor with a compatibility), and how long a waiter granted after a permit
+     * holder's session ended without a release waits before its lease is granted
+     * ({@link LockDelay}; default mode only: Curator's guarded protocol cannot tell a release
+     * from a session's end).
+     *
+     * @param client a started Curator client; may be shared with other locks
+     * @param path the semaphore's ZooKeeper path, absolute
+     * @param maxLeases holders admitted at once, the same on every client of the path
+     * @param options the semaphore's options; {@link LockOptions#defaults()} for none
+     * @throws IllegalArgumentException if an argument is null, the path is invalid,
+     *         {@code maxLeases < 1}, or a lock-delay is on with {@link LockCompatibility#CURATOR}
+     *         (the message names both)
+     */
+    public ZkSemaphore(CuratorFramework client, String path, int maxLeases, LockOptions options) {
         if (maxLeases < 1) {
             throw new IllegalArgumentException("maxLeases must be at least 1, was " + maxLeases);
         }
-        this.engine = new LockEngine(client, path, SemaphoreDriver.recipe(maxLeases), caching, lockDelay);
-        LockEngine own = engine;
-        LockComponents.register(this, () -> own);   // a permit taken through a multi-lock is one more permit
+        if (options == null) {
+            throw new IllegalArgumentException("options is null; use LockOptions.defaults()");
+        }
+        if (options.compatibility() == LockCompatibility.CURATOR) {
+            if (options.lockDelay().isOn()) {
+                throw new IllegalArgumentException(options.lockDelay() + " with compatibility CURATOR on semaphore " + path
+                        + ": Curator's guarded protocol cannot tell a release from a session's end; use LockDelay.off() in this mode");
+            }
+            this.curatorLayout = new CuratorLayoutPermits(client, path, maxLeases);
+            this.engine = curatorLayout.permits();
+            String refusal = "semaphore " + path + " is in LockCompatibility.CURATOR: its permits follow Curator's"
+                    + " guarded protocol, which a multi-lock's one transaction cannot; a multi-lock takes default-mode"
+                    + " semaphores only";
+            LockComponents.register(this, () -> {
+                throw new IllegalArgumentException(refusal);
+            });
+        } else {
+            this.curatorLayout = null;
+            this.engine = new LockEngine(client, path, SemaphoreDriver.recipe(maxLeases), options);
+            LockEngine own = engine;
+            LockComponents.register(this, () -> own);   // a permit taken through a multi-lock is one more permit
+        }
+    }
+
+    /** {@return the node layout this semaphore writes} */
+    public LockCompatibility compatibility() {
+        return curatorLayout == null ? LockCompatibility.DEFAULT : LockCompatibility.CURATOR;
     }
 
     /** {@return how many permits this semaphore has} */
@@ -117,6 +188,9 @@ public final class ZkSemaphore implements DistributedLock, AutoCloseable {
      */
     @Override
     public Lease acquire() throws InterruptedException {
+        if (curatorLayout != null) {
+            return permits.track(Deadline.grantOfUnbounded(curatorLayout.acquire(Deadline.unbounded()), toString()));
+        }
         return permits.track(engine.acquire());
     }
 
@@ -128,6 +202,9 @@ public final class ZkSemaphore implements DistributedLock, AutoCloseable {
      */
     @Override
     public Optional<Lease> tryAcquire(Duration timeout) throws InterruptedException {
+        if (curatorLayout != null) {
+            return curatorLayout.acquire(Deadline.after(timeout)).map(permits::track);
+        }
         return engine.tryAcquire(timeout).map(permits::track);
     }
 
@@ -137,6 +214,9 @@ public final class ZkSemaphore implements DistributedLock, AutoCloseable {
      */
     @Override
     public CompletableFuture<Lease> acquireAsync(Duration timeout) {
+        if (curatorLayout != null) {
+            return curatorLayout.acquireAsync(timeout, toString());
+        }
         return engine.acquireAsync(timeout);
     }
 

@@ -31,12 +31,36 @@ final class Holding {
     private boolean ended;                     // guarded by lock
     private long expiresAt;                    // guarded by lock; System.nanoTime() when lockAtMostFor passes
     private ScheduledFuture<?> timer;          // guarded by lock
+    /** The run's latest lock: the one lock() returned, or its latest extension. */
+    volatile ZkJobLock current;
 
     Holding(ZkLockProvider provider, String name, Lease lease, String markPath) {
         this.provider = provider;
         this.name = name;
         this.lease = lease;
         this.markPath = markPath;
+    }
+
+    /** Once the run holds the job: a lost lease is logged and told to the provider's listeners. */
+    void watchForLoss() {
+        lease.addListener((l, state) -> {
+            if (state == LeaseState.LOST && !ended()) {
+                LOG.warn("job '{}': its lease {} was lost while it ran (its ZooKeeper session expired, or its node"
+                        + " was deleted): another process may start the job once its lockAtLeastFor has passed",
+                        name, l.nodePath());
+                provider.lockLost(current);
+            }
+        });
+    }
+
+    /** Whether the run let go: unlocked, expired by lockAtMostFor, or not extended. */
+    boolean ended() {
+        lock.lock();
+        try {
+            return ended;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -86,6 +110,7 @@ final class Holding {
         } finally {
             lock.unlock();
         }
+        provider.ended(this);
         lease.close();
     }
 

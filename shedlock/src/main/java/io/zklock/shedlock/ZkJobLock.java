@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.zklock.core.LeaseListener;
+import io.zklock.core.LeaseState;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 
@@ -11,7 +13,9 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
  * The lock {@link ZkLockProvider} returns for one run of a job. It is used once: unlocked, or
  * extended into a new lock. Besides ShedLock's contract it offers the lease's
  * {@linkplain #fencingToken() fencing token} and {@linkplain #guard() guard}, for a job that
- * writes to a resource that checks tokens, or into ZooKeeper.
+ * writes to a resource that checks tokens, or into ZooKeeper, and its lease's
+ * {@linkplain #state() state} and {@linkplain #addListener listeners}. A job run by ShedLock's
+ * executor reaches its lock with {@link ZkLockProvider#currentLock()}.
  */
 public final class ZkJobLock implements SimpleLock {
     private final Holding holding;
@@ -19,6 +23,7 @@ public final class ZkJobLock implements SimpleLock {
 
     ZkJobLock(Holding holding) {
         this.holding = holding;
+        holding.current = this;
     }
 
     /** {@return the job's name, as ShedLock gave it} */
@@ -40,6 +45,27 @@ public final class ZkJobLock implements SimpleLock {
      */
     public CuratorOp guard() {
         return holding.lease.guard();
+    }
+
+    /**
+     * {@return the state of this run's lease} {@code HELD} while the run holds the job;
+     * {@code SUSPENDED} while the connection is down; {@code LOST} once its session expired
+     * (another process may run the job once its lockAtLeastFor has passed); {@code RELEASED}
+     * once unlocked or released by lockAtMostFor.
+     */
+    public LeaseState state() {
+        return holding.lease.state();
+    }
+
+    /**
+     * Adds a listener told of every later state change of this run's lease (see
+     * {@link io.zklock.core.Lease#addListener}); on a ZooKeeper event thread, so it must be quick.
+     *
+     * @param listener the listener
+     * @throws IllegalArgumentException if it is null
+     */
+    public void addListener(LeaseListener listener) {
+        holding.lease.addListener(listener);
     }
 
     /**

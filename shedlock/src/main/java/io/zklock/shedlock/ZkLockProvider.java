@@ -1,9 +1,12 @@
 package io.zklock.shedlock;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -96,6 +99,9 @@ public final class ZkLockProvider implements ExtensibleLockProvider {
     private final String root;
     private final String jobs;
     private final String marks;
+    /** The runs this provider locked on each thread, latest first: lock() runs on the job's thread. */
+    private final ThreadLocal<Deque<Holding>> running = ThreadLocal.withInitial(ArrayDeque::new);
+    private final List<JobLockLostListener> lostListeners = new CopyOnWriteArrayList<>();
 
     /**
      * A provider with its nodes under {@link #DEFAULT_ROOT}.
@@ -180,7 +186,73 @@ public final class ZkLockProvider implements ExtensibleLockProvider {
             lease.close();
             throw e;
         }
-        return Optional.of(new ZkJobLock(holding));
+        ZkJobLock lock = new ZkJobLock(holding);
+        holding.watchForLoss();
+        Deque<Holding> mine = running.get();
+        mine.removeIf(Holding::ended);
+        mine.push(holding);
+        return Optional.of(lock);
+    }
+
+    /**
+     * The lock of the job this thread is running, for a job run by ShedLock's executor
+     * ({@code @SchedulerLock}, {@code LockingTaskExecutor}), which locks on the thread that runs
+     * the job: its fencing token and guard, to write to a resource that checks them, and its
+     * lease's state and listeners. The latest run still held wins when runs are nested.
+     *
+     * <pre>{@code
+     * @Scheduled(cron = "0 * * * * *")
+     * @SchedulerLock(name = "report")
+     * void report() {
+     *     ZkJobLock lock = provider.currentLock().orElseThrow();
+     *     store.write(report(), lock.fencingToken());
+     * }
+     * }</pre>
+     *
+     * @return the lock, or empty if this thread runs no job locked by this provider (or its
+     *         run ended: unlocked, or released by lockAtMostFor)
+     */
+    public Optional<ZkJobLock> currentLock() {
+        Deque<Holding> mine = running.get();
+        mine.removeIf(Holding::ended);
+        if (mine.isEmpty()) {
+            running.remove();
+            return Optional.empty();
+        }
+        return Optional.ofNullable(mine.peek().current);
+    }
+
+    /**
+     * Adds a listener told of each run whose lease is lost while it holds its job (see
+     * {@link JobLockLostListener}).
+     *
+     * @param listener the listener
+     * @throws IllegalArgumentException if it is null
+     */
+    public void addLockLostListener(JobLockLostListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener is null");
+        }
+        lostListeners.add(listener);
+    }
+
+    void lockLost(ZkJobLock lock) {
+        for (JobLockLostListener listener : lostListeners) {
+            try {
+                listener.lockLost(lock);
+            } catch (RuntimeException e) {
+                LOG.warn("job-lock-lost listener {} threw; ignored", listener, e);
+            }
+        }
+    }
+
+    /** Forgets the run on the current thread, if it was locked there. */
+    void ended(Holding holding) {
+        Deque<Holding> mine = running.get();
+        mine.remove(holding);
+        if (mine.isEmpty()) {
+            running.remove();
+        }
     }
 
     static void checkDurations(String name, Duration lockAtMostFor, Duration lockAtLeastFor) {

@@ -34,10 +34,26 @@ import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.Test;
 
 /**
- * ShedLock's provider contract (the scenarios of its own provider suite: no second lock, lock
- * after unlock, lockAtMostFor, lockAtLeastFor, extend, a fuzz of 8 threads over 2 providers) and
- * what zklock adds (a dead holder freed at its session's expiry, lockAtLeastFor kept after a
- * holder dies, no node per run, guarded writes, bad input), on a real server.
+ * ShedLock's provider contract and what zklock adds (a dead holder freed at its session's
+ * expiry, lockAtLeastFor kept after a holder dies, no node per run, guarded writes, bad input),
+ * on a real server.
+ *
+ * <p>The scenarios of ShedLock's own provider suite ({@code shedlock-test-support}, which is not
+ * published where this build resolves from), each checked here in our own words:
+ * <ul>
+ * <li>a lock is taken, shows as locked, and its unlock frees it; a second lock of a held job is
+ *     refused: {@link #noSecondLock}
+ * <li>two names are two independent locks: {@link #twoJobsAreIndependent}
+ * <li>lock twice in a row, and again right after each unlock, ten times: {@link #lockRightAfterUnlock}
+ * <li>a short lockAtMostFor frees the job of a holder that never unlocks: {@link #lockAtMostForReleasesALiveHolder}
+ * <li>lockAtLeastFor keeps the job after an early unlock, then frees it: {@link #lockAtLeastForAfterAnEarlyUnlock}
+ * <li>the fuzz of 8 threads over 2 jobs, every increment counted: {@link #fuzzEightThreadsTwoProvidersNoOverlap}
+ * <li>extend, once and several times, keeps the job past the first lockAtMostFor: {@link #extendKeepsTheJob}
+ * <li>an extension's lockAtLeastFor holds the job after its unlock: {@link #extendSetsLockAtLeastFor}
+ * <li>an expired lock is not extended and the job is free: {@link #anExpiredLockIsNotExtended}
+ * <li>a lock cannot be extended twice, unlocked after its extension, nor extended after its
+ *     unlock (IllegalStateException): {@link #aLockIsUsedOnce}
+ * </ul>
  */
 class ZkLockProviderTest extends EmbeddedServerTest {
     private static final String ROOT = "/jobs-root";

@@ -27,10 +27,10 @@ import io.zklock.conformance.harness.Recipe.Component;
 import io.zklock.conformance.harness.Recipe.Sharing;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
-import io.zklock.core.LeaseCaching;
 import io.zklock.core.LeaseState;
 import io.zklock.core.LockDelay;
 import io.zklock.core.LockException;
+import io.zklock.core.LockOptions;
 import io.zklock.core.spi.queue.LockNode;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.testing.FaultProxy;
@@ -352,8 +352,8 @@ public final class FaultScheduleRunner implements AutoCloseable {
             this.proxy = FaultProxy.to(serverConnect);
             this.curator = ZkTesting.client(proxy.connectString(), sessionMs);
             if (unfencedDelay != null) {
-                this.lock = new Request("a mutex checked for validity", new ZkMutex(curator, base + "/unfenced", LeaseCaching.off(),
-                        unfencedDelay), List.of(new Guard("r", Sharing.EXCLUSIVE, 1)));
+                this.lock = new Request("a mutex checked for validity", new ZkMutex(curator, base + "/unfenced",
+                        LockOptions.defaults().withLockDelay(unfencedDelay)), List.of(new Guard("r", Sharing.EXCLUSIVE, 1)));
                 this.rival = lock;
                 this.alone = List.of();
             } else if (unguarded) {

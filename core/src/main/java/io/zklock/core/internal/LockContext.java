@@ -5,7 +5,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
-import io.zklock.core.LeaseCaching;
+import io.zklock.core.LockCompatibility;
 import io.zklock.core.LockDelay;
 import io.zklock.core.LockException;
 import io.zklock.core.LockPaths;
@@ -38,20 +38,9 @@ public final class LockContext {
     private final SessionMonitor monitor;
     private final ZkPort port;
     private final Cleanup cleanup;
-    private final LeaseCaching caching;
-    private final boolean sharedLocally;
-    private final long escalateMs;
+    private final boolean cachingNodes;
+    private final LockCompatibility compatibility;
     private final LockDelay lockDelay;
-
-    /**
-     * How long, by default, a request may wait on a permit that another thread or process keeps
-     * cached before it asks back every cached permit ahead of it: a waiter of a lock of several
-     * holders asks the ones it needs at once and the rest after this long (AskBack), and a
-     * thread waiting inside its process for its own client's busy permit goes to ZooKeeper after
-     * this long (LeaseCache.awaitLocal). A cached permit idles at most this long while a
-     * request needs it.
-     */
-    public static final long ESCALATE_MS = 25;
 
     /**
      * The context of {@code path} on a given door.
@@ -79,13 +68,14 @@ public final class LockContext {
         String directory = LockPaths.validate(path);
         LockNode.checkKind(kind);
         ZkPort door = port != null ? port : new CuratorPort(client, monitor);
-        return new LockContext(client, monitor, door, new Cleanup(door, monitor, directory, false), directory, kind, namePrefix, driver,
-                maxLeases, LeaseCaching.off(), false, ESCALATE_MS, LockDelay.off());
+        return new LockContext(client, monitor, door, new Cleanup(door, monitor, directory, false), directory, kind, namePrefix,
+                driver, maxLeases, false, LockCompatibility.DEFAULT, LockDelay.off());
     }
 
     /** Every field as given; the factories check them, and the derived contexts share the cleanup. */
     private LockContext(CuratorFramework client, SessionMonitor monitor, ZkPort port, Cleanup cleanup, String path, String kind,
-            String namePrefix, LockDriver driver, int maxLeases, LeaseCaching caching, boolean sharedLocally, long escalateMs, LockDelay lockDelay) {
+            String namePrefix, LockDriver driver, int maxLeases, boolean cachingNodes, LockCompatibility compatibility,
+            LockDelay lockDelay) {
         this.client = client;
         this.path = path;
         this.kind = kind;
@@ -95,43 +85,58 @@ public final class LockContext {
         this.monitor = monitor;
         this.port = port;
         this.cleanup = cleanup;
-        this.caching = caching;
-        this.sharedLocally = sharedLocally;
-        this.escalateMs = escalateMs;
+        this.cachingNodes = cachingNodes;
+        this.compatibility = compatibility;
         this.lockDelay = lockDelay;
     }
 
     /**
-     * The same directory, whose nodes may be kept cached after use.
+     * The same directory, whose new nodes a lease cache may keep after use: their names carry
+     * the caching version of the uuid ({@link LockNode#caches()}), so a waiter knows to ask.
      *
-     * @param caching whether and how long a node is kept after its last local lease
-     * @param sharedLocally whether one cached node serves many local leases at once (a read
-     *        lock's) or one at a time (a mutex's, a semaphore permit's)
      * @return the context
-     * @throws IllegalArgumentException if {@code caching} is null
      */
-    public LockContext withCaching(LeaseCaching caching, boolean sharedLocally) {
-        if (caching == null) {
-            throw new IllegalArgumentException("caching is null; use LeaseCaching.off()");
+    public LockContext withCachingNodes() {
+        if (compatibility == LockCompatibility.CURATOR) {
+            throw new IllegalArgumentException("caching with compatibility CURATOR on " + path
+                    + ": Curator's clients never ask a cached node back; use LeaseCaching.off() in this mode");
         }
-        return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, caching, sharedLocally,
-                escalateMs, lockDelay);
+        return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, true, compatibility,
+                lockDelay);
+    }
+
+    /** {@return whether this directory's new nodes may be kept by a lease cache (see {@link #withCachingNodes()})} */
+    public boolean cachingNodes() {
+        return cachingNodes;
+    }
+
+    /** The same context deciding with {@code driver} instead (a multi-lock's wrapper of its component's driver). */
+    public LockContext withDriver(LockDriver driver) {
+        if (driver == null) {
+            throw new IllegalArgumentException("driver is null");
+        }
+        return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, cachingNodes, compatibility,
+                lockDelay);
     }
 
     /**
-     * The same directory with another escalation bound (see {@link #ESCALATE_MS}); tests
-     * lengthen it so that no escalation happens within them, however slow the machine.
+     * A context that writes the node layout of {@code compatibility}: Curator's names for its
+     * kind ({@link LockNode#curatorNamePrefix}), each node with a uuid of zklock's own so that
+     * a listing tells it from Curator's nodes.
      *
-     * @param millis the bound, in milliseconds
-     * @return the context
-     * @throws IllegalArgumentException if {@code millis} is negative
+     * @throws IllegalArgumentException if it is null, or CURATOR on a context whose nodes are cached
      */
-    public LockContext withEscalation(long millis) {
-        if (millis < 0) {
-            throw new IllegalArgumentException("escalation must not be negative, was " + millis + " ms");
+    public LockContext withCompatibility(LockCompatibility compatibility) {
+        if (compatibility == null) {
+            throw new IllegalArgumentException("compatibility is null; use LockCompatibility.DEFAULT");
         }
-        return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, caching, sharedLocally,
-                millis, lockDelay);
+        if (compatibility == LockCompatibility.CURATOR && cachingNodes) {
+            throw new IllegalArgumentException("caching with compatibility CURATOR on " + path
+                    + ": Curator's clients never ask a cached node back; use LeaseCaching.off() in this mode");
+        }
+        String prefix = compatibility == LockCompatibility.CURATOR ? LockNode.curatorNamePrefix(kind) : LockNode.namePrefix(kind);
+        return new LockContext(client, monitor, port, cleanup, path, kind, prefix, driver, maxLeases, cachingNodes, compatibility,
+                lockDelay);
     }
 
     /**
@@ -147,7 +152,7 @@ public final class LockContext {
             throw new IllegalArgumentException("lock-delay is null; use LockDelay.off()");
         }
         return new LockContext(client, monitor, port, new Cleanup(port, monitor, path, delay.isOn()), path, kind, namePrefix,
-                driver, maxLeases, caching, sharedLocally, escalateMs, delay);
+                driver, maxLeases, cachingNodes, compatibility, delay);
     }
 
     /** {@return the lock-delay after a holder's session ended; off by default} */
@@ -155,24 +160,31 @@ public final class LockContext {
         return lockDelay;
     }
 
-    /** {@return how long a request waits on cached permits it needs before asking every cached one ahead (see {@link #ESCALATE_MS})} */
-    public long escalateMs() {
-        return escalateMs;
+    /**
+     * Whether a create may write the directory for sequence-gap inference (see
+     * {@link DirectoryView}): not with a lock-delay, which counts the directory's data writes
+     * (see {@link Cleanup}).
+     */
+    public boolean infersCreates() {
+        return !lockDelay.isOn();
     }
 
-    /** {@return whether this directory's nodes may be kept cached after use} */
-    public LeaseCaching caching() {
-        return caching;
+    /** {@return the node layout this context writes} */
+    public LockCompatibility compatibility() {
+        return compatibility;
     }
 
-    /** {@return whether one cached node serves many local leases at once} */
-    public boolean sharedLocally() {
-        return sharedLocally;
+    /**
+     * Whether this context's nodes carry a uuid it picks (a cached node's, a node of Curator's
+     * layout), so they are created by a transaction rather than Curator's protected create.
+     */
+    public boolean picksOwnUuids() {
+        return cachingNodes || compatibility == LockCompatibility.CURATOR;
     }
 
-    /** {@return the uuid of a new node's protected name: of the caching version when caching is on} */
+    /** {@return the uuid of a new node's protected name: of the caching version for caching nodes} */
     public String newProtectedId() {
-        return LockNode.newProtectedId(caching.isOn());
+        return LockNode.newProtectedId(cachingNodes);
     }
 
     /** The context of {@code path} on {@code client}'s own door. */
@@ -180,7 +192,7 @@ public final class LockContext {
         if (client == null) {
             throw new IllegalArgumentException("client is null");
         }
-        return of(client, SessionMonitor.of(client), null, path, kind, kind, driver, maxLeases);
+        return of(client, SessionMonitor.of(client), null, path, kind, LockNode.namePrefix(kind), driver, maxLeases);
     }
 
     /** The same directory and kind, with nodes anchored at {@code anchorSequence}, decided by {@code driver}; never cached. */
@@ -188,8 +200,10 @@ public final class LockContext {
         if (driver == null) {
             throw new IllegalArgumentException("driver is null");
         }
-        return new LockContext(client, monitor, port, cleanup, path, kind, LockNode.anchoredPrefix(kind, anchorSequence), driver,
-                maxLeases, LeaseCaching.off(), false, escalateMs, lockDelay);
+        String prefix = compatibility == LockCompatibility.CURATOR ? LockNode.curatorAnchoredPrefix(kind, anchorSequence)
+                : LockNode.anchoredPrefix(kind, anchorSequence) + "-";
+        return new LockContext(client, monitor, port, cleanup, path, kind, prefix, driver, maxLeases, false, compatibility,
+                lockDelay);
     }
 
     public CuratorFramework client() {

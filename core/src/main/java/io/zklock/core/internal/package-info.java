@@ -17,6 +17,9 @@
  *       {@code Failures}, how a ZooKeeper failure becomes a {@code LockException};</li>
  *   <li>{@link io.zklock.core.internal.lease}: a granted lease, its states, its listeners and its
  *       revocation watch;</li>
+ *   <li>{@link io.zklock.core.internal.cache}: cached leases, both sides: the cache that keeps a
+ *       client's nodes and grants them locally, the strategy an engine picks once (uncached
+ *       included), and a waiter's asks (its package-info holds the one Overview);</li>
  *   <li>{@link io.zklock.core.internal.request}: one request, from its start to its lease or its
  *       give-up;</li>
  *   <li>{@link io.zklock.core.internal.inspect}: status and revocation requests for

@@ -85,15 +85,20 @@ public final class LockObservers {
     }
 
     /**
-     * The engine's side: tells every installed observer that a granted lease changed state.
+     * The engine's side: tells every installed observer that a granted request waits out a
+     * lock-delay.
      *
-     * @param event the change
+     * @param event the request's lock and the delay
      */
     public static void lockDelayStarted(LockObserver.LockDelayEvent event) {
         tell(o -> o.lockDelayStarted(event));
     }
 
-    /** Tells every observer of {@code event}. */
+    /**
+     * The engine's side: tells every installed observer that a granted lease changed state.
+     *
+     * @param event the change
+     */
     public static void leaseChanged(LockObserver.LeaseEvent event) {
         tell(observer -> observer.leaseChanged(event));
     }

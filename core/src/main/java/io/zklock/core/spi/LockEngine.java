@@ -4,15 +4,21 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
+import io.zklock.core.LockCompatibility;
 import io.zklock.core.LockDelay;
 import io.zklock.core.LockException;
+import io.zklock.core.LockOptions;
 import io.zklock.core.Participant;
 import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.cache.Grant;
+import io.zklock.core.internal.cache.LeaseStrategy;
+import io.zklock.core.internal.cache.ZkQueue;
 import io.zklock.core.internal.inspect.Inspection;
-import io.zklock.core.internal.lease.LeaseCache;
 import io.zklock.core.internal.lease.ZkLease;
 import io.zklock.core.internal.request.AcquireTally;
 import io.zklock.core.internal.request.Acquisition;
@@ -37,7 +43,8 @@ import org.apache.curator.framework.CuratorFramework;
  */
 public final class LockEngine {
     private final LockContext context;
-    private final LeaseCache cache;            // null unless caching is on
+    private final LeaseStrategy strategy;      // picked once: uncached, or how the cache grants locally
+    private final ZkQueue queue = new ViaZooKeeper();
 
     /**
      * An engine whose nodes are never kept after use.
@@ -63,22 +70,34 @@ public final class LockEngine {
      * @throws IllegalArgumentException naming the bad argument
      */
     public LockEngine(CuratorFramework client, String path, RecipeDescriptor recipe, LeaseCaching caching) {
-        this(context(client, path, recipe, caching));
+        this(client, path, recipe, LockOptions.defaults().withCaching(caching));
     }
 
     /**
-     * An engine with cached leases and a lock-delay after a holder's session ended (see
-     * {@link LockDelay}).
+     * An engine built with {@code options}: its caching (see {@link LeaseCaching}; whether one
+     * cached node serves many local leases at once follows from the recipe), the node layout it
+     * writes (see {@link LockCompatibility}; its driver decides over both layouts) and its
+     * lock-delay after a holder's session ended (see {@link LockDelay}).
      *
      * @param client a Curator client; it may be shared by many locks
      * @param path the lock directory
-     * @param recipe the kind of this engine's nodes, their driver and the lock's maxLeases
-     * @param caching whether, and how long, a node is kept after its last local lease closes
-     * @param lockDelay the lock-delay, or {@link LockDelay#off()}
+     * @param recipe the kind of this engine's nodes (named as Curator names that kind in
+     *        {@link LockCompatibility#CURATOR}), their driver and the lock's maxLeases
+     * @param options the lock's options
      * @throws IllegalArgumentException naming the bad argument
      */
-    public LockEngine(CuratorFramework client, String path, RecipeDescriptor recipe, LeaseCaching caching, LockDelay lockDelay) {
-        this(context(client, path, recipe, caching).withLockDelay(lockDelay));
+    public LockEngine(CuratorFramework client, String path, RecipeDescriptor recipe, LockOptions options) {
+        this(context(client, path, recipe, options), recipe, options.caching());
+    }
+
+    private LockEngine(LockContext context, RecipeDescriptor recipe, LeaseCaching caching) {
+        this.context = caching.isOn() ? context.withCachingNodes() : context;
+        this.strategy = LeaseStrategy.of(this.context, recipe, caching);
+    }
+
+    private LockEngine(LockContext context, LeaseStrategy strategy) {
+        this.context = context;
+        this.strategy = strategy;
     }
 
     /** {@return the lock-delay of this engine's lock} */
@@ -86,22 +105,38 @@ public final class LockEngine {
         return context.lockDelay();
     }
 
-    private static LockContext context(CuratorFramework client, String path, RecipeDescriptor recipe, LeaseCaching caching) {
+    private static LockContext context(CuratorFramework client, String path, RecipeDescriptor recipe, LockOptions options) {
         if (recipe == null) {
             throw new IllegalArgumentException("recipe is null");
         }
+        if (options == null) {
+            throw new IllegalArgumentException("options is null; use LockOptions.defaults()");
+        }
         return LockContext.of(client, path, recipe.kind(), recipe.driver(), recipe.maxLeases())
-                .withCaching(caching, recipe.sharesLocally());
+                .withCompatibility(options.compatibility()).withLockDelay(options.lockDelay());
     }
 
-    LockEngine(LockContext context) {
-        this.context = context;
-        this.cache = context.caching().isOn() ? LeaseCache.of(context) : null;
+    /**
+     * An engine that writes the node layout of {@code compatibility} (see
+     * {@link LockCompatibility}); its driver decides over both layouts.
+     *
+     * @param client a Curator client; it may be shared by many locks
+     * @param path the lock directory
+     * @param recipe the kind of this engine's nodes (named as Curator names that kind in
+     *        {@link LockCompatibility#CURATOR}), their driver and the lock's maxLeases
+     * @param caching whether, and how long, a node is kept after its last local lease closes
+     * @param compatibility the layout written
+     * @throws IllegalArgumentException naming the bad argument, or naming both caching and
+     *         compatibility when caching is on in {@link LockCompatibility#CURATOR}
+     */
+    public LockEngine(CuratorFramework client, String path, RecipeDescriptor recipe, LeaseCaching caching,
+            LockCompatibility compatibility) {
+        this(client, path, recipe, LockOptions.defaults().withCaching(caching).withCompatibility(compatibility));
     }
 
     /** {@return whether, and how long, this engine's nodes are kept after use} */
     public LeaseCaching caching() {
-        return context.caching();
+        return strategy.caching();
     }
 
     /**
@@ -110,9 +145,7 @@ public final class LockEngine {
      * caching is off.
      */
     public void releaseCachedNodes() {
-        if (cache != null) {
-            cache.clear();
-        }
+        strategy.releaseCachedNodes();
     }
 
     /**
@@ -126,7 +159,12 @@ public final class LockEngine {
      * @throws IllegalArgumentException if the driver is null
      */
     public LockEngine anchoredAt(long anchorSequence, LockDriver driver) {
-        return new LockEngine(context.anchoredAt(anchorSequence, driver));
+        return new LockEngine(context.anchoredAt(anchorSequence, driver), new LeaseStrategy.Uncached());
+    }
+
+    /** {@return the node layout this engine writes} */
+    public LockCompatibility compatibility() {
+        return context.compatibility();
     }
 
     /** @return the lock directory, as given */
@@ -166,79 +204,40 @@ public final class LockEngine {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        Lease local = local();
-        boolean leads = false;
-        if (local == null && cache != null && !deadline.isSingleAttempt()) {
-            if (cache.sharedLocally()) {       // wait for another local reader's node rather than queue one more
-                LeaseCache.Miss miss = null;
-                while (local == null && miss != LeaseCache.Miss.LEAD && miss != LeaseCache.Miss.ALONE) {
-                    miss = cache.leadOrJoin(deadline);
-                    if (miss instanceof LeaseCache.Miss.Join join) {
-                        if (!cache.awaitLead(join.inFlight(), deadline)) {
-                            return Optional.empty();
-                        }
-                        local = local();
-                        if (local == null && deadline.hasExpired()) {
-                            return Optional.empty();   // the lead ended at our deadline: lead nothing
-                        }
-                    }
-                }
-                leads = miss == LeaseCache.Miss.LEAD;
-            } else {                           // a permit: wait for a local lease to close while every permit is taken
-                local = cache.awaitLocal(context, context.caching().idle(), deadline);
-                if (local == null && deadline.hasExpired()) {
-                    return Optional.empty();
-                }
-            }
-        }
-        if (local != null) {
-            return Optional.of(local);
-        }
-        try {
-            return Blocking.await(start(deadline), outcome -> ZkLease.releaseAll(List.of(lease(outcome))),
-                            () -> "acquisition of lock " + path())
-                    .map(this::handOut);
-        } finally {
-            if (leads) {
-                cache.leadEnded();
-            }
-        }
+        return strategy.acquire(deadline, queue);
     }
 
     /** See {@link io.zklock.core.DistributedLock#acquireAsync(Duration)}. */
     public CompletableFuture<Lease> acquireAsync(Duration timeout) {
-        Deadline deadline = Deadline.after(timeout);
-        Lease local = local();
-        if (local != null) {
-            return CompletableFuture.completedFuture(local);
+        return strategy.acquireAsync(Deadline.after(timeout), queue);
+    }
+
+    /** A request that queues a node: what the strategy falls back on when nothing is granted locally. */
+    private final class ViaZooKeeper implements ZkQueue {
+        @Override
+        public Optional<Grant> await(Deadline deadline) throws InterruptedException {
+            return Blocking.await(start(deadline), outcome -> ZkLease.releaseAll(List.of(grant(outcome).lease())),
+                    () -> "acquisition of lock " + path()).map(ViaZooKeeper::grant);
         }
-        return Blocking.userFuture(() -> start(deadline), this::handOut, LockEngine::release);
-    }
 
-    /** A local re-grant of a cached node, with no request; null if there is none to take. */
-    private Lease local() {
-        return cache == null ? null : cache.tryLocal(context.caching().idle());
-    }
+        @Override
+        public CompletableFuture<Lease> async(Deadline deadline, Function<Grant, Lease> handOut, Consumer<Grant> abandon) {
+            return Blocking.userFuture(() -> start(deadline), outcome -> handOut.apply(grant(outcome)), outcome -> {
+                if (outcome instanceof Acquisition.End.Leased) {
+                    abandon.accept(grant(outcome));
+                }
+            });
+        }
 
-    /** The lease of a grant ZooKeeper made: kept in the cache when caching is on. */
-    private Lease handOut(Acquisition.End outcome) {
-        ZkLease lease = lease(outcome);
-        return cache == null ? lease : cache.adopt(lease, context.caching().idle());
-    }
+        private Acquisition start(Deadline deadline) {
+            AcquireTally tally = AcquireTally.begin(context);
+            tally.checkBeforeStart(context.client(), () -> "lock " + path());
+            return Acquisition.start(context, deadline, tally);
+        }
 
-    private Acquisition start(Deadline deadline) {
-        AcquireTally tally = AcquireTally.begin(context);
-        tally.checkBeforeStart(context.client(), () -> "lock " + path());
-        return Acquisition.start(context, deadline, tally);
-    }
-
-    private static ZkLease lease(Acquisition.End outcome) {
-        return ((Acquisition.End.Leased) outcome).lease();   // a request that made its own node is never Lost
-    }
-
-    private static void release(Acquisition.End outcome) {
-        if (outcome instanceof Acquisition.End.Leased leased) {
-            leased.lease().release();
+        private static Grant grant(Acquisition.End outcome) {
+            Acquisition.End.Leased leased = (Acquisition.End.Leased) outcome;   // a request that made its own node is never Lost
+            return new Grant(leased.lease(), leased.granting());
         }
     }
 

@@ -37,6 +37,12 @@ import io.zklock.core.spi.queue.Deadline;
  * The count only ever rises from a positive value (CAS loop), so a re-entry that races the
  * last close of another view takes a fresh node instead of reviving a released one.
  *
+ * A hold whose base lease is SUSPENDED or LOST is put to the ReentryPolicy chosen at
+ * construction: re-enter it, refuse (the acquisition fails and the hold stays as it is), or
+ * forget it and queue a new node. The recipes' policy re-enters a SUSPENDED hold and queues
+ * anew behind a LOST one; a lock with a stricter contract (Spring Integration's registry) picks
+ * its own.
+ *
  * A node the thread holds through a multi-lock is not a Hold (the multi-lock deletes it with
  * its other nodes in one transaction), so it cannot be re-entered; a blocking acquisition by
  * that thread would queue behind it forever and is refused instead (MultiLockHolds).
@@ -50,15 +56,62 @@ import io.zklock.core.spi.queue.Deadline;
  * one closed while the thread still holds the node through other leases is RELEASED at once.
  */
 public final class ReentrantLockSupport implements DistributedLock, LockComponent {
+    /**
+     * What a blocking acquisition does when the current thread holds the lock through a lease
+     * that is {@code SUSPENDED} or {@code LOST} (a {@code HELD} hold is always re-entered, a
+     * {@code RELEASED} one never).
+     */
+    @FunctionalInterface
+    public interface ReentryPolicy {
+        /** What the acquisition does with the thread's hold. */
+        enum Choice {
+            /** Re-enter: a new lease on the hold's node. */
+            REENTER,
+            /** Fail the acquisition (empty, or {@link IllegalStateException} when unbounded); the hold stays as it is. */
+            REFUSE,
+            /** Forget the hold (its leases stay open) and queue a new node, as if the thread held nothing. */
+            QUEUE_NEW
+        }
+
+        /** The recipes' policy: a SUSPENDED hold is re-entered at once, a LOST one forgotten for a new node. */
+        ReentryPolicy RECIPES = (held, deadline) ->
+                held.state() == LeaseState.LOST ? Choice.QUEUE_NEW : Choice.REENTER;
+
+        /**
+         * Decides, on the acquiring thread; it may wait within {@code deadline} (for the lease to
+         * settle, say), and throw to refuse in its own words.
+         *
+         * @param held the hold's lease, to read or wait on; never to close
+         * @param deadline the acquisition's deadline
+         * @return what the acquisition does
+         * @throws InterruptedException if interrupted while waiting
+         */
+        Choice decide(Lease held, Deadline deadline) throws InterruptedException;
+    }
+
     private final LockEngine engine;
+    private final ReentryPolicy policy;
     private final Map<Long, Hold> holds = new ConcurrentHashMap<>();
     private final Lock view = new JucLockView(this);
 
     public ReentrantLockSupport(LockEngine engine) {
+        this(engine, ReentryPolicy.RECIPES);
+    }
+
+    /**
+     * @param engine the engine that queues the nodes
+     * @param policy what a re-entry does with a hold whose lease is SUSPENDED or LOST
+     * @throws IllegalArgumentException if either is null
+     */
+    public ReentrantLockSupport(LockEngine engine, ReentryPolicy policy) {
         if (engine == null) {
             throw new IllegalArgumentException("engine is null");
         }
+        if (policy == null) {
+            throw new IllegalArgumentException("re-entry policy is null");
+        }
         this.engine = engine;
+        this.policy = policy;
     }
 
     @Override
@@ -76,8 +129,12 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        Lease again = reenterOrRefuse();
-        return again != null ? again : hold(engine.acquire());
+        Reentry again = reenterOrRefuse(Deadline.unbounded());
+        if (again.refused()) {
+            throw new IllegalStateException("the current thread holds " + engine.path()
+                    + " through a lease that is " + again.state() + ", and its re-entry was refused");
+        }
+        return again.lease() != null ? again.lease() : hold(engine.acquire());
     }
 
     @Override
@@ -90,8 +147,15 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        Lease again = reenterOrRefuse();
-        return again != null ? Optional.of(again) : engine.acquire(deadline).map(this::hold);
+        Reentry again = reenterOrRefuse(deadline);
+        if (again.refused()) {
+            if (deadline.isUnbounded()) {
+                throw new IllegalStateException("the current thread holds " + engine.path()
+                        + " through a lease that is " + again.state() + ", and its re-entry was refused");
+            }
+            return Optional.empty();
+        }
+        return again.lease() != null ? Optional.of(again.lease()) : engine.acquire(deadline).map(this::hold);
     }
 
     @Override
@@ -126,13 +190,29 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
      */
     @Override
     public Optional<Lease> reenterIfHeld() {
-        return Optional.ofNullable(reenterOrRefuse());
+        try {
+            return Optional.ofNullable(reenterOrRefuse(Deadline.after(Duration.ZERO)).lease());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();         // a policy asked for no waiting does not wait
+            return Optional.empty();
+        }
     }
 
-    /** A re-entry, null if the thread holds nothing here; refuses a lock held through a multi-lock. */
-    private Lease reenterOrRefuse() {
-        Lease again = reenter();
-        if (again == null) {
+    /**
+     * A re-entry's result: a lease, a refusal (the hold's state), or neither (acquire anew).
+     */
+    private record Reentry(Lease lease, LeaseState state) {
+        static final Reentry NONE = new Reentry(null, null);
+
+        boolean refused() {
+            return lease == null && state != null;
+        }
+    }
+
+    /** Re-enters, refuses, or (NONE) finds nothing to re-enter; refuses a lock held through a multi-lock. */
+    private Reentry reenterOrRefuse(Deadline deadline) throws InterruptedException {
+        Reentry again = reenter(deadline);
+        if (again == Reentry.NONE) {
             MultiLockHolds.refuseIfHeldThroughMultiLock(Owners.current(), engine.context());
         }
         return again;
@@ -162,24 +242,37 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
         return hold(base);
     }
 
-    private Lease reenter() {
+    private Reentry reenter(Deadline deadline) throws InterruptedException {
         Long owner = Owners.current();
         Hold hold = holds.get(owner);
         if (hold == null) {
-            return null;
+            return Reentry.NONE;
         }
-        if (ZkLease.isFinal(hold.base.state())) {
+        LeaseState state = hold.base.state();
+        if (state != LeaseState.HELD && state != LeaseState.RELEASED) {
+            switch (policy.decide(hold.base, deadline)) {
+                case REENTER -> { }
+                case REFUSE -> {
+                    return new Reentry(null, hold.base.state());
+                }
+                case QUEUE_NEW -> {
+                    holds.remove(owner, hold);
+                    return Reentry.NONE;
+                }
+            }
+        }
+        if (hold.base.state() == LeaseState.RELEASED) {
             holds.remove(owner, hold);
-            return null;
+            return Reentry.NONE;
         }
         int n;
         do {
             n = hold.count.get();
             if (n <= 0) {
-                return null;
+                return Reentry.NONE;
             }
         } while (!hold.count.compareAndSet(n, n + 1));
-        return hold.newView();
+        return new Reentry(hold.newView(), null);
     }
 
     private Lease hold(Lease base) {

@@ -8,10 +8,10 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import io.zklock.core.LeaseCaching;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
 import io.zklock.core.LockDelay;
+import io.zklock.core.LockOptions;
 import io.zklock.core.spi.queue.LockDriver;
 import io.zklock.core.spi.queue.RecipeDescriptor;
 import io.zklock.testing.Await;
@@ -45,7 +45,7 @@ class LockDelayTest extends EmbeddedServerTest {
     }
 
     private static LockEngine engine(CuratorFramework on, LockDelay delay) {
-        return new LockEngine(on, "/delayed/lock", MUTEX, LeaseCaching.off(), delay);
+        return new LockEngine(on, "/delayed/lock", MUTEX, LockOptions.defaults().withLockDelay(delay));
     }
 
     /** A clean release hands the lock to the waiter at once, though the lock has a delay. */

@@ -57,9 +57,9 @@ class ReentrantLockSupportHooksTest {
             LockDriver grant = (sorted, ours, maxLeases) -> Decision.granted();
             ReentrantLockSupport lock = new ReentrantLockSupport(new LockEngine(client, "/h/b", new RecipeDescriptor("read", grant, 1)));
             LockEngine anchored = lock.engine().anchoredAt(7, grant);
-            assertEquals("read.0000000007", anchored.context().namePrefix());
+            assertEquals("read.0000000007-", anchored.context().namePrefix());
             assertEquals("read", anchored.kind());
-            assertEquals("read", lock.engine().context().namePrefix());
+            assertEquals("read-", lock.engine().context().namePrefix());
 
             Lease base = anchored.acquire();
             LockNode node = LockNode.parse(base.nodePath().substring("/h/b/".length())).orElseThrow();

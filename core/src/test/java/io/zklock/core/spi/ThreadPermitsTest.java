@@ -34,7 +34,7 @@ class ThreadPermitsTest {
 
     private final ScriptedPort port = new ScriptedPort(SESSION);
     private final SessionMonitor monitor = SessionMonitor.detached(() -> port.sessionId);
-    private final LockContext context = LockContext.of(null, monitor, port, DIR, "lock", "lock", LockDriver.EXCLUSIVE, 1);
+    private final LockContext context = LockContext.of(null, monitor, port, DIR, "lock", "lock-", LockDriver.EXCLUSIVE, 1);
     private final ThreadPermits permits = new ThreadPermits();
 
     private ZkLease lease(int sequence) {

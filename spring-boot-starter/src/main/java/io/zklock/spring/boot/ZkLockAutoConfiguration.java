@@ -8,14 +8,16 @@ import io.zklock.shedlock.ZkLockProvider;
 import io.zklock.spring.integration.ZkLockRegistry;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.common.PathUtils;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
@@ -32,14 +34,24 @@ import org.springframework.core.annotation.Order;
  * with the defaults lock the same nodes. Each bean steps aside for one the application defines
  * (the registry for any {@code LockRegistry}, the provider for any {@code LockProvider}); the
  * beans that use the client are made only when there is one client, or one marked primary.
+ * An application that also uses Spring Cloud Zookeeper gets one client, Spring Cloud's: this
+ * auto-configuration runs after Spring Cloud Zookeeper's, and so steps aside for its client.
+ * {@code zklock.registry.enabled} and {@code zklock.shedlock.enabled} switch those beans off.
  * Bad settings fail the start with one line naming the property
  * ({@link InvalidZkLockPropertyException}). Metrics and health are in
  * {@link ZkLockMetricsAutoConfiguration} and {@link ZkLockHealthAutoConfiguration}.
  */
-@AutoConfiguration
+@AutoConfiguration(afterName = ZkLockAutoConfiguration.SPRING_CLOUD_ZOOKEEPER)
 @ConditionalOnClass(CuratorFramework.class)
 @EnableConfigurationProperties(ZkLockProperties.class)
 public class ZkLockAutoConfiguration {
+    /**
+     * Spring Cloud Zookeeper's auto-configuration, which also makes a {@code CuratorFramework}
+     * when there is none: ours runs after it, so an application with both has one client, Spring
+     * Cloud's (on {@code spring.cloud.zookeeper.connect-string}), which zklock then uses.
+     */
+    static final String SPRING_CLOUD_ZOOKEEPER = "org.springframework.cloud.zookeeper.ZookeeperAutoConfiguration";
+
     /** Made by Spring Boot. */
     public ZkLockAutoConfiguration() {
     }
@@ -64,11 +76,13 @@ public class ZkLockAutoConfiguration {
          * setting is blank, missing or out of range.
          *
          * @param properties the {@code zklock.} settings
+         * @param customizers applied to the builder, in order, after the settings
          * @return the connected client, closed with the context
          */
         @Bean(destroyMethod = "close")
         @ConditionalOnMissingBean
-        public CuratorFramework zkLockCuratorFramework(ZkLockProperties properties) {
+        public CuratorFramework zkLockCuratorFramework(ZkLockProperties properties,
+                ObjectProvider<ZkLockCuratorCustomizer> customizers) {
             String connectString = properties.getConnectString();
             if (connectString == null || connectString.isBlank()) {
                 throw new InvalidZkLockPropertyException("zklock.connect-string", connectString,
@@ -76,12 +90,14 @@ public class ZkLockAutoConfiguration {
             }
             int sessionMs = millis("zklock.session-timeout", properties.getSessionTimeout());
             int connectionMs = millis("zklock.connection-timeout", properties.getConnectionTimeout());
-            CuratorFramework client = CuratorFrameworkFactory.builder()
+            CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
                     .connectString(connectString)
                     .sessionTimeoutMs(sessionMs)
                     .connectionTimeoutMs(connectionMs)
-                    .retryPolicy(new ExponentialBackoffRetry(100, 10, 5_000))
-                    .build();
+                    .retryPolicy(ClientSettings.retryPolicy(properties.getRetry()));
+            ClientSettings.apply(properties, builder);
+            customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+            CuratorFramework client = builder.build();
             client.start();
             boolean connected;
             try {
@@ -120,14 +136,27 @@ public class ZkLockAutoConfiguration {
         /**
          * @param client the client
          * @param properties the {@code zklock.} settings
+         * @param events where a {@link ZkLockLostEvent} is published for each lock lost while held
          * @return the registry, its locks under {@code <zklock.root>/spring-integration}; none if
          *         the application defines its own {@code LockRegistry}
          */
         @Bean
         @ConditionalOnMissingBean(type = "org.springframework.integration.support.locks.LockRegistry")
         @ConditionalOnSingleCandidate(CuratorFramework.class)
-        public ZkLockRegistry zkLockRegistry(CuratorFramework client, ZkLockProperties properties) {
-            return new ZkLockRegistry(client, ZkLockAutoConfiguration.under(properties.getRoot(), ZkLockRegistry.DEFAULT_ROOT));
+        @ConditionalOnBooleanProperty(name = "zklock.registry.enabled", matchIfMissing = true)
+        public ZkLockRegistry zkLockRegistry(CuratorFramework client, ZkLockProperties properties,
+                ApplicationEventPublisher events) {
+            ZkLockRegistry registry = new ZkLockRegistry(client,
+                    ZkLockAutoConfiguration.under(properties.getRoot(), ZkLockRegistry.DEFAULT_ROOT));
+            int capacity = properties.getRegistry().getCacheCapacity();
+            if (capacity < 1) {
+                throw new InvalidZkLockPropertyException("zklock.registry.cache-capacity", String.valueOf(capacity),
+                        "it must be at least 1");
+            }
+            registry.setCacheCapacity(capacity);
+            registry.addLockLostListener((lock, node, token) -> events.publishEvent(
+                    new ZkLockLostEvent(registry, ZkLockLostEvent.Kind.REGISTRY_LOCK, lock.key(), token)));
+            return registry;
         }
     }
 
@@ -142,14 +171,21 @@ public class ZkLockAutoConfiguration {
         /**
          * @param client the client
          * @param properties the {@code zklock.} settings
+         * @param events where a {@link ZkLockLostEvent} is published for each job run whose lease is lost
          * @return the provider, its nodes under {@code <zklock.root>/shedlock}; none if the
          *         application defines its own {@code LockProvider}
          */
         @Bean
         @ConditionalOnMissingBean(type = "net.javacrumbs.shedlock.core.LockProvider")
         @ConditionalOnSingleCandidate(CuratorFramework.class)
-        public ZkLockProvider zkLockProvider(CuratorFramework client, ZkLockProperties properties) {
-            return new ZkLockProvider(client, ZkLockAutoConfiguration.under(properties.getRoot(), ZkLockProvider.DEFAULT_ROOT));
+        @ConditionalOnBooleanProperty(name = "zklock.shedlock.enabled", matchIfMissing = true)
+        public ZkLockProvider zkLockProvider(CuratorFramework client, ZkLockProperties properties,
+                ApplicationEventPublisher events) {
+            ZkLockProvider provider = new ZkLockProvider(client,
+                    ZkLockAutoConfiguration.under(properties.getRoot(), ZkLockProvider.DEFAULT_ROOT));
+            provider.addLockLostListener(lock -> events.publishEvent(
+                    new ZkLockLostEvent(provider, ZkLockLostEvent.Kind.SHEDLOCK_JOB, lock.jobName(), lock.fencingToken())));
+            return provider;
         }
     }
 
@@ -172,7 +208,7 @@ public class ZkLockAutoConfiguration {
         return ZKPaths.makePath(root, ZKPaths.getNodeFromPath(defaultRoot));
     }
 
-    private static int millis(String property, Duration value) {
+    static int millis(String property, Duration value) {
         if (value == null) {
             throw new InvalidZkLockPropertyException(property, null, "it is missing: give a duration, e.g. 15s");
         }

@@ -52,6 +52,8 @@ import org.springframework.integration.support.locks.LockRegistry;
 
 /** The auto-configuration through Spring Boot's ApplicationContextRunner, against a real server. */
 class ZkLockAutoConfigurationTest {
+    private static final org.springframework.beans.factory.ObjectProvider<ZkLockCuratorCustomizer> NO_CUSTOMIZERS =
+            new org.springframework.beans.factory.support.StaticListableBeanFactory().getBeanProvider(ZkLockCuratorCustomizer.class);
     private static TestingServer server;
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -200,12 +202,12 @@ class ZkLockAutoConfigurationTest {
         ZkLockProperties properties = new ZkLockProperties();
         properties.setConnectString(server.getConnectString());
         properties.setSessionTimeout(null);
-        assertThatThrownBy(() -> new ZkLockAutoConfiguration.ClientConfiguration().zkLockCuratorFramework(properties))
+        assertThatThrownBy(() -> new ZkLockAutoConfiguration.ClientConfiguration().zkLockCuratorFramework(properties, NO_CUSTOMIZERS))
                 .isInstanceOf(InvalidZkLockPropertyException.class)
                 .hasMessage("zklock.session-timeout has no value is not valid: it is missing: give a duration, e.g. 15s");
         properties.setSessionTimeout(Duration.ofSeconds(30));
         properties.setConnectionTimeout(null);
-        assertThatThrownBy(() -> new ZkLockAutoConfiguration.ClientConfiguration().zkLockCuratorFramework(properties))
+        assertThatThrownBy(() -> new ZkLockAutoConfiguration.ClientConfiguration().zkLockCuratorFramework(properties, NO_CUSTOMIZERS))
                 .isInstanceOf(InvalidZkLockPropertyException.class).hasMessageStartingWith("zklock.connection-timeout has no value");
     }
 
@@ -368,15 +370,23 @@ class ZkLockAutoConfigurationTest {
     static class Application {
     }
 
-    /** The health indicator is UP while connected and DOWN while the server is away; it can be switched off. */
+    /**
+     * The health indicator is UP while the session lives: UP with connection SUSPENDED while the
+     * server is away within the session, DOWN once the session is lost, UP again on a new
+     * session; it can be switched off.
+     */
     @Test
-    void healthFollowsTheConnection() throws Exception {
-        runner.withPropertyValues("zklock.session-timeout=60s").run(context -> {
+    void healthFollowsTheSession() throws Exception {
+        runner.withPropertyValues("zklock.session-timeout=4s").run(context -> {
             HealthIndicator health = context.getBean("zklockHealthIndicator", HealthIndicator.class);
             assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+            assertThat(health.health().getDetails()).containsKey("sessionId").containsEntry("connection", "CONNECTED");
             server.stop();
             try {
-                Await.until("health DOWN", java.time.Duration.ofSeconds(20),
+                Await.until("connection SUSPENDED", java.time.Duration.ofSeconds(20),
+                        () -> "SUSPENDED".equals(health.health().getDetails().get("connection")));
+                assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+                Await.until("health DOWN once the session is lost", java.time.Duration.ofSeconds(30),
                         () -> Status.DOWN.equals(health.health().getStatus()));
             } finally {
                 server.restart();

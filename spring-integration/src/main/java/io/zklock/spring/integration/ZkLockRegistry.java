@@ -1,25 +1,31 @@
 package io.zklock.spring.integration;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.zklock.mutex.ZkMutex;
 import org.apache.curator.framework.CuratorFramework;
 import org.springframework.integration.support.locks.DistributedLock;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
 import org.springframework.integration.support.locks.RenewableLockRegistry;
 import org.springframework.scheduling.TaskScheduler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * A Spring Integration lock registry on ZooKeeper, one zklock {@link ZkMutex} per key, for
+ * A Spring Integration lock registry on ZooKeeper, one zklock {@link io.zklock.mutex.ZkMutex} per key, for
  * everything in Spring Integration that takes a {@code LockRegistry}: aggregators and
  * resequencers, {@code LockRequestHandlerAdvice}, {@code LockRegistryLeaderInitiator}, and
  * {@link #executeLocked executeLocked} in application code.
@@ -44,6 +50,13 @@ import org.springframework.scheduling.TaskScheduler;
  * current instance. Mutual exclusion never depends on that identity, since the nodes in
  * ZooKeeper decide.
  *
+ * <p><b>Capacity.</b> The registry keeps at most {@link #setCacheCapacity cacheCapacity}
+ * instances ({@value #DEFAULT_CAPACITY} by default, as Spring Integration's own ZooKeeper
+ * registry): past it, obtaining a new key forgets the least recently used instances that no
+ * thread holds or waits for. Instances in use are never forgotten, so the map can exceed the
+ * capacity by the locks held or waited for at once, and by nothing else; an aggregator that
+ * locks an unbounded stream of correlation keys keeps a bounded map.
+ *
  * <p><b>What the locks do</b> ({@link ZkRegistryLock} says it exactly): re-entrant per thread;
  * {@code lockInterruptibly()} waits on a ZooKeeper watch (no polling); {@code tryLock()} is one
  * attempt; {@code tryLock(time, unit)} keeps its time through connection loss; {@code unlock()}
@@ -53,10 +66,16 @@ import org.springframework.scheduling.TaskScheduler;
  * with its session returns {@code false}, so {@code LockRegistryLeaderInitiator} revokes its
  * leadership.
  *
- * <p><b>No renewal scheduler.</b> {@link #setRenewalTaskScheduler} throws: a lock taken without
- * a TTL never expires while its ZooKeeper session lives (the client's heartbeats keep the
- * session), so there is nothing to renew in the background, and a TTL is a bound the caller
- * chose, renewed only by {@link #renewLock}.
+ * <p><b>Lost locks.</b> {@code unlock()} by a thread whose lock was lost (its TTL ran out, its
+ * session expired, or its node was deleted by an operator) throws
+ * {@link java.util.ConcurrentModificationException}, as Spring Integration documents for its
+ * registries, with the reason as its cause. Listeners added with {@link #addLockLostListener}
+ * hear each held lock whose lease is lost, when it is lost, on a ZooKeeper event thread.
+ *
+ * <p><b>No renewal scheduler.</b> {@link #setRenewalTaskScheduler} is accepted and ignored
+ * (logged once): a lock taken without a TTL never expires while its ZooKeeper session lives
+ * (the client's heartbeats keep the session), so there is nothing to renew in the background,
+ * and a TTL is a bound the caller chose, renewed only by {@link #renewLock}.
  *
  * <p>The registry does not own the client: closing the registry stops its TTL timer thread
  * only, and closing the client ends every lock it holds.
@@ -65,6 +84,10 @@ public final class ZkLockRegistry
         implements ExpirableLockRegistry<DistributedLock>, RenewableLockRegistry<DistributedLock>, AutoCloseable {
     /** The root used by {@link #ZkLockRegistry(CuratorFramework)}. */
     public static final String DEFAULT_ROOT = "/zklock/spring-integration";
+    /** The default {@linkplain #setCacheCapacity capacity}: Spring Integration's ZooKeeper registry's. */
+    public static final int DEFAULT_CAPACITY = 30_000;
+
+    private static final Logger LOG = LoggerFactory.getLogger(ZkLockRegistry.class);
 
     private static final AtomicInteger TIMERS = new AtomicInteger();
     /**
@@ -76,7 +99,12 @@ public final class ZkLockRegistry
 
     private final CuratorFramework client;
     private final String root;
-    private final Map<String, ZkRegistryLock> locks = new ConcurrentHashMap<>();
+    /** Least recently obtained first; every access under its own monitor. */
+    private final Map<String, ZkRegistryLock> locks = new LinkedHashMap<>(64, 0.75f, true);
+    private final List<LockLostListener> lostListeners = new CopyOnWriteArrayList<>();
+    private final AtomicBoolean schedulerIgnored = new AtomicBoolean();
+    private volatile int capacity = DEFAULT_CAPACITY;
+    private volatile boolean watchNodes;
     private final Object timerLock = new Object();
     private ScheduledThreadPoolExecutor timer;      // guarded by timerLock; made at the first TTL
     private boolean closed;                         // guarded by timerLock
@@ -126,15 +154,73 @@ public final class ZkLockRegistry
     @Override
     public ZkRegistryLock obtain(Object lockKey) {
         String name = LockKeys.nodeName(lockKey);
-        while (true) {
-            ZkRegistryLock lock = locks.computeIfAbsent((String) lockKey,
-                    key -> new ZkRegistryLock(key, new ZkMutex(client, root + "/" + name), this));
-            if (!lock.retired()) {
-                lock.touch();
-                return lock;
+        String key = (String) lockKey;
+        synchronized (locks) {
+            ZkRegistryLock lock = locks.get(key);
+            if (lock == null || lock.retired()) {
+                lock = new ZkRegistryLock(key, root + "/" + name, client, this);
+                locks.put(key, lock);
+                trim();
             }
-            // retired by an expiry whose removal is under way: this waits for it, then the next round makes a new one
-            locks.remove(lockKey, lock);
+            lock.touch();
+            return lock;
+        }
+    }
+
+    /**
+     * Sets how many lock instances the registry keeps: past it, obtaining a new key forgets
+     * the least recently used instances that no thread of this process holds or waits for.
+     * Call it before the registry is used (a smaller capacity takes effect at the next new key).
+     *
+     * @param capacity at least 1; {@value #DEFAULT_CAPACITY} by default
+     * @throws IllegalArgumentException if {@code capacity} is less than 1
+     */
+    public void setCacheCapacity(int capacity) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("cache capacity must be at least 1, was " + capacity);
+        }
+        this.capacity = capacity;
+    }
+
+    /**
+     * Whether each held lock watches its node, so that a deletion by another client (an
+     * operator's forced revocation, {@code zklock revoke --force}) makes it lost at once: its
+     * {@link LockLostListener}s hear it and its holder's {@code unlock()} throws
+     * {@link java.util.ConcurrentModificationException}. Off by default: the watch costs one more
+     * request per acquisition (3 instead of 2 when uncontended), and without it such a deletion
+     * goes unnoticed until the session ends. A revocation request (not a deletion) is logged and
+     * otherwise ignored: Spring Integration's locks have no way to be asked to let go.
+     *
+     * @param watch whether acquisitions from now on watch their node
+     */
+    public void setWatchForcedRevocation(boolean watch) {
+        this.watchNodes = watch;
+    }
+
+    boolean watchesNodes() {
+        return watchNodes;
+    }
+
+    /** {@return how many lock instances the registry keeps at most, besides those in use} */
+    public int cacheCapacity() {
+        return capacity;
+    }
+
+    /** {@return how many lock instances the registry keeps now} */
+    public int size() {
+        synchronized (locks) {
+            return locks.size();
+        }
+    }
+
+    /** Forgets the least recently used unused instances past the capacity; under the map's monitor. */
+    private void trim() {
+        int excess = locks.size() - capacity;
+        for (Iterator<ZkRegistryLock> it = locks.values().iterator(); excess > 0 && it.hasNext(); ) {
+            if (it.next().retireIfIdle()) {
+                it.remove();
+                excess--;
+            }
         }
     }
 
@@ -150,26 +236,57 @@ public final class ZkLockRegistry
     @Override
     public void expireUnusedOlderThan(long age) {
         long since = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(Math.max(0, age));
-        for (String key : locks.keySet()) {
-            locks.computeIfPresent(key, (k, lock) -> lock.retireIfUnused(since) ? null : lock);
+        synchronized (locks) {
+            List<String> retired = new ArrayList<>();
+            locks.forEach((key, lock) -> {
+                if (lock.retireIfUnused(since)) {
+                    retired.add(key);
+                }
+            });
+            retired.forEach(locks::remove);
         }
     }
 
     /**
-     * Not supported: a lock taken without a TTL never expires while its ZooKeeper session lives
-     * (the client's heartbeats keep the session, whatever the thread is doing), so no background
-     * renewal is needed; a TTL is a bound the caller chose, which only {@link #renewLock}
-     * restarts. Throwing, rather than ignoring the scheduler, tells an application that expects
-     * TTL holds to be renewed for it that they are not.
+     * Ignored, and logged once: a lock taken without a TTL never expires while its ZooKeeper
+     * session lives (the client's heartbeats keep the session, whatever the thread is doing),
+     * so nothing needs renewing in the background; a TTL is a bound the caller chose, which
+     * only {@link #renewLock} restarts. Accepted rather than refused, as the interface's own
+     * default does, so configuration shared by several registries does not fail.
      *
      * @param renewalTaskScheduler ignored
-     * @throws UnsupportedOperationException always
      */
     @Override
     public void setRenewalTaskScheduler(TaskScheduler renewalTaskScheduler) {
-        throw new UnsupportedOperationException("ZkLockRegistry renews nothing in the background: a lock without"
-                + " a time to live lasts as long as its ZooKeeper session, and one with a time to live is renewed by"
-                + " renewLock only; take the lock without a time to live to hold it for as long as the work takes");
+        if (schedulerIgnored.compareAndSet(false, true)) {
+            LOG.info("{} ignores its renewal task scheduler: a lock without a time to live lasts as long as its"
+                    + " ZooKeeper session, and one with a time to live is renewed by renewLock only", this);
+        }
+    }
+
+    /**
+     * Adds a listener that hears each lock of this registry whose lease is lost while a thread
+     * holds it (its session expired, or its node was deleted); see {@link LockLostListener}.
+     *
+     * @param listener the listener
+     * @throws IllegalArgumentException if it is null
+     */
+    public void addLockLostListener(LockLostListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener is null");
+        }
+        lostListeners.add(listener);
+    }
+
+    /** Tells the listeners; one that throws is logged and the others are still told. */
+    void lockLost(ZkRegistryLock lock, String nodePath, long fencingToken) {
+        for (LockLostListener listener : lostListeners) {
+            try {
+                listener.lockLost(lock, nodePath, fencingToken);
+            } catch (RuntimeException e) {
+                LOG.warn("lock-lost listener {} threw; ignored", listener, e);
+            }
+        }
     }
 
     /**
@@ -224,7 +341,7 @@ public final class ZkLockRegistry
 
     private ZkRegistryLock held(Object lockKey) {
         LockKeys.nodeName(lockKey);
-        ZkRegistryLock lock = locks.get((String) lockKey);
+        ZkRegistryLock lock = live((String) lockKey);
         if (lock == null) {
             throw new IllegalStateException("cannot renew lock '" + lockKey + "': the current thread does not hold it");
         }
@@ -233,7 +350,10 @@ public final class ZkLockRegistry
 
     /** {@return the key's live instance, or null if the registry keeps none (then no thread holds the key)} */
     ZkRegistryLock live(String key) {
-        ZkRegistryLock lock = locks.get(key);
+        ZkRegistryLock lock;
+        synchronized (locks) {
+            lock = locks.get(key);
+        }
         return lock == null || lock.retired() ? null : lock;
     }
 

@@ -1,22 +1,30 @@
 package io.zklock.spring.integration;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.ConcurrentModificationException;
+import java.util.Deque;
+import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 
 import io.zklock.core.Lease;
+import io.zklock.core.LeaseCaching;
 import io.zklock.core.LeaseState;
 import io.zklock.core.LockException;
+import io.zklock.core.spi.queue.Deadline;
+import io.zklock.core.spi.ReentrantLockSupport.ReentryPolicy;
 import io.zklock.mutex.ZkMutex;
+import org.apache.curator.framework.CuratorFramework;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.integration.support.locks.DistributedLock;
@@ -24,25 +32,21 @@ import org.springframework.integration.support.locks.DistributedLock;
 /*
  * Overview.
  *
- * One ZkMutex per key; this class keeps, per thread (keyed by thread id, no Thread retained),
- * a Hold {lease, count, ttl, expiry}. The mutex is only asked when the thread has no Hold, so
- * re-entry is decided here, where a lost lease can be refused (the mutex would quietly queue a
- * fresh node instead).
+ * One ZkMutex per key; re-entry is the mutex's (one node per thread, a count, a Lease per
+ * acquisition), with this class's ReentryPolicy for a hold whose lease is not HELD: wait,
+ * within the caller's time, while it is SUSPENDED; re-enter once HELD again; otherwise refuse
+ * (a LOST lease is never re-entered, where the mutex would quietly queue a fresh node), and an
+ * unbounded lock() refuses with an exception. The refusal leaves the mutex's hold as it is.
  *
- * An acquisition:
- *   1. a Hold that has ended (its TTL ran out) is forgotten;
- *   2. with a Hold: wait, within the caller's time, while its lease is SUSPENDED; HELD: count
- *      one more; otherwise (lost, or still suspended when the time is up) tryLock drops the
- *      Hold, closing its lease, and returns false; lock() waits as long as it takes, and on a
- *      lost lease throws and keeps the Hold (the thread must unlock what it took);
- *   3. without one: the mutex's blocking acquire (waits on its watch) or tryAcquire(wait);
- *      the lease becomes the thread's Hold and, with a TTL, its expiry is scheduled.
- *
- * A Hold ends once, by whichever comes first of its last unlock, its TTL timer and a dropped
- * lost lease (a CAS on `ended`); the one that ends it closes the lease (the timer hands the
- * close to another thread: a close may wait for ZooKeeper, and the registry's one timer thread
- * serves every lock). The timer and a renewal agree through a generation number read and
- * written under the Hold's monitor, which is never held while waiting for ZooKeeper.
+ * This class keeps, per thread (keyed by thread id, no Thread retained), a Hold: the stack of
+ * Leases its acquisitions got (unlock() closes the top one), and what the mutex does not know:
+ *   - the TTL: an expiry scheduled on the registry's timer, which ends the Hold and closes its
+ *     leases (on another thread: a close may wait for ZooKeeper, and the timer serves every
+ *     lock). The timer and a renewal agree through a generation number read and written under
+ *     the Hold's monitor, which is never held while waiting for ZooKeeper; so do the expiry and
+ *     an acquisition that pushes a lease (one that finds the Hold ended starts a new one);
+ *   - the end of a lost Hold: a re-entrant tryLock refused on a LOST lease drops the Hold,
+ *     closing its leases, so the thread's next attempt queues afresh.
  *
  * Users and retirement. `users` counts the threads of this process that hold the lock or are
  * acquiring it: an acquisition counts itself in first and out when it ends without a Hold; a
@@ -50,10 +54,9 @@ import org.springframework.integration.support.locks.DistributedLock;
  * -1 (a CAS, inside the registry map's computeIfPresent, so the retirement and the removal are
  * one step), so an instance in use is never dropped, and obtain() never hands out a retired
  * one (found while its removal is under way, it waits for the removal and makes a new
- * instance). An acquisition that finds the instance
- * retired goes to the key's live instance (registry.obtain), and so do unlock(),
- * isHeldByCurrentThread() and fencingToken(): a thread that obtained the instance before it
- * was retired still uses one lock per key.
+ * instance). An acquisition that finds the instance retired goes to the key's live instance
+ * (registry.obtain), and so do unlock(), isHeldByCurrentThread() and fencingToken(): a thread
+ * that obtained the instance before it was retired still uses one lock per key.
  */
 /**
  * A Spring Integration {@link DistributedLock} for one key of a {@link ZkLockRegistry}, on a
@@ -86,13 +89,14 @@ public final class ZkRegistryLock implements DistributedLock {
     private final ZkMutex mutex;
     private final ZkLockRegistry registry;
     private final Map<Long, Hold> holds = new ConcurrentHashMap<>();
+    private final List<LockLostListener> lostListeners = new CopyOnWriteArrayList<>();
     /** Threads holding or acquiring this lock; -1 once the registry retired it (see the Overview). */
     private final AtomicInteger users = new AtomicInteger();
     private volatile long lastUsedNanos = System.nanoTime();
 
-    ZkRegistryLock(String key, ZkMutex mutex, ZkLockRegistry registry) {
+    ZkRegistryLock(String key, String path, CuratorFramework client, ZkLockRegistry registry) {
         this.key = key;
-        this.mutex = mutex;
+        this.mutex = new ZkMutex(client, path, LeaseCaching.off(), this::reentry);
         this.registry = registry;
     }
 
@@ -113,7 +117,7 @@ public final class ZkRegistryLock implements DistributedLock {
             return live != null && live != this && live.isHeldByCurrentThread();
         }
         Hold hold = holds.get(owner());
-        return hold != null && !hold.ended.get() && hold.lease.isValid();
+        return hold != null && !hold.ended() && mutex.isHeldByCurrentThread();
     }
 
     /**
@@ -133,10 +137,11 @@ public final class ZkRegistryLock implements DistributedLock {
             return live.fencingToken();
         }
         Hold hold = holds.get(owner());
-        if (hold == null || hold.ended.get()) {
+        Lease top = hold == null || hold.ended() ? null : hold.top();
+        if (top == null) {
             throw notHeld();
         }
-        return hold.lease.fencingToken();
+        return top.fencingToken();
     }
 
     /**
@@ -184,7 +189,7 @@ public final class ZkRegistryLock implements DistributedLock {
      * the lock is not free; it never waits for another holder.
      *
      * @return whether the lock was taken; {@code false} also when the thread's own lease was
-     *         lost or is suspended (the thread's hold is then dropped)
+     *         lost (the thread's hold is then dropped) or is suspended
      * @throws LockException if ZooKeeper refuses the request or the client is closed
      */
     @Override
@@ -207,7 +212,7 @@ public final class ZkRegistryLock implements DistributedLock {
      * within that time. A time of zero or less is one attempt.
      *
      * @return whether the lock was taken; {@code false} when the time ran out, or when the
-     *         thread's own lease was lost or stayed suspended (its hold is then dropped)
+     *         thread's own lease was lost (its hold is then dropped) or stayed suspended
      * @throws InterruptedException if the thread is interrupted on entry or while waiting
      * @throws LockException if ZooKeeper refuses the request or the client is closed
      */
@@ -241,10 +246,13 @@ public final class ZkRegistryLock implements DistributedLock {
     /**
      * Releases one acquisition by the current thread; the last one deletes the node.
      *
-     * @throws IllegalMonitorStateException if the current thread does not hold this lock (its
-     *         TTL may have run out)
-     * @throws IllegalStateException if the thread's lease was lost with its session: the
-     *         release is done, but another client may have held the lock meanwhile
+     * @throws IllegalMonitorStateException if the current thread does not hold this lock
+     * @throws ConcurrentModificationException if the thread's lock was lost before this unlock:
+     *         its time to live ran out, or its lease was lost (session expiry, or its node
+     *         deleted by another client); the cause says which. Another client may have held
+     *         the lock meanwhile. The acquisition is released all the same; each of the thread's
+     *         acquisitions still open throws so at its unlock (unless the thread locked again
+     *         after a TTL ran out, which starts a new hold)
      */
     @Override
     public void unlock() {
@@ -256,22 +264,39 @@ public final class ZkRegistryLock implements DistributedLock {
             live.unlock();
             return;
         }
-        long owner = owner();
-        Hold hold = holds.get(owner);
-        if (hold == null || hold.ended.get()) {
+        Hold hold = holds.get(owner());
+        Lease top = hold == null ? null : hold.pop();
+        if (top == null) {
             throw notHeld();
         }
-        boolean lost = hold.lease.state() == LeaseState.LOST;
-        if (--hold.count == 0) {
-            holds.remove(owner, hold);
-            if (!hold.end()) {
-                throw notHeld();
-            }
-        }
+        boolean lost = top.state() == LeaseState.LOST;
+        top.close();
         lastUsedNanos = System.nanoTime();
-        if (lost) {
-            throw lostError();
+        LockException expired = hold.expired();
+        if (expired != null) {
+            throw new ConcurrentModificationException("lock '" + key + "' was released before this unlock: "
+                    + expired.getMessage(), expired);
         }
+        if (lost) {
+            LockException cause = new LockException("the lease of " + top.nodePath() + " (fencing token "
+                    + top.fencingToken() + ") was lost: its ZooKeeper session expired or its node was deleted");
+            throw new ConcurrentModificationException("lock '" + key + "' was lost while this thread held it:"
+                    + " another client may have held it since", cause);
+        }
+    }
+
+    /**
+     * Adds a listener that hears this lock's lease being lost while a thread holds it (see
+     * {@link LockLostListener}); the registry's listeners hear it too.
+     *
+     * @param listener the listener
+     * @throws IllegalArgumentException if it is null
+     */
+    public void addLockLostListener(LockLostListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener is null");
+        }
+        lostListeners.add(listener);
     }
 
     /** Not supported: a condition would need a distributed wait set. */
@@ -283,17 +308,15 @@ public final class ZkRegistryLock implements DistributedLock {
     /** Starts the TTL of the current thread's hold again: {@code ttl}, or the hold's own if null. */
     void renew(Duration ttl) {
         Hold hold = holds.get(owner());
-        if (hold == null || hold.ended.get()) {
+        Lease top = hold == null || hold.ended() ? null : hold.top();
+        if (top == null) {
             throw new IllegalStateException("cannot renew lock '" + key + "': the current thread does not hold it");
         }
-        if (hold.lease.state() == LeaseState.LOST) {
+        if (top.state() == LeaseState.LOST) {
             throw new IllegalStateException("cannot renew lock '" + key
                     + "': its lease was lost with its ZooKeeper session");
         }
-        Duration next = ttl != null ? ttl : hold.ttl;
-        if (next != null) {
-            hold.schedule(next);
-        }
+        hold.renew(ttl);
     }
 
     /**
@@ -303,7 +326,12 @@ public final class ZkRegistryLock implements DistributedLock {
      * @return whether it is retired now (the registry then forgets it)
      */
     boolean retireIfUnused(long nanos) {
-        return lastUsedNanos - nanos <= 0 && users.compareAndSet(0, -1);
+        return lastUsedNanos - nanos <= 0 && retireIfIdle();
+    }
+
+    /** Retires this instance if no thread of this process holds or is acquiring it; under the registry map's monitor. */
+    boolean retireIfIdle() {
+        return users.compareAndSet(0, -1);
     }
 
     /** {@return whether the registry retired this instance} */
@@ -347,8 +375,8 @@ public final class ZkRegistryLock implements DistributedLock {
     }
 
     /**
-     * Re-enters or acquires; {@code wait} null means as long as it takes (and a lost hold is an
-     * error rather than a false).
+     * Re-enters or acquires through the mutex; {@code wait} null means as long as it takes
+     * (and a lost hold is an error rather than a false).
      */
     private boolean acquire(Duration wait, Duration ttl) throws InterruptedException {
         if (Thread.interrupted()) {
@@ -357,34 +385,36 @@ public final class ZkRegistryLock implements DistributedLock {
         if (!enter()) {
             return registry.obtain(key).acquire(wait, ttl);     // retired: the key's live instance
         }
-        boolean counted = false;                                // whether a new Hold took over this count
+        boolean counted = false;                                // whether a Hold took over this count
         try {
             touch();
             long owner = owner();
             Hold hold = holds.get(owner);
-            if (hold != null && hold.ended.get()) {
-                holds.remove(owner, hold);
+            if (hold != null && hold.ended()) {
+                holds.remove(owner, hold);                      // its TTL ran out: forgotten
                 hold = null;
-            }
-            if (hold != null) {
-                return reenter(owner, hold, wait);
             }
             Lease lease;
             if (wait == null) {
                 lease = mutex.acquire();
             } else {
-                Optional<Lease> granted = mutex.tryAcquire(wait);
-                if (granted.isEmpty()) {
+                lease = mutex.tryAcquire(wait).orElse(null);
+                if (lease == null) {
+                    if (hold != null) {
+                        dropIfLost(owner, hold);
+                    }
                     return false;
                 }
-                lease = granted.get();
             }
-            Hold fresh = new Hold(owner, lease);
+            if (hold != null && hold.push(lease)) {
+                return true;
+            }
+            Hold fresh = new Hold(owner, lease);                // a first acquisition, or one that raced the TTL
             counted = true;
             holds.put(owner, fresh);
             if (ttl != null) {
                 try {
-                    fresh.schedule(ttl);
+                    fresh.renew(ttl);
                 } catch (RuntimeException e) {
                     holds.remove(owner, fresh);
                     fresh.end();
@@ -400,19 +430,33 @@ public final class ZkRegistryLock implements DistributedLock {
         }
     }
 
-    private boolean reenter(long owner, Hold hold, Duration wait) throws InterruptedException {
-        LeaseState state = hold.settled(wait);
-        if (state == LeaseState.HELD && !hold.ended.get()) {
-            hold.count++;
-            return true;
+    /** A re-entrant tryLock was refused: a hold whose lease was lost is dropped, so the next attempt queues afresh. */
+    private void dropIfLost(long owner, Hold hold) {
+        Lease top = hold.top();
+        if (top != null && top.state() == LeaseState.LOST) {
+            LOG.info("lock '{}': this thread's lease was lost; the re-entrant tryLock fails and the hold is dropped", key);
+            holds.remove(owner, hold);
+            hold.end();
         }
-        if (wait == null) {
+    }
+
+    /**
+     * The mutex asks this when the current thread holds the lock through a lease that is not
+     * HELD: wait while it is SUSPENDED, within the caller's time; re-enter only once it is HELD.
+     */
+    private ReentryPolicy.Choice reentry(Lease held, Deadline deadline) throws InterruptedException {
+        Hold hold = holds.get(owner());
+        LeaseState state = hold == null ? held.state() : hold.settled(held, deadline);
+        if (state == LeaseState.HELD) {
+            return ReentryPolicy.Choice.REENTER;
+        }
+        if (deadline.isUnbounded()) {
             throw lostError();
         }
-        LOG.info("lock '{}': this thread's lease is {}; the re-entrant tryLock fails and the hold is dropped", key, state);
-        holds.remove(owner, hold);
-        hold.end();
-        return false;
+        if (state == LeaseState.SUSPENDED) {
+            LOG.info("lock '{}': this thread's lease is still SUSPENDED; the re-entrant tryLock fails", key);
+        }
+        return ReentryPolicy.Choice.REFUSE;
     }
 
     private IllegalMonitorStateException notHeld() {
@@ -435,31 +479,99 @@ public final class ZkRegistryLock implements DistributedLock {
         return "ZkRegistryLock[" + key + " at " + path() + "]";
     }
 
-    /** One thread's hold on the lock. {@code count} is only touched by the owner thread. */
+    /**
+     * One thread's hold on the lock: the leases of its acquisitions (the owner thread pushes
+     * and pops, the TTL timer takes them all) and its TTL.
+     */
     private final class Hold {
         final long owner;
-        final Lease lease;
-        final AtomicBoolean ended = new AtomicBoolean();
-        int count = 1;
         private volatile CompletableFuture<Void> changed = new CompletableFuture<>();
         // guarded by this
+        private final Deque<Lease> leases = new ArrayDeque<>();
+        private boolean ended;
+        private LockException expired;         // why its TTL ended it; its leases stay for the unlocks they owe
         private Duration ttl;
         private ScheduledFuture<?> expiry;
         private long generation;
 
-        Hold(long owner, Lease lease) {
+        Hold(long owner, Lease first) {
             this.owner = owner;
-            this.lease = lease;
-            lease.addListener((l, state) -> {
+            leases.push(first);
+            first.addListener((l, state) -> {
                 CompletableFuture<Void> told = changed;
                 changed = new CompletableFuture<>();
                 told.complete(null);
+                if (state == LeaseState.LOST) {
+                    lost(l);
+                }
             });
+            if (registry.watchesNodes()) {
+                first.onRevocationRequested(l -> LOG.info("lock '{}': revocation of {} requested; a registry lock"
+                        + " is held until unlocked", key, l.nodePath()));
+            }
         }
 
-        /** The lease's state once it is not SUSPENDED, or still SUSPENDED when {@code wait} ran out. */
-        LeaseState settled(Duration wait) throws InterruptedException {
-            long deadline = wait == null ? 0 : System.nanoTime() + wait.toNanos();
+        private void lost(Lease lease) {
+            LOG.warn("lock '{}': its lease {} was lost while a thread held it", key, lease.nodePath());
+            for (LockLostListener listener : lostListeners) {
+                try {
+                    listener.lockLost(ZkRegistryLock.this, lease.nodePath(), lease.fencingToken());
+                } catch (RuntimeException e) {
+                    LOG.warn("lock-lost listener {} threw; ignored", listener, e);
+                }
+            }
+            registry.lockLost(ZkRegistryLock.this, lease.nodePath(), lease.fencingToken());
+        }
+
+        synchronized boolean ended() {
+            return ended;
+        }
+
+        synchronized LockException expired() {
+            return expired;
+        }
+
+        synchronized Lease top() {
+            return leases.peek();
+        }
+
+        /** Adds a re-entry's lease; false if the hold ended meanwhile (the lease then starts a new hold). */
+        synchronized boolean push(Lease lease) {
+            if (ended) {
+                return false;
+            }
+            leases.push(lease);
+            return true;
+        }
+
+        /**
+         * Takes the latest lease off; the last one ends the hold (or, after its TTL ran out,
+         * lets go of it). Null if there is none.
+         */
+        Lease pop() {
+            Lease top;
+            boolean counted;
+            synchronized (this) {
+                if (leases.isEmpty() || ended && expired == null) {
+                    return null;
+                }
+                top = leases.pop();
+                if (!leases.isEmpty()) {
+                    return top;
+                }
+                counted = !ended;
+                ended = true;
+                stopTimer();
+            }
+            holds.remove(owner, this);
+            if (counted) {
+                users.decrementAndGet();
+            }
+            return top;
+        }
+
+        /** The lease's state once it is not SUSPENDED, or still SUSPENDED when the deadline passed. */
+        LeaseState settled(Lease lease, Deadline deadline) throws InterruptedException {
             while (true) {
                 CompletableFuture<Void> next = changed;
                 LeaseState state = lease.state();
@@ -467,10 +579,10 @@ public final class ZkRegistryLock implements DistributedLock {
                     return state;
                 }
                 try {
-                    if (wait == null) {
+                    if (deadline.isUnbounded()) {
                         next.get();
                     } else {
-                        long left = deadline - System.nanoTime();
+                        long left = deadline.remainingNanos();
                         if (left <= 0) {
                             return state;
                         }
@@ -484,46 +596,58 @@ public final class ZkRegistryLock implements DistributedLock {
             }
         }
 
-        /** (Re)starts the TTL: the lease is closed {@code ttl} from now unless renewed or ended first. */
-        synchronized void schedule(Duration ttl) {
-            if (ended.get()) {
+        /** (Re)starts the TTL: {@code next}, or the hold's own if null (nothing then if it has none). */
+        synchronized void renew(Duration next) {
+            if (ended) {
                 throw new IllegalStateException("lock '" + key + "' is no longer held: nothing to renew");
             }
-            if (expiry != null) {
-                expiry.cancel(false);
+            Duration ttl = next != null ? next : this.ttl;
+            if (ttl == null) {
+                return;
             }
+            stopTimer();
             long mine = ++generation;
             this.ttl = ttl;
             expiry = registry.timer().schedule(() -> expire(mine), ttl.toNanos(), TimeUnit.NANOSECONDS);
         }
 
-        private void expire(long scheduled) {
-            Duration ran;
-            synchronized (this) {
-                if (scheduled != generation || !ended.compareAndSet(false, true)) {
-                    return;
-                }
-                ran = ttl;
+        private void stopTimer() {
+            if (expiry != null) {
+                expiry.cancel(false);
             }
-            holds.remove(owner, this);
-            users.decrementAndGet();
-            LOG.info("lock '{}': its time to live of {} ran out before it was unlocked; released", key, ran);
-            ZkLockRegistry.RELEASES.execute(lease::close);      // never on the timer thread: a close may wait for ZooKeeper
         }
 
-        /** Ends the hold if nothing else did: stops its timer and closes the lease. */
-        boolean end() {
-            if (!ended.compareAndSet(false, true)) {
-                return false;
-            }
+        private void expire(long scheduled) {
+            Duration ran;
+            List<Lease> closing;
             synchronized (this) {
-                if (expiry != null) {
-                    expiry.cancel(false);
+                if (scheduled != generation || ended) {
+                    return;
                 }
+                ended = true;
+                ran = ttl;
+                expired = new LockException("its time to live of " + ran + " ran out");
+                closing = new ArrayList<>(leases);
             }
             users.decrementAndGet();
-            lease.close();
-            return true;
+            LOG.info("lock '{}': its time to live of {} ran out before it was unlocked; released", key, ran);
+            ZkLockRegistry.RELEASES.execute(() -> closing.forEach(Lease::close));   // never on the timer thread
+        }
+
+        /** Ends the hold if nothing else did: stops its timer and closes its leases. */
+        void end() {
+            List<Lease> closing;
+            synchronized (this) {
+                if (ended) {
+                    return;
+                }
+                ended = true;
+                stopTimer();
+                closing = new ArrayList<>(leases);
+                leases.clear();
+            }
+            users.decrementAndGet();
+            closing.forEach(Lease::close);
         }
     }
 }

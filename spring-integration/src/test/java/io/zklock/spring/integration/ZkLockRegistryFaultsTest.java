@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.ConcurrentModificationException;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
@@ -140,9 +141,10 @@ class ZkLockRegistryFaultsTest {
     }
 
     /**
-     * Session expiry of a holder: another client is granted; the holder's re-entrant tryLock
-     * returns false and drops the lost hold (unlock then throws IllegalMonitorStateException),
-     * and its next tryLock is a fresh acquisition.
+     * Session expiry of a holder: another client is granted; the holder's re-entrant tryLock,
+     * waiting while its lease is SUSPENDED, returns false once the lease is LOST and drops the
+     * lost hold (unlock then throws IllegalMonitorStateException), and its next tryLock is a
+     * fresh acquisition.
      */
     @Test
     void sessionExpiryMakesTheReentrantTryLockFalseAndDropsTheHold() throws Exception {
@@ -153,7 +155,7 @@ class ZkLockRegistryFaultsTest {
         Sessions.expire(holderClient, server.getConnectString());
         assertTrue(tried(() -> theirs.tryLock(20, TimeUnit.SECONDS)), "the expired holder's node is gone");
         Await.until("the holder heard of the loss", LONG, () -> !held.isHeldByCurrentThread());
-        assertFalse(held.tryLock(1, TimeUnit.SECONDS), "a lost hold is not re-entered");
+        assertFalse(held.tryLock(20, TimeUnit.SECONDS), "a lost hold is not re-entered");
         assertThrows(IllegalMonitorStateException.class, held::unlock, "the lost hold was dropped");
         assertFalse(held.tryLock(), "a fresh attempt, refused while the other client holds");
         onOtherThread(() -> {
@@ -164,7 +166,11 @@ class ZkLockRegistryFaultsTest {
         held.unlock();
     }
 
-    /** Session expiry of a holder that unlocks without re-entering: unlock releases and says the lease was lost. */
+    /**
+     * Session expiry of a holder that unlocks without re-entering: lock() refuses to re-enter,
+     * and each unlock releases and throws ConcurrentModificationException, whose cause names
+     * the lost node.
+     */
     @Test
     void unlockAfterSessionExpiryThrowsLost() throws Exception {
         CuratorFramework holderClient = client(20_000);
@@ -174,9 +180,10 @@ class ZkLockRegistryFaultsTest {
         Sessions.expire(holderClient, server.getConnectString());
         Await.until("the holder heard of the loss", LONG, () -> !held.isHeldByCurrentThread());
         assertThrows(IllegalStateException.class, held::lock, "lock() does not re-enter a lost hold");
-        IllegalStateException inner = assertThrows(IllegalStateException.class, held::unlock);
+        ConcurrentModificationException inner = assertThrows(ConcurrentModificationException.class, held::unlock);
         assertTrue(inner.getMessage().contains("lost"), inner.getMessage());
-        assertThrows(IllegalStateException.class, held::unlock);
+        assertTrue(inner.getCause().getMessage().contains("/u/"), inner.getCause().getMessage());
+        assertThrows(ConcurrentModificationException.class, held::unlock);
         assertThrows(IllegalMonitorStateException.class, held::unlock);
         assertTrue(held.tryLock(20, TimeUnit.SECONDS), "the thread may lock again");
         held.unlock();

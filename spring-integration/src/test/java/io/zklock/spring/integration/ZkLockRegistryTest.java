@@ -9,10 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.Field;
 import java.time.Duration;
+import java.util.ConcurrentModificationException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -20,7 +21,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
-import java.util.function.BiFunction;
 
 import io.zklock.testing.Await;
 import io.zklock.testing.ZkTesting;
@@ -261,7 +261,10 @@ class ZkLockRegistryTest {
         assertEquals(400, counter[0]);
     }
 
-    /** A lock taken with a TTL is freed when the TTL runs out; the holder's late unlock throws. */
+    /**
+     * A lock taken with a TTL is freed when the TTL runs out; the holder's late unlock throws
+     * ConcurrentModificationException (Spring Integration's documented type) saying why, once.
+     */
     @Test
     void ttlFreesTheLockAndTheLateUnlockThrows() throws Exception {
         ZkRegistryLock lock = registry.obtain("ttl");
@@ -276,10 +279,12 @@ class ZkLockRegistryTest {
             }), "granted once the TTL ran out");
         }
         assertFalse(lock.isHeldByCurrentThread());
-        assertThrows(IllegalMonitorStateException.class, lock::unlock);
+        ConcurrentModificationException e = assertThrows(ConcurrentModificationException.class, lock::unlock);
+        assertTrue(e.getCause().getMessage().contains("time to live"), e.getCause().getMessage());
+        assertThrows(IllegalMonitorStateException.class, lock::unlock, "the late unlock released the hold");
     }
 
-    /** tryLock(wait, ttl) holds for ttl; a re-entry keeps the first TTL. */
+    /** tryLock(wait, ttl) holds for ttl; a re-entry keeps the first TTL, and each acquisition's unlock says it was lost. */
     @Test
     void tryLockWithTtlHoldsForTheTtl() throws Exception {
         ZkRegistryLock lock = registry.obtain("tryttl");
@@ -287,6 +292,8 @@ class ZkLockRegistryTest {
         assertTrue(lock.tryLock());                 // re-entry: no new TTL
         Await.until("the TTL ran out", LONG, () -> !lock.isHeldByCurrentThread());
         Await.equal("nodes", List.of(), LONG, () -> ZkTesting.lockNodesBelow(client, root));
+        assertThrows(ConcurrentModificationException.class, lock::unlock);
+        assertThrows(ConcurrentModificationException.class, lock::unlock);
         assertThrows(IllegalMonitorStateException.class, lock::unlock);
         assertTrue(lock.tryLock(), "the thread may lock again");
         lock.unlock();
@@ -317,8 +324,8 @@ class ZkLockRegistryTest {
                 return got;
             }));
         }
-        assertThrows(IllegalMonitorStateException.class, lock::unlock);
         assertThrows(IllegalStateException.class, () -> registry.renewLock("renew"), "nothing to renew");
+        assertThrows(ConcurrentModificationException.class, lock::unlock);
     }
 
     /** renewLock(key, ttl) gives a lock taken without a TTL one; renewing a lock not held throws. */
@@ -331,7 +338,7 @@ class ZkLockRegistryTest {
         assertTrue(lock.isHeldByCurrentThread());
         registry.renewLock("plain", Duration.ofMillis(200));
         Await.until("the new TTL ran out", LONG, () -> !lock.isHeldByCurrentThread());
-        assertThrows(IllegalMonitorStateException.class, lock::unlock);
+        assertThrows(ConcurrentModificationException.class, lock::unlock);
         assertThrows(IllegalStateException.class, () -> onOtherThreadRenew("plain"));
     }
 
@@ -395,41 +402,29 @@ class ZkLockRegistryTest {
     }
 
     /**
-     * The registry's map of locks, slowed where expireUnusedOlderThan decides to drop a lock:
-     * after the decision, before the map changes. A real map; only the timing is widened.
+     * The registry's map of locks (least recently used first, as the registry's own), slowed
+     * where expireUnusedOlderThan drops a lock: after the decision, before the map changes. A
+     * real map; only the timing is widened.
      */
-    private static final class SlowDrop extends ConcurrentHashMap<String, ZkRegistryLock> {
+    private static final class SlowDrop extends LinkedHashMap<String, ZkRegistryLock> {
         private static final long serialVersionUID = 1L;
         final transient CountDownLatch deciding = new CountDownLatch(1);
         private final long pauseMs;
 
         SlowDrop(long pauseMs) {
+            super(16, 0.75f, true);
             this.pauseMs = pauseMs;
         }
 
-        private void pause() {
+        @Override
+        public ZkRegistryLock remove(Object key) {
             deciding.countDown();
             try {
                 Thread.sleep(pauseMs);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        }
-
-        @Override
-        public boolean remove(Object key, Object value) {             // a check, then a separate removal
-            pause();
-            return super.remove(key, value);
-        }
-
-        @Override
-        public ZkRegistryLock computeIfPresent(String key,
-                BiFunction<? super String, ? super ZkRegistryLock, ? extends ZkRegistryLock> remapping) {
-            return super.computeIfPresent(key, (k, lock) -> {           // the decision and the removal in one step
-                ZkRegistryLock kept = remapping.apply(k, lock);
-                pause();
-                return kept;
-            });
+            return super.remove(key);
         }
     }
 
@@ -485,12 +480,24 @@ class ZkLockRegistryTest {
         assertFalse(current.isHeldByCurrentThread());
     }
 
-    /** setRenewalTaskScheduler is refused, saying why: nothing is renewed in the background. */
+    /**
+     * setRenewalTaskScheduler is accepted and ignored, as the interface's default, so shared
+     * configuration that sets it on every RenewableLockRegistry starts; nothing is scheduled on it.
+     */
     @Test
-    void aRenewalSchedulerIsRefusedWithTheReason() {
-        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
-                () -> registry.setRenewalTaskScheduler(new ThreadPoolTaskScheduler()));
-        assertTrue(e.getMessage().contains("renewLock") && e.getMessage().contains("session"), e.getMessage());
+    void aRenewalSchedulerIsIgnored() throws Exception {
+        ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
+        scheduler.initialize();
+        try {
+            registry.setRenewalTaskScheduler(scheduler);
+            registry.setRenewalTaskScheduler(scheduler);
+            ZkRegistryLock lock = registry.obtain("sched");
+            lock.lock(Duration.ofSeconds(30));
+            lock.unlock();
+            assertEquals(0, scheduler.getScheduledThreadPoolExecutor().getTaskCount(), "a task was scheduled");
+        } finally {
+            scheduler.shutdown();
+        }
     }
 
     /** executeLocked, Spring's default method, runs the task under the lock and releases it. */

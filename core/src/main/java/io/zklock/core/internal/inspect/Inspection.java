@@ -116,7 +116,42 @@ public final class Inspection {
                 participants.add(participant(path, sorted, node, checked(data, path)));
             }
         }
-        return withUnreadable(summary(path, sorted, participants, foreign), unreadable);
+        return withCurators(withUnreadable(summary(path, sorted, participants, foreign), unreadable));
+    }
+
+    /**
+     * Whose node it is, as status appends it to the mode: nothing for zklock's own layout;
+     * {@code " [curator]"} for a node of Curator's (neither a uuid zklock picks nor zklock's owner
+     * lines); {@code " [zklock, curator layout]"} for a node zklock wrote in Curator's
+     * read-write layout (LockCompatibility.CURATOR).
+     */
+    static String whose(LockNode node, ZkPort.Reply data) {
+        boolean zklocks = node.zklockMarked() || data.ok() && NodeData.isOwnerData(data.data());
+        if (!zklocks && data.ok()) {
+            return " [curator]";
+        }
+        return node.curatorNamed() ? " [zklock, curator layout]" : "";
+    }
+
+    /** The problems a mixed path adds: Curator's participants, and Curator's semaphore layout below the path. */
+    private static LockStatus withCurators(LockStatus status) {
+        List<String> problems = new ArrayList<>(status.problems());
+        List<String> curators = status.participants().stream().filter(p -> p.mode().endsWith(" [curator]"))
+                .map(Participant::nodeName).toList();
+        if (!curators.isEmpty()) {
+            problems.add("Curator participants (not zklock's): " + String.join(", ", curators));
+        }
+        List<String> semaphoreLayout = status.foreignChildren().stream()
+                .filter(c -> c.equals("leases") || c.equals("locks")).toList();
+        if (!semaphoreLayout.isEmpty()) {
+            problems.add("Curator's semaphore layout below this path (" + String.join(", ", semaphoreLayout)
+                    + "): check " + status.path() + "/leases for Curator participants");
+        }
+        if (problems.size() == status.problems().size()) {
+            return status;
+        }
+        return new LockStatus(status.path(), status.state(), status.recipe(), status.maxLeases(), status.participants(),
+                status.foreignChildren(), problems);
     }
 
     /** {@code status}, with one more problem naming the nodes whose data could not be read, if any. */
@@ -137,6 +172,7 @@ public final class Inspection {
         int maxLeases = kind.map(k -> k.maxLeases(List.of(node))).orElse(ownKind ? own.maxLeases() : 1);   // what this node's client uses
         boolean holding = driver.decide(sorted, node, maxLeases).getsTheLock();
         String mode = NodeData.isMulti(data.data()) ? "multi" : kind.map(k -> k.mode(node.kind())).orElse(node.kind());
+        mode += whose(node, data);
         return new Participant(ZKPaths.makePath(path, node.name()), mode, node.sequence(), NodeData.owner(data.data()), holding,
                 data.stat().getCzxid(), Instant.ofEpochMilli(data.stat().getCtime()), NodeData.revocationRequest(data.data()),
                 NodeData.lockDelayUntil(data.data()));

@@ -44,15 +44,10 @@ public final class HoldLease extends LeaseView {
 
     /**
      * The shared node's guard: it passes while any view of the hold keeps the node (the thread
-     * that closed this view still holds the lock through the others). A view of a cached node
-     * (other threads' leases may use the node after this one closed) guards with a check that
-     * fails once the view is RELEASED, as a closed lease's must.
+     * that closed this view still holds the lock through the others).
      */
     @Override
     public CuratorOp guard() {
-        if (shared.strictGuard && state() == LeaseState.RELEASED && shared.root != null) {
-            return shared.root.failingGuard();
-        }
         return shared.lease.guard();
     }
 
@@ -97,25 +92,12 @@ public final class HoldLease extends LeaseView {
      */
     public static final class Base {
         private final Lease lease;
-        private final ZkLease root;            // the node's own lease, under any views; null if none
-        private final boolean strictGuard;     // a closed view's guard fails even while the node stays
         private final List<HoldLease> views = new CopyOnWriteArrayList<>();   // those that listen, in order
         private final AtomicBoolean listening = new AtomicBoolean();
 
         /** @param lease the lease of the shared node */
         public Base(Lease lease) {
-            this(lease, false);
-        }
-
-        /**
-         * @param lease the lease of the shared node
-         * @param strictGuard whether a view's guard fails once the view is closed, even while
-         *        the node stays (a cached node, which other threads' leases use after it)
-         */
-        public Base(Lease lease, boolean strictGuard) {
             this.lease = lease;
-            this.root = lease instanceof ZkLease z ? z : lease instanceof HoldLease h ? h.shared.root : null;
-            this.strictGuard = strictGuard;
         }
 
         /**
@@ -133,11 +115,6 @@ public final class HoldLease extends LeaseView {
             if (listening.compareAndSet(false, true)) {
                 lease.addListener((l, state) -> views.forEach(v -> v.tell(state)));
             }
-        }
-
-        /** {@return how many views the base's one listener tells} */
-        int listeningViews() {
-            return views.size();
         }
     }
 }

@@ -33,11 +33,11 @@ final class RevocationOptIn {
         }
     }
 
-    /** Adds a listener of waiters' ask-backs (see RevocationWatch); nothing once the lease ended. */
-    void addAskListener(Runnable listener) {
+    /** Tells {@code keeper} of writes into the node (see RevocationWatch); nothing once the lease ended. */
+    void keep(Keeper keeper) {
         RevocationWatch w = watch();
         if (w != null) {
-            w.addAskListener(listener);
+            w.keep(keeper);
         }
     }
 

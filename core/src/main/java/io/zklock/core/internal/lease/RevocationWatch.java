@@ -21,34 +21,41 @@ import org.slf4j.LoggerFactory;
  * Overview.
  *
  * A lease that opted in to revocation watches its own node's data for a RevocationRequest
- * (written by LockAdmin; never a delete). Repeatedly, while the lease lives:
+ * (written by LockAdmin; never a delete); so does a node a lease cache keeps (its Keeper), for
+ * a waiter's ask. Repeatedly, while the lease lives:
  *   1. READ    getData(our node) with a data watch, counted in the session's watch book (a
  *              waiter of this session that watches our node and gives up then cannot remove it).
- *   2. DECIDE  the data carries a request seen for the first time: tell every handler once,
- *              and a waiter's ask-back (a cached node's) seen for the first time: tell the
- *              ask listeners (the lease cache) once, on a library thread, never the handlers;
- *              the ask listeners are told at the data event already (3), before this read:
- *              any write into a node that has ask listeners (a cached node) means "let it
- *              go" (a waiter's ask, an operator's request; the node's own grant notice is sent
- *              before the watch's first read on the same session, so it fires no event here;
- *              a retried one, or a foreign write, only costs the cache that node);
- *              each on a library thread (never ZooKeeper's event thread), and keep watching (the
- *              holder may not let go, and a forced deletion must still reach it); the node is
- *              gone: stop; connection trouble: READ again when the session reconnects.
- *   3. WAIT    for the watch: a data change (a request, or the grant announcement of a
- *              semaphore node) or a removal of the shared watch: 1. The node's deletion: stop,
- *              and tell the lease, which turns LOST unless it is being released (an operator's
+ *   2. DECIDE  the data carries a request seen for the first time: tell every handler once;
+ *              it carries an ask (NodeData.askedBack) and the keeper was not told yet: tell it
+ *              (what an ask means is the cache's, see io.zklock.core.internal.cache). Each on a
+ *              library thread (never ZooKeeper's event thread); keep watching (the holder may
+ *              not let go, and a forced deletion must still reach it). The node is gone: stop.
+ *              Connection trouble: READ again when the session reconnects.
+ *   3. WAIT    for the watch: a data change tells the keeper at once, before the read (any write
+ *              into a kept node is an ask or a request; the node's own grant notice is sent
+ *              before the watch's first read on the same session, so it fires no event here),
+ *              then 1; so does a removal of the shared watch. The node's deletion: stop, and
+ *              tell the lease, which turns LOST unless it is being released (an operator's
  *              forced revocation deletes the node of a holder).
- * One registration at a time. A request written while the client was disconnected fires the
- * watch when it reconnects (ZooKeeper re-registers watches with the last zxid seen), and a
- * read that failed is made again on reconnection: a holder that reconnects sees a pending
- * request. When the lease ends, a registration still confirmed is removed.
+ * The watch's state is one value (Watch: its phase, the read's step, the request seen, whether
+ * the keeper was told). One registration at a time. A request written while the client was
+ * disconnected fires the watch when it reconnects (ZooKeeper re-registers watches with the last
+ * zxid seen), and a read that failed is made again on reconnection: a holder that reconnects
+ * sees a pending request. When the lease ends, a registration still confirmed is removed.
  */
 /** The revocation watch of one lease; see the comment above. */
 final class RevocationWatch {
     private static final Logger LOG = LoggerFactory.getLogger(RevocationWatch.class);
 
-    private enum State { READING, WATCHING, DISCONNECTED, ENDED }
+    /** Where the watch is: not started (no handler, no keeper yet), reading, watching, cut off, ended. */
+    private enum Phase { IDLE, READING, WATCHING, DISCONNECTED, ENDED }
+
+    /** The watch's one state value: its phase, the step of its last read, the request seen, whether an ask was seen. */
+    private record Watch(Phase phase, int step, RevocationRequest request, boolean asked) {
+        Watch in(Phase next) {
+            return new Watch(next, step, request, asked);
+        }
+    }
 
     private final LockContext context;
     private final Lease lease;
@@ -57,14 +64,9 @@ final class RevocationWatch {
     private final Watches watches;
     private final Watcher watcher = this::event;
     private final List<Consumer<? super Lease>> handlers = new CopyOnWriteArrayList<>();
-    private final List<Runnable> askListeners = new CopyOnWriteArrayList<>();
+    private volatile Keeper keeper;            // set once, under this
 
-    // guarded by this
-    private State state = State.READING;
-    private int step;
-    private RevocationRequest request;
-    private boolean started;                   // the first handler or ask listener started the reads
-    private boolean askedBack;
+    private Watch state = new Watch(Phase.IDLE, 0, null, false);   // guarded by this
 
     /**
      * @param deletedUnderUs told, on the event thread, when the watch finds the node gone; the
@@ -78,83 +80,78 @@ final class RevocationWatch {
         this.watches = new Watches(context.monitor().watches(), context.port());
     }
 
-    /** Adds a handler; the first one starts the watch. A request already seen is told at once. */
+    /** Adds a handler; the first handler or keeper starts the watch. A request already seen is told at once. */
     void add(Consumer<? super Lease> handler) {
-        boolean first;
         RevocationRequest seen;
         synchronized (this) {
-            seen = request;
-            if (state == State.ENDED && seen == null) {
+            seen = state.request();
+            if (state.phase() == Phase.ENDED && seen == null) {
                 return;                        // the lease ended before any request
             }
-            first = !started;
             handlers.add(handler);
-            if (first && seen == null) {
-                started = true;
-                read();
-            }
+            startIfIdle();
         }
         if (seen != null) {
             tell(handler, seen);
         }
     }
 
-    /**
-     * Adds a listener of waiters' ask-backs (the lease cache's); the first listener of any kind
-     * starts the watch. An ask already seen is told at once.
-     */
-    void addAskListener(Runnable listener) {
+    /** Sets the keeper (once); the first handler or keeper starts the watch. An ask already seen is told at once. */
+    void keep(Keeper keeper) {
         boolean seen;
         synchronized (this) {
-            seen = askedBack;
-            if (state == State.ENDED && !seen) {
+            seen = state.asked();
+            if (state.phase() == Phase.ENDED && !seen) {
                 return;
             }
-            askListeners.add(listener);
-            if (!started && !seen) {
-                started = true;
-                read();
-            }
+            this.keeper = keeper;
+            startIfIdle();
         }
         if (seen) {
-            Threads.COMPLETION.execute(listener);
+            Threads.COMPLETION.execute(keeper::askedBack);
+        }
+    }
+
+    private void startIfIdle() {
+        if (state.phase() == Phase.IDLE) {
+            read();
         }
     }
 
     /** The session reconnected: a read that failed is made again. */
     synchronized void reconnected() {
-        if (state == State.DISCONNECTED) {
+        if (state.phase() == Phase.DISCONNECTED) {
             read();
         }
     }
 
     /** The lease ended: no more reads, and the watch is removed if it is still set. */
     synchronized void end() {
-        if (state != State.ENDED) {
-            state = State.ENDED;
+        if (state.phase() != Phase.ENDED) {
+            state = state.in(Phase.ENDED);
             watches.endAll();
         }
     }
 
     private void read() {
-        state = State.READING;
-        int s = ++step;
+        int s = state.step() + 1;
+        state = new Watch(Phase.READING, s, state.request(), state.asked());
         watches.register(key, () -> context.port().data(lease.nodePath(), watcher))
                 .whenComplete((reply, error) -> answered(reply, error, s));
     }
 
     private void answered(ZkPort.Reply reply, Throwable error, int s) {
         List<Consumer<? super Lease>> toTell = List.of();
-        List<Runnable> asksToTell = List.of();
+        Keeper askToTell = null;
         RevocationRequest found = null;
         boolean gone = false;
         synchronized (this) {
             watches.answered(error == null ? reply.rc() : null, key, s);
-            if (state != State.READING || s != step) {
+            if (state.phase() != Phase.READING || s != state.step()) {
                 return;
             }
             if (error != null || reply.connectionTrouble()) {
-                state = State.DISCONNECTED;    // read again on reconnection
+                state = state.in(Phase.DISCONNECTED);   // read again on reconnection
                 if (error != null || !context.port().isConnected()) {
                     return;
                 }
@@ -166,21 +163,17 @@ final class RevocationWatch {
                 LOG.warn("cannot watch {} for revocation requests ({}); the holder will not hear of them", lease.nodePath(), reply.rc());
                 end();
             } else {
-                state = State.WATCHING;        // for a request, and after it for the node's deletion
-                if (request == null) {
-                    request = NodeData.revocationRequest(reply.data()).orElse(null);
-                    found = request;
-                    toTell = request == null ? List.of() : List.copyOf(handlers);
-                }
-                if (!askedBack && NodeData.askedBack(reply.data())) {
-                    askedBack = true;
-                    asksToTell = List.copyOf(askListeners);
-                }
+                found = state.request() == null ? NodeData.revocationRequest(reply.data()).orElse(null) : null;
+                toTell = found == null ? List.of() : List.copyOf(handlers);
+                boolean ask = !state.asked() && NodeData.askedBack(reply.data());
+                askToTell = ask ? keeper : null;
+                RevocationRequest request = found != null ? found : state.request();
+                state = new Watch(Phase.WATCHING, s, request, state.asked() || ask);   // for a request, then the deletion
             }
         }
         RevocationRequest seen = found;
         toTell.forEach(handler -> tell(handler, seen));
-        asksToTell.forEach(Threads.COMPLETION::execute);
+        tellKeeper(askToTell);
         if (gone) {
             deletedUnderUs.run();
         }
@@ -190,25 +183,31 @@ final class RevocationWatch {
         if (event.getType() == Watcher.Event.EventType.None) {
             return;                            // connection news: reconnected() takes it from here
         }
-        List<Runnable> asksToTell = List.of();
+        Keeper askToTell = null;
         synchronized (this) {
-            watches.fired(step);
-            if (state != State.WATCHING) {
+            watches.fired(state.step());
+            if (state.phase() != Phase.WATCHING) {
                 return;
             }
             if (event.getType() != Watcher.Event.EventType.NodeDeleted) {
-                if (event.getType() == Watcher.Event.EventType.NodeDataChanged && !askedBack && !askListeners.isEmpty()) {
-                    askedBack = true;          // any write into a cached node means "let it go": no need to wait for the read
-                    asksToTell = List.copyOf(askListeners);
+                if (event.getType() == Watcher.Event.EventType.NodeDataChanged && !state.asked() && keeper != null) {
+                    askToTell = keeper;        // any write into a kept node means "let it go": no need to wait for the read
+                    state = new Watch(state.phase(), state.step(), state.request(), true);
                 }
                 read();                        // the data changed, or a waiter removed the shared watch
             } else {
                 end();
             }
         }
-        asksToTell.forEach(Threads.COMPLETION::execute);
+        tellKeeper(askToTell);
         if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
             deletedUnderUs.run();
+        }
+    }
+
+    private static void tellKeeper(Keeper keeper) {
+        if (keeper != null) {
+            Threads.COMPLETION.execute(keeper::askedBack);
         }
     }
 

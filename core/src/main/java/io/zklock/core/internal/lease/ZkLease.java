@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
@@ -15,7 +14,6 @@ import io.zklock.core.LeaseState;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.Backoff;
 import io.zklock.core.internal.zk.NodePaths;
-import io.zklock.core.internal.zk.SessionListener;
 import io.zklock.core.internal.zk.Threads;
 import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -47,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * (the closing caller, the timer) and finds the session changed.
  */
 /** The engine's lease: one granted node of one session; see the comment above. */
-public final class ZkLease implements Lease, SessionListener {
+public final class ZkLease implements Lease {
     private static final Logger LOG = LoggerFactory.getLogger(ZkLease.class);
     private static final long CLOSE_WAIT_MS = 10_000;
 
@@ -56,88 +54,31 @@ public final class ZkLease implements Lease, SessionListener {
     private final long fencingToken;
     private final long sessionId;
     private final LockNode predecessor;        // at the grant; null if none
-    private final boolean waiterBehindAtGrant; // a conflicting waiter behind ours at the grant (cached nodes only)
     private final LeaseListeners listeners = new LeaseListeners();
-    private final GrantNotice notice;
+    final GrantNotice notice;
     private final CompletableFuture<Void> firstDeleteAttempt = new CompletableFuture<>();
     private final Object monitor = new Object();
-    private volatile LeasePhase phase = LeasePhase.HELD;   // changed under monitor only
-    private volatile BooleanSupplier keptIdle = () -> false;   // a cache keeps the node with no lease in use on it
-    private final RevocationOptIn revocation;
+    volatile LeasePhase phase = LeasePhase.HELD;   // changed under monitor only
+    private volatile Keeper keeper;            // set once by a cache that keeps the node; null if none
+    final RevocationOptIn revocation;
+    private final LeaseSession session;        // hears the session news; a listener of the monitor until the node is gone
 
     /** A lease granted with no listing to hand on (its grant is known some other way). */
     public ZkLease(LockContext context, String nodePath, long fencingToken, long sessionId) {
         this(context, nodePath, fencingToken, sessionId, null);
     }
 
-    /**
-     * @param granting the children, in queue order, on which the driver granted the node; null
-     *        if none is known
-     */
-    public ZkLease(LockContext context, String nodePath, long fencingToken, long sessionId, List<LockNode> granting) {
+    /** @param predecessor the node right ahead of ours in the listing that granted it; null if none, or none known */
+    public ZkLease(LockContext context, String nodePath, long fencingToken, long sessionId, LockNode predecessor) {
         this.context = context;
         this.nodePath = nodePath;
         this.fencingToken = fencingToken;
         this.sessionId = sessionId;
-        this.predecessor = predecessor(granting, NodePaths.name(nodePath));
-        this.waiterBehindAtGrant = context.caching().isOn() && waiterBehind(context, granting, NodePaths.name(nodePath));
+        this.predecessor = predecessor;
         this.notice = new GrantNotice(context.port(), nodePath, () -> phase != LeasePhase.HELD && phase != LeasePhase.SUSPENDED);
-        this.revocation = new RevocationOptIn(context, this, this::deletedUnderUs);
-        context.monitor().addListener(this);
-    }
-
-    private static LockNode predecessor(List<LockNode> granting, String ours) {
-        LockNode before = null;
-        for (LockNode node : granting == null ? List.<LockNode>of() : granting) {
-            if (node.name().equals(ours)) {
-                return before;
-            }
-            before = node;
-        }
-        return null;
-    }
-
-    /**
-     * Whether {@code granting} shows a waiter behind ours (past the first maxLeases) that
-     * conflicts with it and would ask it back: for a lock of one holder at a time any such
-     * waiter (it asks every conflicting cached node ahead); for a lock of several holders one of
-     * the waiters' needs as AskBack counts them (w waiters ask the first w cached nodes), which
-     * leaves the other permits cached.
-     */
-    private static boolean waiterBehind(LockContext context, List<LockNode> granting, String ours) {
-        if (granting == null) {
-            return false;
-        }
-        LockNode node = null;
-        int cachedAhead = 0;                   // cached nodes ahead of ours: asked before ours
-        int waiters = 0;
-        for (int i = 0; i < granting.size(); i++) {
-            LockNode n = granting.get(i);
-            if (node == null) {
-                if (n.name().equals(ours)) {
-                    node = n;
-                } else if (n.caches()) {
-                    cachedAhead++;
-                }
-            } else if (i >= context.maxLeases() && context.driver().conflicts(node, n)) {
-                waiters++;
-            }
-        }
-        return context.maxLeases() > 1 ? waiters > cachedAhead : waiters > 0;
-    }
-
-    /**
-     * Whether the listing that granted this lease's node showed a waiter behind it that
-     * conflicts with it and asks it back (a writer behind a read node, any waiter behind a
-     * mutex node, a permit among those the waiters behind need): that waiter has asked, or
-     * will ask, the node back, so the cache grants nothing more on it (a reader of the process
-     * that queued after the writer's ask must not be granted on it while the writer waits).
-     * False when caching is off or no listing is known.
-     *
-     * @return whether a conflicting waiter stood behind the node at its grant
-     */
-    public boolean waiterBehindAtGrant() {
-        return waiterBehindAtGrant;
+        this.session = new LeaseSession(this, context, sessionId);
+        this.revocation = new RevocationOptIn(context, this, session::deletedUnderUs);
+        context.monitor().addListener(session);
     }
 
     /**
@@ -190,51 +131,19 @@ public final class ZkLease implements Lease, SessionListener {
         }
     }
 
-    /**
-     * A guard that always fails (NoNode): a check of a child of this node, which cannot exist
-     * under an ephemeral node. What a view closed while the node stays (held by other views, or
-     * cached) guards with, as a closed lease's guard must fail.
-     */
-    public CuratorOp failingGuard() {
-        try {
-            return context.client().transactionOp().check().forPath(nodePath + "/released");
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot build the guard of " + nodePath + ": " + e, e);
-        }
-    }
-
     @Override
     public void onRevocationRequested(Consumer<? super Lease> handler) {
         revocation.add(handler);
     }
 
-    /** {@return whether the lease holds its node and nobody has started to release it: what a cache may grant again} */
-    boolean isHeldAndKept() {
-        return phase == LeasePhase.HELD;       // not RELEASING_HELD, which also reports HELD
-    }
-
     /**
-     * Tells whether a cache keeps this node idle (no lease in use on it): its loss with the
-     * session is then nobody's news, logged at debug level instead of as a warning.
+     * Hands the node to {@code keeper}, a cache that keeps it after use: the lease logs its
+     * loss quietly while the keeper says the node is idle, and the node's revocation watch
+     * (started now, if it was not) tells the keeper of every write into the node. Once per lease.
      */
-    void lossIsQuietWhile(BooleanSupplier idle) {
-        keptIdle = idle;
-    }
-
-    /** Runs {@code listener} once a waiter asks this cached node back (the lease cache's hook). */
-    public void onAskedBack(Runnable listener) {
-        revocation.addAskListener(listener);
-    }
-
-    /**
-     * The revocation watch found the node gone while the lease was not being released: another
-     * client deleted it (a forced revocation), and another holder may be granted now.
-     */
-    private void deletedUnderUs() {
-        if (phase == LeasePhase.HELD || phase == LeasePhase.SUSPENDED) {
-            LOG.warn("the node {} of a held lease was deleted by another client", nodePath);
-            lose();
-        }
+    public void keptBy(Keeper keeper) {
+        this.keeper = keeper;
+        revocation.keep(keeper);
     }
 
     @Override
@@ -281,7 +190,7 @@ public final class ZkLease implements Lease, SessionListener {
     /** The claimed delete succeeded, or found the node gone. */
     public void deletedByCaller() {
         context.view().deleted(NodePaths.name(nodePath));
-        context.monitor().removeListener(this);
+        context.monitor().removeListener(session);
         LeaseState released = move(LeasePhase::deleted);
         revocation.end();
         firstDeleteAttempt.complete(null);
@@ -346,88 +255,30 @@ public final class ZkLease implements Lease, SessionListener {
         notice.send(createdWith);
     }
 
-    // ---- session news -----------------------------------------------------------------------
+    // ---- session news (LeaseSession hears them; a request catching up tells them here) ----------
 
-    @Override
+    /** The connection is lost: SUSPENDED (see LeaseSession). */
     public void suspended() {
-        tell(move(LeasePhase::suspended));
-        if (phase.isReleasing()) {
-            firstDeleteAttempt.complete(null); // a close waiting on the delete returns; retried on reconnection
-        }
+        session.suspended();
     }
 
-    @Override
+    /** The client reconnected on {@code currentSession} (see LeaseSession). */
     public void reconnected(long currentSession) {
-        if (phase == LeasePhase.LOST_UNDELETED) {
-            deleteOrphan();
-        } else if (currentSession == sessionId) {
-            tell(move(LeasePhase::reconnected));
-            retryDelete();                     // if a close is unfinished
-            notice.reconnected();              // if a grant notice went unanswered
-            revocation.reconnected();
-        } else if (currentSession != 0) {
-            lose();
-        }
+        session.reconnected(currentSession);
     }
 
-    /*
-     * Curator posts LOST after it made a new handle, and listeners before us may delay it: a
-     * lease granted on the new session meanwhile is not lost. The session is read again for
-     * each lease, since the new one may connect midway.
-     */
-    @Override
-    public void lost() {
-        if (phase != LeasePhase.LOST_UNDELETED && sessionId != context.port().sessionId()) {
-            lose();
-        }
-    }
-
-    @Override
-    public void closing() {
-        context.monitor().removeListener(this);
-        lose();                                // closing the client ends the session and its nodes
-    }
-
-    /**
-     * The session that owns the node is gone, or about to be. Curator declares a session LOST
-     * on its own clock, and the server may keep the session, and our node with it, until it
-     * expires it: every waiter behind us would wait that long. So the node is deleted as soon
-     * as the client is connected again (its name carries our uuid: it is ours and nobody
-     * else's), after the holder has been told LOST.
-     */
+    /** The session that owns the node is gone, or about to be: LOST (see LeaseSession). */
     public void lose() {
-        firstDeleteAttempt.complete(null);
-        boolean closed = context.port().isClosed();
-        LeaseState lost = move(now -> now.lost(!closed));
-        revocation.end();
-        tell(lost);                            // the holder hears first; only then can a waiter be let in
-        if (closed) {
-            context.monitor().removeListener(this);
-        } else if (lost != null && context.port().isConnected()) {
-            deleteOrphan();                    // stays a listener until its node is deleted
-        }
+        session.lose();
     }
 
-    /** Deletes the node of a lost lease; kept for the next reconnection if ZooKeeper cannot be reached. */
-    private void deleteOrphan() {
-        if (phase != LeasePhase.LOST_UNDELETED) {
-            return;
-        }
-        context.port().delete(nodePath, false).whenComplete((reply, error) -> {
-            if (error != null) {
-                LOG.debug("could not issue the delete of lost lease node {}: {}", nodePath, error.toString());
-            } else if ((reply.ok() || reply.noNode()) && orphanDeleted()) {
-                context.monitor().removeListener(this);
-                context.view().deleted(NodePaths.name(nodePath));
-                LOG.debug("deleted {}, the node of a lost lease ({})", nodePath, reply.rc());
-            } else if (!reply.ok() && !reply.noNode()) {
-                LOG.debug("delete of lost lease node {} failed ({}); retried on reconnection", nodePath, reply.rc());
-            }
-        });
+    /** A close waiting on the first delete attempt returns. */
+    void firstDeleteAnswered() {
+        firstDeleteAttempt.complete(null);
     }
 
     /** The change of the one state value, under the monitor; returns the public state to tell, or null if it did not change. */
-    private LeaseState move(UnaryOperator<LeasePhase> step) {
+    LeaseState move(UnaryOperator<LeasePhase> step) {
         synchronized (monitor) {
             LeasePhase before = phase;
             phase = step.apply(before);
@@ -440,7 +291,7 @@ public final class ZkLease implements Lease, SessionListener {
     }
 
     /** Whether this call moved the lease from LOST_UNDELETED to LOST (one caller wins). */
-    private boolean orphanDeleted() {
+    boolean orphanDeleted() {
         synchronized (monitor) {
             boolean was = phase == LeasePhase.LOST_UNDELETED;
             phase = phase.orphanDeleted();
@@ -449,11 +300,12 @@ public final class ZkLease implements Lease, SessionListener {
     }
 
     /** Tells the listeners of a change {@link #move} made (nothing if it made none), after any queued before it. */
-    private void tell(LeaseState next) {
+    void tell(LeaseState next) {
         if (next == null) {
             return;
         }
-        if (next == LeaseState.LOST && keptIdle.getAsBoolean()) {
+        Keeper k = keeper;
+        if (next == LeaseState.LOST && k != null && k.idle()) {
             LOG.debug("idle cached node {} lost with session 0x{} (no lease was in use on it)", nodePath, Long.toHexString(sessionId));
         } else if (next == LeaseState.LOST) {
             LOG.warn("lease on {} lost with session 0x{}", nodePath, Long.toHexString(sessionId));

@@ -14,8 +14,6 @@ import io.zklock.core.internal.lease.ZkLease;
 import io.zklock.core.internal.zk.SessionListener;
 import io.zklock.core.internal.zk.Threads;
 import io.zklock.core.internal.zk.ZkPort;
-import io.zklock.core.observe.LockObserver;
-import io.zklock.core.observe.LockObservers;
 import io.zklock.core.spi.queue.Deadline;
 import io.zklock.core.spi.queue.LockNode;
 import org.slf4j.Logger;
@@ -52,7 +50,11 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
 
     /** How a request ended, when it did not fail. */
     public sealed interface End {
-        record Leased(ZkLease lease) implements End { }
+        /**
+         * Granted: the lease, and the children on which the driver granted it, in queue order
+         * (what a lease cache judges its node by; null when the grant was known without them).
+         */
+        record Leased(ZkLease lease, List<LockNode> granting) implements End { }
 
         /** Only for a node a multi-lock made: it is gone, and only a new transaction can replace it. */
         record Lost(String why) implements End { }
@@ -73,8 +75,6 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
         record Starting() implements Phase { }
         record Creating(NodeCreation creation) implements Phase { }
         record Waiting(GrantWait grantWait, QueuedNode node) implements Phase { }
-        /** Granted, waiting out a lock-delay (its timer) before the lease is made. */
-        record Delaying(Waiting waited, List<LockNode> sorted, ScheduledFuture<?> timer) implements Phase { }
         record Ended() implements Phase { }
     }
 
@@ -154,7 +154,7 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
     }
 
     private void waitFor(QueuedNode queued) {
-        GrantWait w = new GrantWait(context, queued, deadline, lock, tally);
+        GrantWait w = new GrantWait(context, queued, ownerData, deadline, lock, tally);
         Phase.Waiting waiting = new Phase.Waiting(w, queued);
         phase = waiting;
         w.result.whenComplete((end, error) -> lock.run(() -> waited(waiting, end, error)));
@@ -168,13 +168,7 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
         if (error != null) {
             giveUpInStep(error);
         } else if (end instanceof WaitEnd.Granted granted) {
-            long delay = granted.delayEndsNanos() == 0 ? 0 : granted.delayEndsNanos() - System.nanoTime();
-            if (delay > 0) {
-                delay(waiting, granted, delay);
-            } else {
-                grant(waiting.node(), granted.sorted());
-                context.cleanup().absorb(granted.unmarked());
-            }
+            grant(waiting.node(), granted);
         } else if (madeByMulti) {
             endWith(new End.Lost(((WaitEnd.NodeLost) end).why()), null);
         } else {
@@ -186,36 +180,12 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
     }
 
     /*
-     * A lock-delay: the node is granted, but a holder ahead ended without a clean release, so
-     * the lease is made only once the delay has passed. Meanwhile the request can still give up
-     * (deadline, interrupt, cancel: the node is deleted as a waiter's), and the node's data says
-     * it waits (one write, for status), as only this failure case pays.
-     */
-    private void delay(Phase.Waiting waiting, WaitEnd.Granted granted, long nanos) {
-        Phase.Delaying[] self = new Phase.Delaying[1];
-        ScheduledFuture<?> t = Threads.TIMER.schedule(() -> lock.run(() -> {
-            if (phase == self[0]) {
-                grant(waiting.node(), granted.sorted());
-                context.cleanup().absorb(granted.unmarked());   // waited out: later clients need not wait for the same deletions
-            }
-        }), nanos, TimeUnit.NANOSECONDS);
-        self[0] = new Phase.Delaying(waiting, granted.sorted(), t);
-        phase = self[0];
-        LOG.info("{} on {} waits out a lock-delay of {} ms: a node of the lock went without a release", waiting.node().node().name(),
-                context.path(), TimeUnit.NANOSECONDS.toMillis(nanos));
-        context.port().setData(waiting.node().path(),
-                NodeData.withLockDelay(ownerData, java.time.Instant.now().plusNanos(nanos)), -1);
-        if (LockObservers.active()) {
-            LockObservers.lockDelayStarted(new LockObserver.LockDelayEvent(context.path(), LockObservers.modeOf(context.kind()), nanos));
-        }
-    }
-
-    /*
      * A watch still registered at the grant (a children watch, or a data watch left by a kick)
      * is not removed, which would cost a request on the hot path: it fires at the latest when
      * its node goes, and the event is ignored then.
      */
-    private void grant(QueuedNode node, List<LockNode> sorted) {
+    private void grant(QueuedNode node, WaitEnd.Granted granted) {
+        List<LockNode> sorted = granted.sorted();
         if (context.port().isClosed()) {
             giveUpInStep(context.clientClosed());
             return;
@@ -223,7 +193,7 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
         phase = new Phase.Ended();
         stopTimer();
         context.monitor().removeListener(this);
-        ZkLease lease = new ZkLease(context, node.path(), node.token(), node.session(), sorted);
+        ZkLease lease = new ZkLease(context, node.path(), node.token(), node.session(), granted.predecessorOf(node.node()));
         AcquireTally.observeLease(lease, context);
         catchUp(lease, node.session());
         if (context.driver().announcesGrants() && !sorted.get(sorted.size() - 1).equals(node.node())) {
@@ -232,7 +202,7 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
         }
         lock.later(() -> {
             tally.granted();
-            if (!result.complete(new End.Leased(lease))) {
+            if (!result.complete(new End.Leased(lease, sorted))) {
                 lease.release();               // never leak a grant nobody will see
             }
         });
@@ -289,10 +259,6 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
         } else if (was instanceof Phase.Waiting waiting) {
             cleanups.add(waiting.grantWait().stop());
             cleanups.add(context.cleanup().delete(waiting.node().path()));
-        } else if (was instanceof Phase.Delaying delaying) {
-            delaying.timer().cancel(false);
-            cleanups.add(delaying.waited().grantWait().stop());
-            cleanups.add(context.cleanup().delete(delaying.waited().node().path()));
         }
         Runnable complete = () -> {
             if (outcome != null) {

@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
-import io.zklock.core.internal.Cleanup;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.NodeData;
+import io.zklock.core.internal.cache.AskBack;
 import io.zklock.core.internal.zk.WatchKey;
 import io.zklock.core.internal.zk.Watches;
 import io.zklock.core.internal.zk.ZkPort;
@@ -18,7 +18,6 @@ import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
-import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,21 +36,16 @@ import org.slf4j.LoggerFactory;
  *               reconnection (nobody holds them). Our node missing, or owned by a session that
  *               is no longer the client's: NodeLost.
  *               The driver grants: Granted. It refuses: IllegalStateException. Otherwise the
- *               cached nodes ahead that conflict with ours are asked back (AskBack), and: the
- *               deadline has passed, or this was a zero timeout's one attempt: TimeoutException;
- *               else 3.
+ *               cached nodes ahead that conflict with ours are asked back (AskBack, see the
+ *               cache package), and: the deadline has passed, or this was a zero timeout's one
+ *               attempt: TimeoutException; else 3.
  *   3. WATCH    getData(each node the driver names: one, or two) with a watcher, all in one
  *               step. NoNode, or data already changed (the node announced its own grant), on
  *               any of them: 1 at once. Otherwise wait for the first event on any: 1 (a watch
  *               left on the other node fires later and is only bookkept). A directory decision
  *               waits on the children watch of the listing.
- * With a lock-delay (LockDelay), every listing's Stat also counts the directory's unmarked
- * deletions (Cleanup: nodes whose session ended, not yet waited out by a holder); it costs no
- * request. A grant while any are counted is handed on with the time the delay ends, counted
- * from the first listing that saw the directory as it is now (System.nanoTime), and the
- * request waits it out (WaitEnd.Granted). So a waiter that saw the holder ahead go, and a
- * client that queued only after the node was gone, both wait; a marked release or withdrawal
- * ahead changes nothing.
+ * With a lock-delay, every listing's Stat also counts the deletions nobody marked, and a grant
+ * while any are counted ends the wait only once the delay has passed (LockDelayWait).
  * A call that fails on the connection backs off and is issued again, or at once when the session
  * monitor reports the connection back (kick). Each call carries the step that issued it; a
  * reply of an older step only does watch bookkeeping, so two loops never run at once.
@@ -69,6 +63,7 @@ final class GrantWait {
     private final PendingRetry retry;
     private final AcquireTally tally;
     private final AskBack askBack;
+    private final LockDelayWait delay;
     /** Completed outside the lock, once. */
     final CompletableFuture<WaitEnd> result = new CompletableFuture<>();
 
@@ -79,12 +74,8 @@ final class GrantWait {
     /** Per watched path, the mzxid of the grant announcement last looked again for. */
     private final Map<String, Long> announcementSeen = new HashMap<>();
     private List<String> watched = List.of();  // the paths of the last WATCH step
-    /** Lock-delay: the directory's Stat at the last listing (null before the first), its unmarked deletions, and since when they were seen as they are. */
-    private Stat listedStat;
-    private Cleanup.Unmarked unmarked = Cleanup.Unmarked.NONE;
-    private long unmarkedSinceNanos;
 
-    GrantWait(LockContext context, QueuedNode node, Deadline deadline, RequestLock lock, AcquireTally tally) {
+    GrantWait(LockContext context, QueuedNode node, byte[] ownerData, Deadline deadline, RequestLock lock, AcquireTally tally) {
         this.context = context;
         this.tally = tally;
         this.node = node;
@@ -92,7 +83,8 @@ final class GrantWait {
         this.lock = lock;
         this.watches = new Watches(context.monitor().watches(), context.port());
         this.retry = new PendingRetry(lock);
-        this.askBack = new AskBack(context, node.node());
+        this.askBack = new AskBack(context, node.node(), lock::run);
+        this.delay = new LockDelayWait(context, node, ownerData, lock);
     }
 
     /** Step 1 for the first time; call from a step of the request. */
@@ -169,9 +161,8 @@ final class GrantWait {
             failedCall(reply.rc(), "list of " + context.path(), () -> list(watchDirectory));
         } else {
             retry.succeeded();
-            List<LockNode> sorted = withoutReleased(LockNode.sorted(reply.children()));
-            countUnmarked(reply.stat());
-            decide(sorted, key != null);
+            delay.listed(reply.stat());
+            decide(withoutReleased(LockNode.sorted(reply.children())), key != null);
         }
     }
 
@@ -196,7 +187,7 @@ final class GrantWait {
         LOG.debug("{} at {} of {} in {}: {}", node.node().name(), sorted.indexOf(node.node()), sorted.size(), context.path(), decision);
         watchDirectory = decision.verdict() == Decision.Verdict.WATCH_DIRECTORY;
         switch (decision.verdict()) {
-            case GRANTED -> end(new WaitEnd.Granted(sorted, delayEndsNanos(), unmarked));
+            case GRANTED -> delay.granted(sorted, this::end);
             case REFUSED -> fail(new IllegalStateException("lock " + context.path() + ": " + decision.refusal()));
             case WATCH_NODE, WATCH_DIRECTORY -> {
                 askBack.ask(sorted);           // cached nodes ahead that keep us waiting
@@ -226,38 +217,6 @@ final class GrantWait {
                 .filter(n -> n.equals(node.node())
                         || !context.monitor().isReleasing(context.port().serverPath(ZKPaths.makePath(context.path(), n.name())), node.session()))
                 .toList();
-    }
-
-    /**
-     * Lock-delay: counts the directory's unmarked deletions from a listing's Stat (see the
-     * Overview). They are seen since this listing unless the previous one found the directory
-     * with the same counts (no child came or went, nothing wrote it since). Without a Stat
-     * nothing can be written off, and the delay counts from now.
-     */
-    private void countUnmarked(Stat stat) {
-        if (!context.lockDelay().isOn()) {
-            return;
-        }
-        Cleanup.Unmarked now = stat == null ? new Cleanup.Unmarked(1, -1) : Cleanup.Unmarked.of(stat);
-        boolean same = stat != null && listedStat != null && stat.getCzxid() == listedStat.getCzxid()
-                && stat.getCversion() == listedStat.getCversion() && stat.getVersion() == listedStat.getVersion();
-        if (!now.any()) {
-            unmarkedSinceNanos = 0;
-        } else if (unmarkedSinceNanos == 0 || !same) {
-            unmarkedSinceNanos = System.nanoTime();
-            LOG.debug("{}: {} deletion(s) without a release's mark; a grant waits out the lock-delay", context.path(), now.count());
-        }
-        unmarked = stat == null ? Cleanup.Unmarked.NONE : now;
-        listedStat = stat;
-    }
-
-    /** {@return when the lock-delay of this wait ends (System.nanoTime), or 0 if no deletion went unmarked} */
-    private long delayEndsNanos() {
-        if (unmarkedSinceNanos == 0) {
-            return 0;
-        }
-        long ends = unmarkedSinceNanos + context.lockDelay().delay().toNanos();
-        return ends == 0 ? 1 : ends;
     }
 
     /** Children the view vouched for after an inferring create: a grant is final; anything else lists. */
@@ -362,6 +321,7 @@ final class GrantWait {
         state = State.ENDED;
         retry.cancel();
         askBack.stop();
+        delay.stop();
         return true;
     }
 }

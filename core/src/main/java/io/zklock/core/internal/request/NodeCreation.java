@@ -4,6 +4,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.zklock.core.LockCompatibility;
 import io.zklock.core.LockException;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.Backoff;
@@ -48,14 +49,6 @@ final class NodeCreation {
 
     private enum State { CALLING, BACKOFF, DONE, FAILED, STOPPED }
 
-    /** What a call in flight may leave in the directory, for stop() to clean up. */
-    private sealed interface Leftover {
-        record Nothing() implements Leftover { }
-        record ToldByReply() implements Leftover { }
-        record Node(String path) implements Leftover { }
-        record Transaction(String uuid) implements Leftover { }
-    }
-
     private final LockContext context;
     private final Deadline deadline;
     private final RequestLock lock;
@@ -84,11 +77,10 @@ final class NodeCreation {
     void start() {
         DirectoryView view = context.view();
         long session = context.port().sessionId();
-        // a lock-delay counts the directory's data writes (Cleanup): a create must not write it
-        if (view.usable(session) && context.monitor().multiCreateReturnsStat() && !context.lockDelay().isOn()) {
+        if (view.usable(session) && context.monitor().multiCreateReturnsStat() && context.infersCreates()) {
             transaction(view, session);
-        } else if (context.caching().isOn()) {
-            transaction(null, session);        // a caching node's uuid: Curator's protected create picks its own
+        } else if (context.picksOwnUuids()) {
+            transaction(null, session);        // a caching or Curator-layout node's uuid: Curator's protected create picks its own
         } else {
             create();
         }
@@ -114,25 +106,33 @@ final class NodeCreation {
         stopped = new CompletableFuture<>();
         state = State.STOPPED;
         retry.cancel();
-        if (leftover instanceof Leftover.Node node) {
-            context.cleanup().delete(node.path()).whenComplete((v, e) -> stopped.complete(null));
-        } else if (leftover instanceof Leftover.Transaction t) {
-            context.cleanup().sweep(t.uuid()).whenComplete((v, e) -> stopped.complete(null));
-        } else if (leftover instanceof Leftover.Nothing) {
-            stopped.complete(null);
+        CompletableFuture<Void> cleanup = leftover.cleanUp(context.cleanup());
+        if (cleanup != null) {                 // else ToldByReply: the reply's handler completes it
+            cleanup.whenComplete((v, e) -> stopped.complete(null));
         }
-        return stopped;                        // ToldByReply: the reply's handler completes it
+        return stopped;
     }
 
-    // ---- the plain create -------------------------------------------------------------------
-
+    /**
+     * A create: the plain one, but for a node of Curator's layout, whose uuid must be zklock's
+     * (LockNode#zklockMarked: it is how a listing tells it from Curator's own), made by a
+     * transaction whatever the reason to create again.
+     */
     private void create() {
+        if (context.compatibility() == LockCompatibility.CURATOR) {
+            transaction(null, context.port().sessionId());
+        } else {
+            plainCreate();
+        }
+    }
+
+    private void plainCreate() {
         state = State.CALLING;
         leftover = new Leftover.ToldByReply();
         long session = context.port().sessionId();
         AtomicBoolean createAnswered = new AtomicBoolean();
         AtomicBoolean listedAfterCreate = new AtomicBoolean();
-        CompletableFuture<ZkPort.Reply> created = context.port().createProtected(context.path(), context.namePrefix() + "-",
+        CompletableFuture<ZkPort.Reply> created = context.port().createProtected(context.path(), context.namePrefix(),
                 ownerData, reply -> {
                     createAnswered.set(true);  // in reply order, on the event thread
                     context.view().plainCreate(session, reply);
@@ -167,28 +167,27 @@ final class NodeCreation {
      * directory is, at any moment): make it again and create again, inside the deadline.
      */
     private void directoryReaped() {
-        if (++reapedInARow > MAX_REAPED) {
-            fail(new LockException("lock directory " + context.path() + " was deleted under " + MAX_REAPED + " creates in a row"));
-        } else if (!deadline.isSingleAttempt() && deadline.hasExpired()) {
+        if (reapedTooOften()) {
+            return;
+        }
+        if (!deadline.isSingleAttempt() && deadline.hasExpired()) {
             fail(context.timedOut());
+            return;
+        }
+        LOG.debug("lock directory {} was reaped under our create; making it again", context.path());
+        long pause = Backoff.afterReaped(reapedInARow);
+        if (pause == 0) {
+            create();
         } else {
-            LOG.debug("lock directory {} was reaped under our create; making it again", context.path());
-            long pause = Backoff.afterReaped(reapedInARow);
-            if (pause == 0) {
-                create();
-            } else {
-                state = State.BACKOFF;
-                retry.schedule(pause, this::create);
-            }
+            state = State.BACKOFF;
+            retry.schedule(pause, this::create);
         }
     }
-
-    // ---- the inferring transaction ----------------------------------------------------------
 
     private void transaction(DirectoryView view, long session) {
         InferenceTransaction t = InferenceTransaction.send(context, view, session, ownerData);
         if (t == null) {
-            create();
+            plainCreate();
             return;
         }
         tally.issued();
@@ -216,18 +215,26 @@ final class NodeCreation {
             leftover = new Leftover.Nothing();
             if (error != null && context.port().isClosed()) {
                 fail(context.clientClosed());
-            } else if (error == null && reply.noNode() && context.caching().isOn()) {
-                makeDirectory();               // a caching node is made by a transaction: the directory first
+            } else if (error == null && reply.noNode() && context.picksOwnUuids()) {
+                makeDirectory();               // a caching or Curator-layout node is made by a transaction: the directory first
             } else {
                 create();                      // e.g. no directory yet: the plain create makes it
             }
         }
     }
 
-    /** Makes the lock directory (a container) for a caching context's transaction, then sends it again. */
+    /** Fails the creation once the directory was reaped under MAX_REAPED creates in a row; true if it did. */
+    private boolean reapedTooOften() {
+        if (++reapedInARow <= MAX_REAPED) {
+            return false;
+        }
+        fail(new LockException("lock directory " + context.path() + " was deleted under " + MAX_REAPED + " creates in a row"));
+        return true;
+    }
+
+    /** Makes the lock directory (a container) for a caching or Curator-layout context's transaction, then sends it again. */
     private void makeDirectory() {
-        if (++reapedInARow > MAX_REAPED) {
-            fail(new LockException("lock directory " + context.path() + " was deleted under " + MAX_REAPED + " creates in a row"));
+        if (reapedTooOften()) {
             return;
         }
         state = State.CALLING;
@@ -271,8 +278,6 @@ final class NodeCreation {
         }
     }
 
-    // ---- the node ---------------------------------------------------------------------------
-
     /** Our node exists; with no Stat, one exists() reads its token and session first. */
     private void obtained(String path, Stat stat, QueuedNode.Known known) {
         Optional<LockNode> node = LockNode.parse(NodePaths.name(path));
@@ -311,8 +316,6 @@ final class NodeCreation {
         }));
     }
 
-    // ---- failures ---------------------------------------------------------------------------
-
     private void failedCall(KeeperException.Code rc, String what, Runnable again) {
         if (retry.afterFailure(context, deadline, rc, what, again, this::fail)) {
             state = State.BACKOFF;
@@ -330,9 +333,6 @@ final class NodeCreation {
 
     /** A reply that came after stop(): deletes what it made, then completes stop()'s future. */
     private void cleanUpAfterStop(String createdPath, String unresolvedUuid) {
-        CompletableFuture<Void> cleanup = createdPath != null ? context.cleanup().delete(createdPath)
-                : unresolvedUuid != null ? context.cleanup().sweep(unresolvedUuid)
-                : CompletableFuture.completedFuture(null);
-        cleanup.whenComplete((v, e) -> stopped.complete(null));
+        Leftover.after(createdPath, unresolvedUuid).cleanUp(context.cleanup()).whenComplete((v, e) -> stopped.complete(null));
     }
 }

@@ -2,22 +2,17 @@ package io.zklock.core.internal.request;
 
 import java.util.List;
 
-import io.zklock.core.internal.Cleanup;
 import io.zklock.core.spi.queue.LockNode;
 
 /** How a wait for one node's grant ended, when it did not fail: for the node's owner to act on. */
 sealed interface WaitEnd {
 
-    /**
-     * The driver granted the node on these children (in queue order).
-     *
-     * @param delayEndsNanos when a lock-delay ends ({@code System.nanoTime()}), if a node of the
-     *        directory went without a release's mark; 0 if none applies
-     * @param unmarked the unmarked deletions the delay waits out, for the holder to write off
-     */
-    record Granted(List<LockNode> sorted, long delayEndsNanos, Cleanup.Unmarked unmarked) implements WaitEnd {
-        Granted(List<LockNode> sorted) {
-            this(sorted, 0, Cleanup.Unmarked.NONE);
+    /** The driver granted the node on these children (in queue order). */
+    record Granted(List<LockNode> sorted) implements WaitEnd {
+        /** {@return the node right ahead of {@code ours} in these children; null if none} */
+        LockNode predecessorOf(LockNode ours) {
+            int index = sorted.indexOf(ours);
+            return index > 0 ? sorted.get(index - 1) : null;
         }
     }
 

@@ -1,7 +1,6 @@
 package io.zklock.core.internal.zk;
 
 import java.lang.ref.WeakReference;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * all share). It tells the {@link SessionListener}s registered with it (held leases, waiting
  * requests, lost leases whose node is still to be deleted) of every connection and session
  * change, and keeps what the client's locks share: the watch counts of the session, the views
- * of its lock directories, and the released nodes whose delete waits for a reconnection.
+ * of its lock directories, the released nodes whose delete waits for a reconnection, and one
+ * attachment per type (the registry of the lease caches, which this package does not know).
  */
 public final class SessionMonitor {
     private static final Logger LOG = LoggerFactory.getLogger(SessionMonitor.class);
@@ -47,8 +47,8 @@ public final class SessionMonitor {
     };                                                                  // guarded by itself
     /** The nodes of released leases whose delete has not landed yet, by server path: the session that owns each. */
     private final Map<String, Long> releasing = new ConcurrentHashMap<>();
-    /** What the client's locks share per directory (the lease caches), by key. */
-    private final Map<String, Object> shared = new ConcurrentHashMap<>();
+    /** What the client's locks share beyond the session (the registry of lease caches), one per type. */
+    private final Map<Class<?>, Object> attachments = new ConcurrentHashMap<>();
     private final SessionClock clock = new SessionClock();
     private volatile Thread eventThread;
     private LongSupplier detachedSession;  // set once, before the monitor is shared
@@ -102,12 +102,20 @@ public final class SessionMonitor {
     }
 
     /**
-     * The one object of this client under {@code key}, made by {@code make} the first time:
-     * what every lock object of the client on one directory shares (a lease cache).
+     * The one object of {@code type} this client's locks share, made by {@code make} the first
+     * time (the registry of the client's lease caches).
+     *
+     * @param type the attachment's class, its key
+     * @param make makes it the first time
+     * @return the client's attachment of that type
      */
-    @SuppressWarnings("unchecked")
-    public <T> T shared(String key, java.util.function.Supplier<T> make) {
-        return (T) shared.computeIfAbsent(key, k -> make.get());
+    public <T> T attachment(Class<T> type, java.util.function.Supplier<? extends T> make) {
+        return type.cast(attachments.computeIfAbsent(type, k -> make.get()));
+    }
+
+    /** {@return the attachment of {@code type} if one was made, else null; makes none} */
+    public <T> T existingAttachment(Class<T> type) {
+        return type.cast(attachments.get(type));
     }
 
     /**
@@ -120,17 +128,6 @@ public final class SessionMonitor {
         synchronized (MONITORS) {
             return MONITORS.get(client.getZookeeperClient());
         }
-    }
-
-    /** {@return the shared objects whose key starts with {@code prefix}, in no order} */
-    public List<Object> sharedStartingWith(String prefix) {
-        List<Object> out = new ArrayList<>();
-        shared.forEach((key, value) -> {
-            if (key.startsWith(prefix)) {
-                out.add(value);
-            }
-        });
-        return out;
     }
 
     /** The id of the client's current session, or 0 when it has none. */

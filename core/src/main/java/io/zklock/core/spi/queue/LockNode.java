@@ -23,6 +23,24 @@ import java.util.OptionalLong;
  * (a read lock's downgrade queues its read node at its own write node's place, ahead of the
  * writers that queued after it). The anchor is written like a sequence number.
  *
+ * <p><b>Curator's layout.</b> Curator's recipes write protected names too: its mutex
+ * {@code _c_<uuid>-lock-<sequence>} (the same as ours), its semaphore's leases
+ * {@code _c_<uuid>-lease-<sequence>} (a kind like ours), and its read-write lock
+ * {@code _c_<uuid>-__READ__<sequence>} and {@code _c_<uuid>-__WRIT__<sequence>}, with no dash
+ * before the number. Those two parse as kinds {@code read} and {@code write}: a read node of
+ * Curator's layout may carry ten more digits, {@code __READ__<anchor><sequence>}, which is how
+ * zklock writes a downgrade's anchored read node in that layout (Curator sorts it, by the text
+ * after {@code __READ__}, right after its anchor). Curator's own downgrade creates a plain
+ * ephemeral node named with its write node's number: a read node that ties a write node's
+ * sequence number (see {@link #ties}). {@link #curatorNamed()} tells the layout of a name.
+ *
+ * <p><b>Whose node.</b> A uuid zklock picks itself is of version 7 (or 8 for a cached node,
+ * above): every node of a multi-lock's transaction, of an inferring transaction, and every node
+ * written in Curator's layout. Curator's protected create picks random version-4 uuids, for
+ * Curator's recipes and for zklock's plain creates alike. So {@link #zklockMarked()} tells a
+ * zklock node from a listing alone, while a version-4 node may be Curator's: a node in Curator's
+ * read-write layout that is not marked is Curator's own.
+ *
  * @param name the child's name, relative to the lock directory
  * @param protectedId the uuid of the protected create that made it
  * @param kind what the node asks for; drivers tell kinds apart by this field
@@ -62,9 +80,36 @@ public record LockNode(String name, String protectedId, String kind, long sequen
         return Integer.signum((int) (a - b));
     }
 
-    /** The name, up to ZooKeeper's sequence number, of the node a request with {@code uuid} creates. */
+    /** What Curator's read-write lock writes before the number of a read node. */
+    public static final String CURATOR_READ = "__READ__";
+    /** What Curator's read-write lock writes before the number of a write node. */
+    public static final String CURATOR_WRITE = "__WRIT__";
+
+    /**
+     * The name, up to ZooKeeper's sequence number, of the node a request with {@code uuid}
+     * creates: {@code _c_<uuid>-<namePrefix>}, where the prefix ends with what separates it
+     * from the number ({@code lock-}, {@code __READ__}).
+     */
     public static String protectedName(String uuid, String namePrefix) {
-        return PROTECTED_PREFIX + uuid + "-" + namePrefix + "-";
+        return PROTECTED_PREFIX + uuid + "-" + namePrefix;
+    }
+
+    /** The name prefix of a node of {@code kind} in zklock's own layout: {@code <kind>-}. */
+    public static String namePrefix(String kind) {
+        return checkKind(kind) + "-";
+    }
+
+    /**
+     * The name prefix of a node of {@code kind} in Curator's layout: {@code __READ__} and
+     * {@code __WRIT__} for a read-write lock's kinds, {@code <kind>-} for every other kind
+     * (Curator's mutex writes {@code lock-}, its semaphore {@code lease-}).
+     */
+    public static String curatorNamePrefix(String kind) {
+        return switch (checkKind(kind)) {
+            case "read" -> CURATOR_READ;
+            case "write" -> CURATOR_WRITE;
+            default -> kind + "-";
+        };
     }
 
     /**
@@ -78,7 +123,7 @@ public record LockNode(String name, String protectedId, String kind, long sequen
      * @throws IllegalArgumentException if the three do not make a lock node's name
      */
     public static LockNode of(String protectedId, String kind, long sequence) {
-        String name = protectedName(protectedId, checkKind(kind)) + String.format(Locale.ENGLISH, "%010d", sequence);
+        String name = protectedName(protectedId, namePrefix(kind)) + String.format(Locale.ENGLISH, "%010d", sequence);
         return parse(name).orElseThrow(() -> new IllegalArgumentException("not a lock node's name: " + name));
     }
 
@@ -90,6 +135,7 @@ public record LockNode(String name, String protectedId, String kind, long sequen
     /** Index in a uuid's text of its version digit. */
     private static final int UUID_VERSION_AT = 14;
     private static final char CACHING_VERSION = '8';
+    private static final char ZKLOCK_VERSION = '7';
 
     /**
      * A new random uuid for a protected create: version 4, or version 8 for a node its process
@@ -100,13 +146,48 @@ public record LockNode(String name, String protectedId, String kind, long sequen
      */
     public static String newProtectedId(boolean caching) {
         String uuid = java.util.UUID.randomUUID().toString();
-        return caching ? uuid.substring(0, UUID_VERSION_AT) + CACHING_VERSION + uuid.substring(UUID_VERSION_AT + 1) : uuid;
+        return uuid.substring(0, UUID_VERSION_AT) + (caching ? CACHING_VERSION : ZKLOCK_VERSION) + uuid.substring(UUID_VERSION_AT + 1);
+    }
+
+    /**
+     * Whether zklock picked the node's uuid (version 7, or 8 for a cached node): the node is
+     * zklock's. Otherwise Curator's protected create picked it, for one of Curator's recipes or
+     * for a plain create of zklock's default mode (see the class comment).
+     *
+     * @return whether the uuid is of a version zklock writes
+     */
+    public boolean zklockMarked() {
+        char version = protectedId.length() > UUID_VERSION_AT ? protectedId.charAt(UUID_VERSION_AT) : '?';
+        return version == ZKLOCK_VERSION || version == CACHING_VERSION;
+    }
+
+    /**
+     * Whether the node is one of Curator's read-write lock: Curator's layout, with a uuid
+     * zklock did not pick (zklock writes that layout only with uuids of its own).
+     */
+    public boolean curatorsReadWriteNode() {
+        return curatorNamed() && !zklockMarked();
+    }
+
+    /** Whether the name is written in Curator's read-write layout ({@code __READ__}, {@code __WRIT__}). */
+    public boolean curatorNamed() {
+        return name.startsWith(CURATOR_READ, KIND_START) || name.startsWith(CURATOR_WRITE, KIND_START);
+    }
+
+    /**
+     * Whether this node and {@code other} carry one sequence number without being one node: two
+     * nodes ZooKeeper numbered never do, so one of them was created plainly with the other's
+     * number (Curator's downgrade names its read node after its write node).
+     */
+    public boolean ties(LockNode other) {
+        return sequence == other.sequence && !name.equals(other.name);
     }
 
     /**
      * Whether the node's process may keep it after its last lease closes (a cached lease); a
-     * conflicting waiter behind it asks it back. Names are written by other clients too: a false
-     * claim only draws a revocation request onto its node.
+     * conflicting waiter behind it asks it back (an ask: a line written into its data; not a
+     * revocation request, which only an operator writes). Names are written by other clients
+     * too: a false claim only draws asks onto its node.
      *
      * @return whether the uuid is of the caching version
      */
@@ -138,6 +219,19 @@ public record LockNode(String name, String protectedId, String kind, long sequen
      */
     public static String anchoredPrefix(String kind, long anchorSequence) {
         return checkKind(kind) + "." + String.format(Locale.ENGLISH, "%010d", anchorSequence);
+    }
+
+    /**
+     * {@link #anchoredPrefix}, in Curator's layout: {@code __READ__<anchor>}, so that Curator's
+     * clients, which sort by the text after {@code __READ__}, sort the node right after its anchor.
+     *
+     * @throws IllegalArgumentException if the kind is not {@code read} (Curator anchors nothing else)
+     */
+    public static String curatorAnchoredPrefix(String kind, long anchorSequence) {
+        if (!"read".equals(kind)) {
+            throw new IllegalArgumentException("only read nodes are anchored in Curator's layout, not '" + kind + "'");
+        }
+        return CURATOR_READ + String.format(Locale.ENGLISH, "%010d", anchorSequence);
     }
 
     /** A node kind must be a lower-case word, as it is part of every node name. */
@@ -180,6 +274,9 @@ public record LockNode(String name, String protectedId, String kind, long sequen
             return null;
         }
         int i = KIND_START;
+        if (name.charAt(i) == '_') {
+            return parsedCuratorReadWrite(name);
+        }
         if (!isLowerLetter(name.charAt(i))) {
             return null;
         }
@@ -202,6 +299,53 @@ public record LockNode(String name, String protectedId, String kind, long sequen
         long sequence = Long.parseLong(name, i + 1, n, 10);
         return new LockNode(name, name.substring(UUID_START, UUID_START + UUID_LENGTH),
                 kind(name, kindEnd), sequence, anchor);
+    }
+
+    /**
+     * A name of Curator's read-write layout: {@code __READ__} or {@code __WRIT__}, then a
+     * number written like a sequence number; a read node may carry a second one, the first
+     * being its anchor. Anything else is foreign.
+     */
+    private static LockNode parsedCuratorReadWrite(String name) {
+        String kind;
+        if (name.startsWith(CURATOR_READ, KIND_START)) {
+            kind = "read";
+        } else if (name.startsWith(CURATOR_WRITE, KIND_START)) {
+            kind = "write";
+        } else {
+            return null;
+        }
+        int n = name.length();
+        int first = KIND_START + CURATOR_READ.length();
+        OptionalLong anchor = OptionalLong.empty();
+        int at = first;
+        if (kind.equals("read") && n - first > SEQUENCE_WIDTH) {    // an anchor, written in exactly ten characters
+            int anchorEnd = first + SEQUENCE_WIDTH;
+            if (!isTenCharacterNumber(name, first)) {
+                return null;
+            }
+            anchor = OptionalLong.of(Long.parseLong(name, first, anchorEnd, 10));
+            at = anchorEnd;
+        }
+        if (numberEnd(name, at) != n) {
+            return null;
+        }
+        long sequence = Long.parseLong(name, at, n, 10);
+        return new LockNode(name, name.substring(UUID_START, UUID_START + UUID_LENGTH), kind, sequence, anchor);
+    }
+
+    /** The width ZooKeeper writes a sequence number in ({@code %010d}). */
+    private static final int SEQUENCE_WIDTH = 10;
+
+    /** Whether {@code s} holds, at {@code from}, ten digits or {@code -} and nine digits. */
+    private static boolean isTenCharacterNumber(String s, int from) {
+        int start = s.charAt(from) == '-' ? from + 1 : from;
+        for (int k = start; k < from + SEQUENCE_WIDTH; k++) {
+            if (!isDigit(s.charAt(k))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Kinds most listings are made of: parsed to these very strings, not to a new copy per child. */

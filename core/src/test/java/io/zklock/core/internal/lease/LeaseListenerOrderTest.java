@@ -31,7 +31,7 @@ class LeaseListenerOrderTest {
 
     private final ScriptedPort port = new ScriptedPort(SESSION);
     private final SessionMonitor monitor = SessionMonitor.detached(() -> port.sessionId);
-    private final LockContext context = LockContext.of(null, monitor, port, DIR, "lock", "lock", LockDriver.EXCLUSIVE, 1);
+    private final LockContext context = LockContext.of(null, monitor, port, DIR, "lock", "lock-", LockDriver.EXCLUSIVE, 1);
 
     /**
      * HELD on reconnection, then LOST made by another thread while the first listener is still

@@ -5,7 +5,9 @@ import static io.zklock.core.internal.zk.ScriptedPort.rc;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.lang.ref.WeakReference;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -40,7 +42,7 @@ class LeaseViewsAndNoticeTest {
 
     private final ScriptedPort port = new ScriptedPort(SESSION);
     private final SessionMonitor monitor = SessionMonitor.detached(() -> port.sessionId);
-    private final LockContext context = LockContext.of(null, monitor, port, DIR, "lock", "lock", LockDriver.EXCLUSIVE, 1);
+    private final LockContext context = LockContext.of(null, monitor, port, DIR, "lock", "lock-", LockDriver.EXCLUSIVE, 1);
     private final ZkLease base = new ZkLease(context, NODE, 42, SESSION);
 
     /**
@@ -68,18 +70,25 @@ class LeaseViewsAndNoticeTest {
      * often the hold was re-entered, and the open view still hears the base's loss.
      */
     @Test
-    void closedViewsOfAHoldLeaveItsListener() {
+    void closedViewsOfAHoldLeaveItsListener() throws InterruptedException {
         HoldLease.Base hold = new HoldLease.Base(base);
         HoldLease open = hold.newView(() -> false);
         List<LeaseState> openHeard = new CopyOnWriteArrayList<>();
         open.addListener((lease, state) -> openHeard.add(state));
         List<LeaseState> closedHeard = new CopyOnWriteArrayList<>();
+        List<WeakReference<HoldLease>> closed = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
             HoldLease view = hold.newView(() -> false);
             view.addListener((lease, state) -> closedHeard.add(state));
             view.close();
+            closed.add(new WeakReference<>(view));
         }
-        assertEquals(1, hold.listeningViews(), "closed views are still told the base's news");
+        for (int i = 0; i < 50 && closed.stream().anyMatch(ref -> ref.get() != null); i++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertEquals(0, closed.stream().filter(ref -> ref.get() != null).count(),
+                "closed views are still kept by the hold, to be told the base's news");
         base.lose();
         assertEquals(List.of(LeaseState.LOST), openHeard);
         assertEquals(100, closedHeard.size(), "a closed view heard the base: " + closedHeard.stream().distinct().toList());

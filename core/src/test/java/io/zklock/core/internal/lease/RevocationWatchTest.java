@@ -53,7 +53,7 @@ class RevocationWatchTest {
 
     private final ScriptedPort port = new ScriptedPort(SESSION);
     private final SessionMonitor monitor = SessionMonitor.detached(() -> port.sessionId);
-    private final LockContext engine = LockContext.of(null, monitor, port, DIR, "lock", "lock", LockDriver.EXCLUSIVE, 1);
+    private final LockContext engine = LockContext.of(null, monitor, port, DIR, "lock", "lock-", LockDriver.EXCLUSIVE, 1);
     private final ZkLease lease = new ZkLease(engine, NODE, 42, SESSION);
     private final List<String> toldOn = new CopyOnWriteArrayList<>();
     private final List<Lease> toldWith = new CopyOnWriteArrayList<>();

@@ -62,7 +62,7 @@ class EngineRacesTest {
 
     private final ScriptedPort port = new ScriptedPort(SESSION);
     private final SessionMonitor monitor = SessionMonitor.detached(() -> port.sessionId);
-    private final LockContext engine = LockContext.of(null, monitor, port, DIR, "lock", "lock", LockDriver.EXCLUSIVE, 1);
+    private final LockContext engine = LockContext.of(null, monitor, port, DIR, "lock", "lock-", LockDriver.EXCLUSIVE, 1);
     /** The request that sent the transaction of {@link #transactionAfterReleasedHolder()}. */
     private Acquisition transactionRequest;
 

@@ -71,7 +71,7 @@ class TwoNodeWatchTest {
 
     private final ScriptedPort port = new ScriptedPort(SESSION);
     private final SessionMonitor monitor = SessionMonitor.detached(() -> port.sessionId);
-    private final LockContext engine = LockContext.of(null, monitor, port, DIR, "sem1", "sem1", TWO_AHEAD, 1);
+    private final LockContext engine = LockContext.of(null, monitor, port, DIR, "sem1", "sem1-", TWO_AHEAD, 1);
     private String ours;
 
     /** Both nodes named are watched in one step, the first named first. */

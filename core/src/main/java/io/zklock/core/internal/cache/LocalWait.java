@@ -1,9 +1,16 @@
-package io.zklock.core.internal.lease;
+package io.zklock.core.internal.cache;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.WatchKey;
 import io.zklock.core.internal.zk.Watches;
 import io.zklock.core.internal.zk.ZkPort;
+import io.zklock.core.spi.queue.Deadline;
 import io.zklock.core.spi.queue.LockNode;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
@@ -11,7 +18,7 @@ import org.apache.zookeeper.Watcher;
 /*
  * Overview.
  *
- * The directory check of one local wait (LeaseCache.awaitLocal): a thread that wants a node of
+ * The directory check of one local wait (LeaseCache.awaitLocal; see the package's Overview): a thread that wants a node of
  * one-at-a-time kind (a mutex node, a semaphore permit) while every entry of its cache is in
  * use may wait for one of them to close instead of queueing a node, but only while every
  * permit is taken: a free permit must not sit idle while it waits.
@@ -43,6 +50,35 @@ final class LocalWait {
         this.giveUp = giveUp;
         this.watches = new Watches(context.monitor().watches(), context.port());
         this.key = WatchKey.children(context.port().serverPath(context.path()));
+    }
+
+    /**
+     * Waits, with {@code check} running, for a node handed over at a close, for at most
+     * {@code boundNanos} (the escalation bound) and until {@code deadline}; null if none came.
+     * Timed out, the wait {@code giveUp}s and takes a node handed over meanwhile; interrupted
+     * (or the check failed), it gives up and {@code giveOn}s such a node.
+     */
+    static <T> T await(LocalWait check, CompletableFuture<T> handed, long boundNanos, Deadline deadline, Runnable giveUp,
+            Consumer<T> giveOn) throws InterruptedException {
+        try {
+            check.start();
+            // then ZooKeeper, whose node asks by need: a permit another client keeps idle idles no longer
+            return handed.get(deadline.isUnbounded() ? boundNanos : Math.min(boundNanos, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            giveUp.run();
+            return handed.getNow(null);        // handed over as the wait timed out: take it
+        } catch (InterruptedException | RuntimeException e) {
+            giveUp.run();
+            T late = handed.getNow(null);
+            if (late != null) {
+                giveOn.accept(late);           // handed over as we were interrupted (or the check failed): give it on
+            }
+            throw e;
+        } catch (ExecutionException impossible) {
+            throw new IllegalStateException(impossible);
+        } finally {
+            check.end();
+        }
     }
 
     /** Step 1. */

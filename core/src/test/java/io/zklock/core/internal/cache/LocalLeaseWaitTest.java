@@ -1,4 +1,4 @@
-package io.zklock.core.spi;
+package io.zklock.core.internal.cache;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
 import io.zklock.core.LeaseState;
-import io.zklock.core.internal.lease.LeaseCache;
+import io.zklock.core.spi.LockEngine;
 import io.zklock.core.spi.queue.Decision;
 import io.zklock.core.spi.queue.LockDriver;
 import io.zklock.core.spi.queue.LockNode;
@@ -68,8 +68,8 @@ class LocalLeaseWaitTest {
 
     /** Permits whose local waits last (an escalation bound no test reaches, however slow the machine). */
     private static LockEngine permits(CuratorFramework client, String path, int max) {
-        LockEngine engine = new LockEngine(client, path, new RecipeDescriptor("sem", FIRST_N, max), HOUR);
-        return new LockEngine(engine.context().withEscalation(600_000));
+        CacheProbe.escalateAfter(client, Duration.ofMinutes(10));
+        return new LockEngine(client, path, new RecipeDescriptor("sem", FIRST_N, max), HOUR);
     }
 
     /** Both permits of a semaphore of 2, taken by {@code engine}'s client: the first lease, then the second. */
@@ -187,8 +187,8 @@ class LocalLeaseWaitTest {
              CuratorFramework a = ZkTesting.client(server.getConnectString(), 60_000);
              CuratorFramework b = ZkTesting.client(server.getConnectString(), 60_000)) {
             LockEngine engineA = permits(a, "/w/l", 2);
-            LockEngine engineB = new LockEngine(new LockEngine(b, "/w/l", new RecipeDescriptor("sem", FIRST_N, 2))
-                    .context().withEscalation(600_000));   // b asks only the permit it needs
+            CacheProbe.escalateAfter(b, Duration.ofMinutes(10));   // b asks only the permit it needs
+            LockEngine engineB = new LockEngine(b, "/w/l", new RecipeDescriptor("sem", FIRST_N, 2));
             List<Lease> held = bothPermits(engineA);
             CompletableFuture<Optional<Lease>> rival = inThread(engineB, Duration.ofSeconds(30));
             Await.until("b queued", Duration.ofSeconds(10), () -> ZkTesting.children(a, "/w/l").size() == 3);
@@ -398,7 +398,7 @@ class LocalLeaseWaitTest {
 
     /** Threads of {@code client} waiting on {@code path} for a node their client holds or is queueing. */
     private static int waitingLocally(CuratorFramework client, String path) {
-        return LeaseCache.threadsWaitingLocally(client, path);
+        return CacheProbe.localWaits(client, path);
     }
 
     /** Whether a read node's data under {@code path} carries an ask (its asked-back-by line). */

@@ -1,4 +1,4 @@
-package io.zklock.core.spi;
+package io.zklock.core.internal.cache;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -14,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
 import io.zklock.core.LeaseState;
+import io.zklock.core.spi.LockEngine;
+import io.zklock.core.spi.ReentrantLockSupport;
 import io.zklock.core.spi.queue.LockDriver;
 import io.zklock.core.spi.queue.RecipeDescriptor;
 import io.zklock.testing.Await;

@@ -1,4 +1,4 @@
-package io.zklock.core.internal.request;
+package io.zklock.core.internal.cache;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -12,7 +12,6 @@ import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
 import io.zklock.core.LeaseState;
 import io.zklock.core.spi.LockEngine;
-import io.zklock.core.spi.TestEngines;
 import io.zklock.core.spi.queue.Decision;
 import io.zklock.core.spi.queue.LockDriver;
 import io.zklock.core.spi.queue.RecipeDescriptor;
@@ -25,7 +24,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A waiter of a lock of several holders (a semaphore's shape) asks back only the cached nodes
  * it needs gone, the first in queue order, and every other cached node ahead once it has
- * waited the escalation bound ({@code LockContext.ESCALATE_MS}): a permit kept idle by a cache waits at most that long
+ * waited the escalation bound ({@code LeaseCaches.ESCALATION}): a permit kept idle by a cache waits at most that long
  * for a waiter that needs it.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)   // an unbounded acquire() that hangs fails the test
@@ -49,8 +48,8 @@ class AskBackNeedTest {
              CuratorFramework a = ZkTesting.client(server.getConnectString(), 60_000);
              CuratorFramework b = ZkTesting.client(server.getConnectString(), 60_000)) {
             LockEngine engineA = permits(a, "/w/h", 2);
-            LockEngine engineB = TestEngines.withEscalation(   // no escalation within the test, however slow the machine
-                    new LockEngine(b, "/w/h", new RecipeDescriptor("sem", FIRST_N, 2), LeaseCaching.off()), 60_000);
+            CacheProbe.escalateAfter(b, Duration.ofMinutes(1));   // no escalation within the test, however slow the machine
+            LockEngine engineB = new LockEngine(b, "/w/h", new RecipeDescriptor("sem", FIRST_N, 2), LeaseCaching.off());
             Lease one = engineA.acquire();
             Lease two = engineA.acquire();
             one.close();

@@ -1,0 +1,91 @@
+package io.zklock.core.internal.cache;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.zk.SessionMonitor;
+
+/**
+ * The lease caches of one client, one per lock directory, node name prefix and
+ * {@code maxLeases} (every lock object of the client there shares it), attached to the client's
+ * {@link SessionMonitor}. A cache left with no node, no local wait and no lead is dropped; what
+ * puts something into a cache ({@link #adding}) runs under the registry's lock of that key, so
+ * nothing is ever put into a cache that was dropped.
+ */
+public final class LeaseCaches {
+    /**
+     * How long a request waits, by default, on cached permits it needs before it asks every
+     * cached permit ahead of it (AskBack), and how long a thread waits inside its process for
+     * its own client's busy permit before it queues a node (a local wait): a cached permit
+     * idles at most this long while a request needs it. The escalation bound.
+     */
+    static final Duration ESCALATION = Duration.ofMillis(25);
+
+    /** What one cache is for: a lock directory (the server's path), a node name prefix, and maxLeases. */
+    record Key(String serverPath, String namePrefix, int maxLeases) {
+        static Key of(LockContext context) {
+            return new Key(context.port().serverPath(context.path()), context.namePrefix(), context.maxLeases());
+        }
+    }
+
+    private final ConcurrentHashMap<Key, LeaseCache> caches = new ConcurrentHashMap<>();
+    private volatile long escalationNanos = ESCALATION.toNanos();
+
+    private LeaseCaches() {
+    }
+
+    /** {@return the registry of {@code monitor}'s client, made the first time} */
+    static LeaseCaches of(SessionMonitor monitor) {
+        return monitor.attachment(LeaseCaches.class, LeaseCaches::new);
+    }
+
+    /** {@return the registry of {@code monitor}'s client if one was made, else null} */
+    static LeaseCaches existing(SessionMonitor monitor) {
+        return monitor.existingAttachment(LeaseCaches.class);
+    }
+
+    /** {@return the cache of {@code key} now, or null if it has none} */
+    LeaseCache get(Key key) {
+        return caches.get(key);
+    }
+
+    /**
+     * Runs {@code add} on the cache of {@code key} (made if there is none) under the registry's
+     * lock of that key, which a drop takes too: what {@code add} puts in the cache stays in a
+     * cache of the registry. {@code add} does bookkeeping only.
+     */
+    <T> T adding(Key key, boolean shared, Function<LeaseCache, T> add) {
+        Object[] out = new Object[1];
+        caches.compute(key, (k, cache) -> {
+            LeaseCache live = cache != null ? cache : new LeaseCache(this, k, shared);
+            out[0] = add.apply(live);
+            return live;
+        });
+        @SuppressWarnings("unchecked")
+        T result = (T) out[0];
+        return result;
+    }
+
+    /** Drops {@code cache} if it is still the one of {@code key} and holds nothing; call without its monitor. */
+    void dropIfEmpty(Key key, LeaseCache cache) {
+        caches.computeIfPresent(key, (k, now) -> now == cache && cache.isEmpty() ? null : now);
+    }
+
+    /** {@return the caches of the lock directory at {@code serverPath}, any kind} */
+    List<LeaseCache> on(String serverPath) {
+        return caches.entrySet().stream().filter(e -> e.getKey().serverPath().equals(serverPath)).map(e -> e.getValue()).toList();
+    }
+
+    /** {@return the escalation bound of this client's waits, in nanoseconds (see ESCALATION)} */
+    long escalationNanos() {
+        return escalationNanos;
+    }
+
+    /** Another escalation bound for this client's waits: what a test in this package sets so that none happens within it. */
+    void escalateAfter(Duration bound) {
+        escalationNanos = bound.toNanos();
+    }
+}

@@ -1,0 +1,100 @@
+/**
+ * Cached leases ({@link io.zklock.core.LeaseCaching}): a process keeps a node after its last
+ * local lease closes and grants the lock again locally, with no request; a conflicting waiter
+ * asks the node back. This comment is the one statement of the algorithm; the classes point
+ * here.
+ *
+ * <h2>Glossary</h2>
+ * <dl>
+ *   <dt>cached node</dt>
+ *   <dd>a node granted through ZooKeeper that its process may keep after use: its name's uuid is
+ *       of the caching version ({@link io.zklock.core.spi.queue.LockNode#caches()}), so every
+ *       client sees it is one. One {@link io.zklock.core.internal.cache.LeaseCache} per client,
+ *       lock directory, kind and {@code maxLeases} keeps them ({@code LeaseCaches}, the client's
+ *       registry, drops a cache left empty).</dd>
+ *   <dt>local grant</dt>
+ *   <dd>a lease on a cached node handed out with no request ({@code CachedLease}, the cache's
+ *       own view of the node's base lease): same node, same fencing token.</dd>
+ *   <dt>local wait</dt>
+ *   <dd>a thread that waits inside its process for what its client holds or is queueing,
+ *       instead of queueing a node: a permit's wait for a busy permit of its client, a reader's
+ *       wait for the read node another reader of its client is queueing (the lead).</dd>
+ *   <dt>ask</dt>
+ *   <dd>a waiter's request that a cached node ahead of it be let go: a read of the node and a
+ *       conditional write of an {@code asked-back-by} line into its data ({@code AskBack};
+ *       which nodes, {@code WhoAsks}). The holder, which watches its node, hears it. It is not a
+ *       revocation request: the leases' revocation handlers never hear it.</dd>
+ *   <dt>escalation</dt>
+ *   <dd>of a lock of several holders (a semaphore), a waiter first asks only the cached nodes it
+ *       needs gone; once it has waited the escalation bound (25 ms) it asks every cached node
+ *       ahead that conflicts with it, and a local wait goes to ZooKeeper after the same bound:
+ *       a cached permit idles at most that long while a request needs it.</dd>
+ * </dl>
+ *
+ * <h2>Overview</h2>
+ * An engine picks its {@link io.zklock.core.internal.cache.LeaseStrategy} once: uncached, or
+ * one of three cached ones (one-at-a-time nodes: a mutex's; permits: a semaphore's; shared
+ * reads: a read lock's). A cached acquisition:
+ * <ol>
+ *   <li><b>LOCAL.</b> A node whose base is HELD, not asked back, younger than ten idle periods
+ *       since ZooKeeper granted it (the age limit: it bounds what a waiter that cannot ask, its
+ *       ask refused by an ACL, waits for a node its holder keeps granting again), and with room
+ *       (a read node: any number of local leases at once; any other node: one) is granted
+ *       locally.</li>
+ *   <li><b>WAIT.</b> Nothing to take:
+ *     <ul>
+ *       <li>permits: while a node is in use, not asked and kept, and every permit of the lock is
+ *           taken and nobody is queued, the thread waits for a local lease to close (a local
+ *           wait, oldest first) instead of queueing, for at most the escalation bound.
+ *           {@code LocalWait} lists the directory with a watch: any other count of nodes than
+ *           {@code maxLeases}, any change of the children or any failure sends the thread to
+ *           ZooKeeper (a free permit never sits idle while it waits, a permit is never handed
+ *           over locally ahead of a waiter queued before, and a node another client queued comes
+ *           with its ask). An ask of any node, a loss, or the end of the last node to wait for
+ *           sends every local wait to ZooKeeper, where it queues behind the asker. A mutex's
+ *           thread queues at once, so the mutex's grants follow the order its waiters
+ *           started in.</li>
+ *       <li>shared reads: one reader queues a node (the lead); the readers that miss meanwhile,
+ *           with a deadline at most the escalation bound after the lead's, wait for its
+ *           acquisition to end and try the cache again, so readers of one process that miss
+ *           together queue one node, granted to all when each one's own would have been
+ *           ({@code ReaderLead}).</li>
+ *     </ul></li>
+ *   <li><b>ADOPT.</b> Otherwise the request queues a node; the grant comes with its granting
+ *       listing (a {@code Grant}), and the cache keeps the node with one lease in use. If the
+ *       listing shows a waiter behind it that asks it ({@code WhoAsks.askedAtGrant}), the node
+ *       starts asked: that waiter's ask may be in the node already, and readers that joined the
+ *       lead try the cache at once; granting them would put them ahead of a writer that queued
+ *       before them. The node's data watch (its revocation watch, one getData) starts at once.</li>
+ *   <li><b>CLOSE.</b> The last local lease on a node closes: if the node was asked, the cache
+ *       cleared, or the base is not HELD (a node whose session may be ending is not worth
+ *       keeping), the base is released (the closing lease follows it until the node is gone);
+ *       otherwise the node goes to the oldest local wait (still in use: no request), or goes
+ *       idle, and a timer releases it after the idle period.</li>
+ *   <li><b>ASK.</b> A waiter queued behind cached nodes that conflict with it asks them
+ *       ({@code AskBack}, from each of its decisions, once per node and wait): of a lock of one
+ *       holder at a time every such node ahead; of a lock of several holders, at index {@code i},
+ *       the first {@code i - maxLeases + 1} of them, and all of them after the escalation bound.
+ *       The ask is a read of the node and a write at the version read: no write without the
+ *       read, since a conditional write replaces the whole data and the holder's owner lines
+ *       (what status and revoke show) must stay. Nodes that are not cached cost nothing.</li>
+ *   <li><b>ASKED.</b> The holder hears the write at its data watch's event (any write into a
+ *       cached node means "let it go", so it does not wait for the read) or finds the line in a
+ *       read: nothing more is granted on the node, every local wait goes to ZooKeeper, and an
+ *       idle node is released at once, a node in use at its last close. An operator's revocation
+ *       request does the same, and also reaches the leases' revocation handlers.</li>
+ *   <li><b>FINAL.</b> The base LOST (session loss, forced deletion) or RELEASED: the node leaves
+ *       the cache; the leases in use hear LOST through the base.</li>
+ * </ol>
+ * So a conflicting waiter waits for the leases in use and one notification, never for the
+ * idle period. A local grant keeps the node's fencing token (a later node's is larger), and a
+ * local hand-over never passes a queued waiter.
+ *
+ * <h2>Serialisation</h2>
+ * A cache's nodes (each one's {@code Use}, one value, and its idle timer), its local waits and
+ * its lead are guarded by the cache's monitor, for bookkeeping only; releases and ZooKeeper
+ * calls are made after it is let go. What puts something into a cache runs under the
+ * registry's lock of its key, which a drop takes too. The waiter's side ({@code AskBack}) runs
+ * as steps of its request, timers included.
+ */
+package io.zklock.core.internal.cache;

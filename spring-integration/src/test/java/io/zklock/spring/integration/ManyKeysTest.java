@@ -1,0 +1,75 @@
+package io.zklock.spring.integration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.zklock.testing.ZkTesting;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An aggregator's load: every message a new correlation key, locked and released once. The
+ * registry's map stays within its capacity however many keys pass through it.
+ */
+class ManyKeysTest {
+    private static final Logger LOG = LoggerFactory.getLogger(ManyKeysTest.class);
+    private static final int KEYS = 200_000;
+    private static final int CAPACITY = 1_000;
+    private static final int THREADS = 8;
+
+    /** 200,000 distinct keys locked and unlocked by 8 threads: the map never holds more than the capacity. */
+    @Test
+    void theMapStaysWithinItsCapacityOver200000Keys() throws Exception {
+        // 600,000 writes: the test server's fsync per write would take minutes and proves nothing here
+        String forceSync = System.setProperty("zookeeper.forceSync", "no");
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework client = ZkTesting.client(server.getConnectString(), 30_000);
+             ZkLockRegistry registry = new ZkLockRegistry(client, "/si/many")) {
+            registry.setCacheCapacity(CAPACITY);
+            AtomicInteger next = new AtomicInteger();
+            AtomicInteger largest = new AtomicInteger();
+            ExecutorService threads = Executors.newFixedThreadPool(THREADS);
+            long start = System.nanoTime();
+            List<Future<?>> work = new ArrayList<>();
+            for (int t = 0; t < THREADS; t++) {
+                work.add(threads.submit(() -> {
+                    for (int k = next.getAndIncrement(); k < KEYS; k = next.getAndIncrement()) {
+                        ZkRegistryLock lock = registry.obtain("correlation-" + k);
+                        lock.lock();
+                        try {
+                            largest.accumulateAndGet(registry.size(), Math::max);
+                        } finally {
+                            lock.unlock();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : work) {
+                f.get(20, TimeUnit.MINUTES);
+            }
+            threads.shutdown();
+            LOG.info("{} keys in {} ms; the map held at most {}", KEYS,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), largest.get());
+            assertTrue(largest.get() <= CAPACITY, "the map held " + largest.get() + " locks");
+            assertEquals(CAPACITY, registry.size());
+        } finally {
+            if (forceSync == null) {
+                System.clearProperty("zookeeper.forceSync");
+            } else {
+                System.setProperty("zookeeper.forceSync", forceSync);
+            }
+        }
+    }
+}
