@@ -106,7 +106,7 @@ final class StatusReport {
             String age = Durations.format(age(p.createdAt(), now));
             rows.add(new String[] {
                 Integer.toString(i + 1),
-                p.holding() ? (p.cached() ? "CACHED" : p.mode().equals(CANDIDATE) ? "LEADS" : "HOLDS") : "waits",
+                p.inLockDelay(now) ? "DELAYED" : p.holding() ? (p.cached() ? "CACHED" : p.mode().equals(CANDIDATE) ? "LEADS" : "HOLDS") : "waits",
                 p.mode(),
                 p.participantId().map(id -> id + " " + owner(p.owner())).orElse(owner(p.owner())),
                 p.holding() ? "held <= " + age : "waiting " + age,
@@ -176,6 +176,7 @@ final class StatusReport {
                         .append(",\"node\":").append(string(p.nodeName()))
                         .append(",\"holding\":").append(p.holding())
                         .append(",\"cached\":").append(p.cached())
+                        .append(",\"lockDelayUntil\":").append(p.lockDelayUntil().map(t -> string(t.toString())).orElse("null"))
                         .append(",\"mode\":").append(string(p.mode()))
                         .append(",\"participantId\":").append(p.participantId().map(StatusReport::string).orElse("null"))
                         .append(",\"owner\":{\"thread\":").append(string(o.thread()))

@@ -1,5 +1,6 @@
 package io.zklock.core;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -9,8 +10,8 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
  * One grant of a {@link DistributedLock}, carried by one ZooKeeper node.
  *
  * <p>A lease starts {@link LeaseState#HELD}. While its session is disconnected it is
- * {@link LeaseState#SUSPENDED}: the node may still exist, but the holder cannot know. It
- * returns to {@code HELD} when the same session reconnects, and becomes
+ * {@link LeaseState#SUSPENDED}: the node may still exist, but the holder cannot know (see {@link #validFor()} for how long it
+ * certainly still holds). It returns to {@code HELD} when the same session reconnects, and becomes
  * {@link LeaseState#LOST} when the session expires or Curator declares it lost, after which
  * another client may hold the lock: listeners hear of it before the client deletes the
  * lease's node on its next connection (the server may keep an old session, and its node,
@@ -137,6 +138,64 @@ public interface Lease extends AutoCloseable {
      */
     default List<CuratorOp> guards() {
         return List.of(guard());
+    }
+
+    /**
+     * How long this lease is certainly still held even if the client hears nothing more from
+     * ZooKeeper: zero once it is unsure. It counts down, on the monotonic clock, from the send
+     * time of the last request of the lease's session that a server answered: ZooKeeper's server
+     * keeps a session at least its negotiated timeout after it last received a request of it, so
+     * no other client can be granted before then. From that the figure takes a margin for the
+     * difference between the client's and the server's clock rates and for what an ensemble adds
+     * (see {@link LeaseValidity}). It holds in every state: {@code HELD} counts down from the last
+     * answer, {@code SUSPENDED} keeps counting down (nothing more is answered), {@code LOST} and
+     * {@code RELEASED} are zero. The client keeps the figure fresh while it is read: once this is
+     * called, and for one session timeout after the last call, the client sends a cheap request
+     * (an {@code exists}, no watch) whenever none of its own was answered for a quarter of the
+     * session timeout. A multi-lock's lease gives the least of its components'.
+     *
+     * <p><b>What it promises.</b> A holder that calls {@link #checkValidFor(Duration)} before
+     * each action on the protected resource, with a bound on how long the action takes, and acts
+     * only if the check passes, never acts while a later holder holds the lock, unless the process
+     * pauses (a stop-the-world collection, a frozen virtual machine, a stopped process) for longer
+     * than the margin between the check and the end of the action, or the clocks drift apart
+     * faster than the margin allows. A lock built with a lock-delay (see {@link LockDelay}) makes
+     * the next holder wait that much longer after a holder's session ended, which covers pauses up
+     * to the delay as well. Nothing on the client can do more: a paused process cannot know it
+     * paused until it runs again. <b>What fencing adds</b>: a resource that checks the
+     * {@linkplain #fencingToken() fencing token} (or a ZooKeeper write {@linkplain #guard()
+     * guarded} by the node) refuses a late writer whatever it believes and however long it
+     * paused. Use this check where the resource cannot check a token; use both where it can.
+     *
+     * @return how long the lease is certainly held, never negative; {@link Duration#ZERO} once
+     *         unsure
+     */
+    default Duration validFor() {
+        return Duration.ZERO;
+    }
+
+    /**
+     * Checks that this lease is certainly held for at least {@code needed} more (see
+     * {@link #validFor()}), for a holder about to act on a resource that cannot check a fencing
+     * token:
+     * <pre>{@code
+     * lease.checkValidFor(Duration.ofSeconds(2));   // throws unless 2 s are certainly left
+     * uploadReport();                               // must finish within those 2 s
+     * }</pre>
+     *
+     * @param needed how long the action about to start may take
+     * @throws LockException naming the lease, what was needed and what was left, if less is left
+     * @throws IllegalArgumentException if {@code needed} is null or negative
+     */
+    default void checkValidFor(Duration needed) {
+        if (needed == null || needed.isNegative()) {
+            throw new IllegalArgumentException("needed must be a duration of zero or more, was " + needed);
+        }
+        Duration left = validFor();
+        if (left.compareTo(needed) < 0 || left.isZero()) {
+            throw new LockException("lease " + nodePath() + " (" + state() + ") is certain for " + left.toMillis()
+                    + " ms, less than the " + needed.toMillis() + " ms needed");
+        }
     }
 
     /**

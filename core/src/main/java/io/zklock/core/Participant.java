@@ -20,9 +20,22 @@ import java.util.Optional;
  * @param revocationRequest the revocation request written into the node, if any
  * @param participantId the participant the node's data names (a leader election's candidate),
  *                      if any
+ * @param lockDelayUntil when the lock-delay a granted node waits out ends, if it waits one (see
+ *        {@link LockDelay}): its request is not yet HELD
  */
 public record Participant(String nodePath, String mode, long sequence, OwnerInfo owner, boolean holding,
-        long fencingToken, Instant createdAt, Optional<RevocationRequest> revocationRequest, Optional<String> participantId) {
+        long fencingToken, Instant createdAt, Optional<RevocationRequest> revocationRequest, Optional<String> participantId,
+        Optional<Instant> lockDelayUntil) {
+
+    /**
+     * Whether the node is granted but waits out a lock-delay at {@code now}.
+     *
+     * @param now the time to judge at
+     * @return whether it holds and its lock-delay has not ended
+     */
+    public boolean inLockDelay(Instant now) {
+        return holding && lockDelayUntil.map(now::isBefore).orElse(false);
+    }
 
     /**
      * Checks and keeps the components; each is described above.
@@ -36,17 +49,19 @@ public record Participant(String nodePath, String mode, long sequence, OwnerInfo
      * @param createdAt the {@link #createdAt()}
      * @param revocationRequest the {@link #revocationRequest()}
      * @param participantId the {@link #participantId()}
+     * @param lockDelayUntil the {@link #lockDelayUntil()}
      * @throws IllegalArgumentException if a reference argument is null
      */
     public Participant {
         if (nodePath == null || mode == null || owner == null || createdAt == null || revocationRequest == null
-                || participantId == null) {
+                || participantId == null || lockDelayUntil == null) {
             throw new IllegalArgumentException("no argument of a Participant may be null");
         }
     }
 
     /**
-     * A participant whose node names no participant id; each argument is described above.
+     * A participant whose node names no participant id and waits out no lock-delay; each argument
+     * is described above.
      *
      * @param nodePath the {@link #nodePath()}
      * @param mode the {@link #mode()}
@@ -60,7 +75,8 @@ public record Participant(String nodePath, String mode, long sequence, OwnerInfo
      */
     public Participant(String nodePath, String mode, long sequence, OwnerInfo owner, boolean holding,
             long fencingToken, Instant createdAt, Optional<RevocationRequest> revocationRequest) {
-        this(nodePath, mode, sequence, owner, holding, fencingToken, createdAt, revocationRequest, Optional.empty());
+        this(nodePath, mode, sequence, owner, holding, fencingToken, createdAt, revocationRequest, Optional.empty(),
+                Optional.empty());
     }
 
     /**

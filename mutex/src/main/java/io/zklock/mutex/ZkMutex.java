@@ -10,6 +10,8 @@ import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
 import io.zklock.core.LockCompatibility;
+import io.zklock.core.LockDelay;
+import io.zklock.core.LockOptions;
 import io.zklock.core.Participant;
 import io.zklock.core.spi.LockComponents;
 import io.zklock.core.spi.LockEngine;
@@ -70,7 +72,22 @@ public final class ZkMutex implements DistributedLock, AutoCloseable {
      * @throws IllegalArgumentException if the client or caching is null or the path is invalid
      */
     public ZkMutex(CuratorFramework client, String path, LeaseCaching caching) {
-        this(client, path, caching, LockCompatibility.DEFAULT);
+        this(client, path, LockOptions.defaults().withCaching(caching));
+    }
+
+    /**
+     * A mutex built with {@code options} (see {@link LockOptions}): whether its node is kept
+     * after use ({@link LeaseCaching}), the node layout it writes ({@link LockCompatibility}:
+     * both are safe beside Curator's {@code InterProcessMutex}), and how long the next holder
+     * waits after a holder's session ended ({@link LockDelay}).
+     *
+     * @param client a started Curator client; may be shared with other locks
+     * @param path the lock's ZooKeeper path, absolute, e.g. {@code /locks/orders}
+     * @param options the lock's options; {@link LockOptions#defaults()} for none
+     * @throws IllegalArgumentException if an argument is null or the path is invalid
+     */
+    public ZkMutex(CuratorFramework client, String path, LockOptions options) {
+        this(client, path, options, ReentrantLockSupport.ReentryPolicy.RECIPES);
     }
 
     /**
@@ -87,7 +104,7 @@ public final class ZkMutex implements DistributedLock, AutoCloseable {
      */
     public ZkMutex(CuratorFramework client, String path, LeaseCaching caching,
             ReentrantLockSupport.ReentryPolicy policy) {
-        this(client, path, caching, LockCompatibility.DEFAULT, policy);
+        this(client, path, LockOptions.defaults().withCaching(caching), policy);
     }
 
     /**
@@ -103,7 +120,7 @@ public final class ZkMutex implements DistributedLock, AutoCloseable {
      * @throws IllegalArgumentException if an argument is null or the path is invalid
      */
     public ZkMutex(CuratorFramework client, String path, LockCompatibility compatibility) {
-        this(client, path, LeaseCaching.off(), compatibility);
+        this(client, path, LockOptions.defaults().withCompatibility(compatibility));
     }
 
     /**
@@ -117,12 +134,21 @@ public final class ZkMutex implements DistributedLock, AutoCloseable {
      *         is on with {@link LockCompatibility#CURATOR} (the message names both)
      */
     public ZkMutex(CuratorFramework client, String path, LeaseCaching caching, LockCompatibility compatibility) {
-        this(client, path, caching, compatibility, ReentrantLockSupport.ReentryPolicy.RECIPES);
+        this(client, path, LockOptions.defaults().withCaching(caching).withCompatibility(compatibility));
     }
 
-    private ZkMutex(CuratorFramework client, String path, LeaseCaching caching, LockCompatibility compatibility,
-            ReentrantLockSupport.ReentryPolicy policy) {
-        this.sync = new ReentrantLockSupport(new LockEngine(client, path, RECIPE, caching, compatibility), policy);
+    /**
+     * A mutex built with {@code options} whose blocking re-entry of a {@code SUSPENDED} or
+     * {@code LOST} hold follows {@code policy} (see the constructor with a caching and a policy).
+     *
+     * @param client a started Curator client; may be shared with other locks
+     * @param path the lock's ZooKeeper path, absolute, e.g. {@code /locks/orders}
+     * @param options the lock's options; {@link LockOptions#defaults()} for none
+     * @param policy what such a re-entry does
+     * @throws IllegalArgumentException if an argument is null or the path is invalid
+     */
+    public ZkMutex(CuratorFramework client, String path, LockOptions options, ReentrantLockSupport.ReentryPolicy policy) {
+        this.sync = new ReentrantLockSupport(new LockEngine(client, path, RECIPE, options), policy);
         LockComponents.register(this, sync);
     }
 

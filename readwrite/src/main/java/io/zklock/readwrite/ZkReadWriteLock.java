@@ -11,6 +11,8 @@ import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
 import io.zklock.core.LeaseState;
 import io.zklock.core.LockCompatibility;
+import io.zklock.core.LockDelay;
+import io.zklock.core.LockOptions;
 import io.zklock.core.Participant;
 import io.zklock.core.spi.JucLockView;
 import io.zklock.core.spi.LockComponent;
@@ -143,7 +145,7 @@ public final class ZkReadWriteLock implements AutoCloseable {
      * @throws IllegalArgumentException if the client or readCaching is null or the path is invalid
      */
     public ZkReadWriteLock(CuratorFramework client, String path, LeaseCaching readCaching) {
-        this(client, path, readCaching, LockCompatibility.DEFAULT);
+        this(client, path, LockOptions.defaults().withCaching(readCaching));
     }
 
     /**
@@ -162,7 +164,7 @@ public final class ZkReadWriteLock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is null or the path is invalid
      */
     public ZkReadWriteLock(CuratorFramework client, String path, LockCompatibility compatibility) {
-        this(client, path, LeaseCaching.off(), compatibility);
+        this(client, path, LockOptions.defaults().withCompatibility(compatibility));
     }
 
     /**
@@ -176,14 +178,30 @@ public final class ZkReadWriteLock implements AutoCloseable {
      *         is on with {@link LockCompatibility#CURATOR} (the message names both)
      */
     public ZkReadWriteLock(CuratorFramework client, String path, LeaseCaching readCaching, LockCompatibility compatibility) {
-        if (compatibility == null) {
-            throw new IllegalArgumentException("compatibility is null; use LockCompatibility.DEFAULT");
+        this(client, path, LockOptions.defaults().withCaching(readCaching).withCompatibility(compatibility));
+    }
+
+    /**
+     * A read-write lock built with {@code options} (see {@link LockOptions}): whether its read
+     * node is kept after use ({@link LeaseCaching}; write nodes never are), the node layout it
+     * writes ({@link LockCompatibility}), and how long a reader or writer granted after a
+     * holder's session ended without a release waits before its lease is granted
+     * ({@link LockDelay}, for both halves).
+     *
+     * @param client a started Curator client; may be shared with other locks
+     * @param path the lock's ZooKeeper path, absolute, e.g. {@code /locks/catalog}
+     * @param options the lock's options; {@link LockOptions#defaults()} for none
+     * @throws IllegalArgumentException if an argument is null or the path is invalid
+     */
+    public ZkReadWriteLock(CuratorFramework client, String path, LockOptions options) {
+        if (options == null) {
+            throw new IllegalArgumentException("options is null; use LockOptions.defaults()");
         }
+        LockCompatibility compatibility = options.compatibility();
         this.driver = ReadWriteDriver.of(compatibility);
         this.writeSync = new ReentrantLockSupport(new LockEngine(client, path, ReadWriteDriver.writeRecipe(compatibility),
-                LeaseCaching.off(), compatibility));
-        this.readSync = new ReentrantLockSupport(new LockEngine(client, path, ReadWriteDriver.readRecipe(compatibility),
-                readCaching, compatibility));
+                options.withCaching(LeaseCaching.off())));
+        this.readSync = new ReentrantLockSupport(new LockEngine(client, path, ReadWriteDriver.readRecipe(compatibility), options));
         LockComponents.register(readLock, new Half(readSync, writeSync, "the current thread holds the write lock of "
                 + path + "; take its read lock on its own (a downgrade), not in a multi-lock"));
         LockComponents.register(writeLock, new Half(writeSync, readSync, "the current thread holds the read lock of "

@@ -10,6 +10,8 @@ import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
 import io.zklock.core.LockCompatibility;
+import io.zklock.core.LockDelay;
+import io.zklock.core.LockOptions;
 import io.zklock.core.Participant;
 import io.zklock.core.spi.JucLockView;
 import io.zklock.core.spi.LockComponents;
@@ -78,7 +80,7 @@ public final class ZkSemaphore implements DistributedLock, AutoCloseable {
      *         maxLeases below 1
      */
     public ZkSemaphore(CuratorFramework client, String path, int maxLeases, LeaseCaching caching) {
-        this(client, path, maxLeases, caching, LockCompatibility.DEFAULT);
+        this(client, path, maxLeases, LockOptions.defaults().withCaching(caching));
     }
 
     /**
@@ -101,7 +103,7 @@ public final class ZkSemaphore implements DistributedLock, AutoCloseable {
      *         {@code maxLeases < 1}
      */
     public ZkSemaphore(CuratorFramework client, String path, int maxLeases, LockCompatibility compatibility) {
-        this(client, path, maxLeases, LeaseCaching.off(), compatibility);
+        this(client, path, maxLeases, LockOptions.defaults().withCompatibility(compatibility));
     }
 
     /**
@@ -118,16 +120,36 @@ public final class ZkSemaphore implements DistributedLock, AutoCloseable {
      */
     public ZkSemaphore(CuratorFramework client, String path, int maxLeases, LeaseCaching caching,
             LockCompatibility compatibility) {
+        this(client, path, maxLeases, LockOptions.defaults().withCaching(caching).withCompatibility(compatibility));
+    }
+
+    /**
+     * A semaphore built with {@code options} (see {@link LockOptions}): whether permit nodes are
+     * kept after use ({@link LeaseCaching}), the node layout it writes ({@link LockCompatibility},
+     * see the constructor with a compatibility), and how long a waiter granted after a permit
+     * holder's session ended without a release waits before its lease is granted
+     * ({@link LockDelay}; default mode only: Curator's guarded protocol cannot tell a release
+     * from a session's end).
+     *
+     * @param client a started Curator client; may be shared with other locks
+     * @param path the semaphore's ZooKeeper path, absolute
+     * @param maxLeases holders admitted at once, the same on every client of the path
+     * @param options the semaphore's options; {@link LockOptions#defaults()} for none
+     * @throws IllegalArgumentException if an argument is null, the path is invalid,
+     *         {@code maxLeases < 1}, or a lock-delay is on with {@link LockCompatibility#CURATOR}
+     *         (the message names both)
+     */
+    public ZkSemaphore(CuratorFramework client, String path, int maxLeases, LockOptions options) {
         if (maxLeases < 1) {
             throw new IllegalArgumentException("maxLeases must be at least 1, was " + maxLeases);
         }
-        if (compatibility == null) {
-            throw new IllegalArgumentException("compatibility is null; use LockCompatibility.DEFAULT");
+        if (options == null) {
+            throw new IllegalArgumentException("options is null; use LockOptions.defaults()");
         }
-        if (compatibility == LockCompatibility.CURATOR) {
-            if (caching == null || caching.isOn()) {
-                throw new IllegalArgumentException("caching " + caching + " with compatibility CURATOR on " + path
-                        + ": Curator's clients never ask a cached node back; use LeaseCaching.off() in this mode");
+        if (options.compatibility() == LockCompatibility.CURATOR) {
+            if (options.lockDelay().isOn()) {
+                throw new IllegalArgumentException(options.lockDelay() + " with compatibility CURATOR on semaphore " + path
+                        + ": Curator's guarded protocol cannot tell a release from a session's end; use LockDelay.off() in this mode");
             }
             this.curatorLayout = new CuratorLayoutPermits(client, path, maxLeases);
             this.engine = curatorLayout.permits();
@@ -139,7 +161,7 @@ public final class ZkSemaphore implements DistributedLock, AutoCloseable {
             });
         } else {
             this.curatorLayout = null;
-            this.engine = new LockEngine(client, path, SemaphoreDriver.recipe(maxLeases), caching);
+            this.engine = new LockEngine(client, path, SemaphoreDriver.recipe(maxLeases), options);
             LockEngine own = engine;
             LockComponents.register(this, () -> own);   // a permit taken through a multi-lock is one more permit
         }

@@ -1,6 +1,7 @@
 package io.zklock.conformance.faults;
 
 import java.io.File;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -9,6 +10,7 @@ import java.util.Map;
 import java.util.StringJoiner;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.zklock.core.LockDelay;
 import io.zklock.testing.FaultProxy;
 import io.zklock.conformance.harness.FaultSchedule.Acquire;
 import io.zklock.conformance.harness.FaultSchedule.Fault;
@@ -62,6 +64,14 @@ import org.slf4j.LoggerFactory;
  * single server (one property per recipe) and 3 on the ensemble, each drawing its recipe from
  * {@code Recipe.all()}, and the leader election's own 5 and 2 (35 in all, about two minutes). Each property logs a line
  * with its name, its schedules and its result, and one summary line is logged at the end.
+ *
+ * <p>Unfenced writes: a mutex whose holders check {@code Lease.checkValidFor} before each write
+ * and write without a token ({@link FaultScheduleRunner#checkingValidity}), under
+ * {@link #UNFENCED_FAULTS} (process pauses included), with a lock-delay of one session timeout
+ * (0 unfenced overlaps, or the build fails) and without (the overlaps are counted and logged,
+ * one line per run: "unfenced writes of validity-checking holders, ..."), 3 schedules each,
+ * plus one fixed schedule (a holder expired while a rival waits) run twice each way; about
+ * 50 s.
  */
 @AddLifecycleHook(value = ScheduledFaultsTest.Settings.class, propagateTo = PropagationMode.DIRECT_DESCENDANTS)
 class ScheduledFaultsTest {
@@ -75,7 +85,15 @@ class ScheduledFaultsTest {
     static final List<Fault> ENSEMBLE_FAULTS = List.of(Fault.SERVER_RESTART, Fault.LEADER_KILL, Fault.QUORUM_LOSS,
             Fault.HOLDER_EXPIRY, Fault.SHORT_CUT);
 
+    /** What a holder that checks its lease's validity and writes without fencing meets. */
+    static final List<Fault> UNFENCED_FAULTS = List.of(Fault.HOLDER_EXPIRY, Fault.SHORT_CUT, Fault.LONG_CUT,
+            Fault.FREEZE_PAST_TIMEOUT, Fault.DEAFEN, Fault.LOST_CREATE_REPLY, Fault.LOST_DELETE_REPLY, Fault.LOST_MULTI_REPLY,
+            Fault.PROCESS_PAUSE);
+    /** The lock-delay of the unfenced properties: a session timeout covers what a holder that checks can still send. */
+    static final LockDelay UNFENCED_DELAY = LockDelay.of(Duration.ofMillis(SESSION_MS));
+
     static final Tally TALLY = new Tally();
+    static final Map<Boolean, int[]> UNFENCED = new java.util.concurrent.ConcurrentHashMap<>();   // by delay on: schedules, writes, overlaps
     private static TestingServer server;
     private static TestingCluster cluster;
 
@@ -92,6 +110,8 @@ class ScheduledFaultsTest {
             cluster.close();
         }
         LOG.info(TALLY.summary("fault schedules"));
+        UNFENCED.forEach((on, n) -> LOG.info("unfenced writes of validity-checking holders, lock-delay {}: {} schedules, {} writes, {} unfenced overlaps",
+                on ? UNFENCED_DELAY : "off", n[0], n[1], n[2]));
     }
 
     private static InstanceSpec spec(int serverId) {
@@ -195,6 +215,72 @@ class ScheduledFaultsTest {
             @ForAll("ensembleSchedules") FaultSchedule schedule) throws Exception {
         TestingCluster ensemble = cluster();
         check(target, schedule, ensemble.getConnectString(), ensemble, CLUSTER_SESSION_MS);
+    }
+
+    /**
+     * Mutex holders that check {@code validFor} before each write and write without fencing,
+     * with a lock-delay of one session timeout, under expiry, cuts, freezes, deafening, lost
+     * replies and process pauses shorter than the margin: no write lands after a later holder
+     * was granted (0 unfenced overlaps), and every other invariant holds.
+     */
+    @Property(tries = 3, shrinking = ShrinkingMode.FULL)
+    void validityCheckingHoldersNeverOverlapWithALockDelay(@ForAll("unfencedSchedules") FaultSchedule schedule) {
+        List<String> overlaps = checkUnfenced(UNFENCED_DELAY, schedule);
+        if (!overlaps.isEmpty()) {
+            throw new ExclusionViolation("unfenced overlaps with " + UNFENCED_DELAY + " under " + schedule + ":\n  "
+                    + String.join("\n  ", overlaps));
+        }
+    }
+
+    /**
+     * The same holders without a lock-delay: the unfenced overlaps are counted and logged (what
+     * the delay prevents, measured); every other invariant holds.
+     */
+    @Property(tries = 3, shrinking = ShrinkingMode.FULL)
+    void validityCheckingHoldersWithoutALockDelayAreCounted(@ForAll("unfencedSchedules") FaultSchedule schedule) {
+        List<String> overlaps = checkUnfenced(LockDelay.off(), schedule);
+        if (!overlaps.isEmpty()) {
+            LOG.info("without a lock-delay, {} unfenced overlap(s) under {}: {}", overlaps.size(), schedule, overlaps.get(0));
+        }
+    }
+
+    /**
+     * One schedule run both ways, twice each: a holder writing unfenced is expired while a
+     * rival waits. With the lock-delay no write lands after the rival's grant; without it, the
+     * overlaps are counted and logged (the in-flight action of the expired holder).
+     */
+    @net.jqwik.api.Example
+    void anExpiredHoldersWritesInFlightOverlapOnlyWithoutALockDelay() {
+        FaultSchedule expired = new FaultSchedule(List.of(new Acquire(0, 0, 1_500), new Pause(400), new Acquire(1, 0, 600),
+                new Pause(200), new Inject(Fault.HOLDER_EXPIRY, 0), new Pause(1_000)));
+        for (int i = 0; i < 2; i++) {
+            List<String> on = checkUnfenced(UNFENCED_DELAY, expired);
+            if (!on.isEmpty()) {
+                throw new ExclusionViolation("unfenced overlaps with " + UNFENCED_DELAY + " under " + expired + ":\n  "
+                        + String.join("\n  ", on));
+            }
+            List<String> off = checkUnfenced(LockDelay.off(), expired);
+            LOG.info("{} without a lock-delay: {} unfenced overlap(s){}", expired, off.size(), off.isEmpty() ? "" : ", first: " + off.get(0));
+        }
+    }
+
+    private static List<String> checkUnfenced(LockDelay delay, FaultSchedule schedule) {
+        Outcome outcome;
+        try (FaultScheduleRunner runner = FaultScheduleRunner.checkingValidity(delay, CLIENTS, SESSION_MS, server.getConnectString())) {
+            outcome = runner.run(schedule);
+        }
+        TALLY.add(Recipe.MUTEX, outcome);
+        int[] n = UNFENCED.computeIfAbsent(delay.isOn(), k -> new int[3]);
+        synchronized (n) {
+            n[0]++;
+            n[1] += outcome.unfencedWrites();
+            n[2] += outcome.unfencedOverlaps().size();
+        }
+        if (!outcome.violations().isEmpty()) {
+            throw Violation.of("validity-checking mutex, " + delay + ", under " + schedule + ": " + outcome.violations().size()
+                    + " violation(s):\n  " + String.join("\n  ", outcome.violations()), outcome.violations());
+        }
+        return outcome.unfencedOverlaps();
     }
 
     private static void check(Recipe target, FaultSchedule schedule, String connect, TestingCluster ensemble, int sessionMs) {
@@ -313,6 +399,11 @@ class ScheduledFaultsTest {
     @Provide
     Arbitrary<FaultSchedule> singleServerSchedules() {
         return schedules(SINGLE_SERVER_FAULTS, 7);
+    }
+
+    @Provide
+    Arbitrary<FaultSchedule> unfencedSchedules() {
+        return schedules(UNFENCED_FAULTS, 6);
     }
 
     @Provide

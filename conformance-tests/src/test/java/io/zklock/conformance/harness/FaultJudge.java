@@ -53,6 +53,13 @@ import org.slf4j.LoggerFactory;
  *   - once every fault is healed, each client is granted the lock again, and (single server)
  *     no watch is left on the server;
  *   - once every client is closed, no lock node remains.
+ *
+ * Unfenced writes (a runner whose holders check validity instead of presenting a token): each
+ * write is told with the time its holder checked Lease.checkValidFor and the time it landed,
+ * both on this JVM's monotonic clock, which every client shares. An "unfenced overlap" is a
+ * write that landed after a later holder of the same exclusive resource was granted (its
+ * acquire returned). Whether an overlap breaks a promise is the runner's caller's to say (with
+ * a lock-delay it does; without one they are counted): unfencedOverlaps().
  */
 final class FaultJudge {
     private static final Logger LOG = LoggerFactory.getLogger(FaultJudge.class);
@@ -76,6 +83,12 @@ final class FaultJudge {
     private final AtomicInteger written = new AtomicInteger();
     private final AtomicInteger lateForced = new AtomicInteger();
     private final AtomicInteger lostNodeChecks = new AtomicInteger();
+    private final List<Held> everGranted = new CopyOnWriteArrayList<>();
+    private final List<UnfencedWrite> unfenced = new CopyOnWriteArrayList<>();
+
+    /** One write without a token: by {@code h}, checked at {@code checkedNanos}, landed at {@code landedNanos}. */
+    private record UnfencedWrite(Held h, long checkedNanos, long landedNanos) {
+    }
 
     /**
      * @param subject what runs, for the log
@@ -105,7 +118,49 @@ final class FaultJudge {
      */
     Held granted(int client, String what, List<Guard> guards, Lease lease, ToLongFunction<String> ownerOf,
             LongSupplier clientSession) {
-        return new Held(client, what, guards, lease, ownerOf, clientSession);
+        Held h = new Held(client, what, guards, lease, ownerOf, clientSession);
+        everGranted.add(h);
+        return h;
+    }
+
+    /** {@code h}'s holder checked its lease's validity at {@code checkedNanos} and its unfenced write has now landed. */
+    void unfencedWrite(Held h, long checkedNanos) {
+        unfenced.add(new UnfencedWrite(h, checkedNanos, System.nanoTime()));
+    }
+
+    /** {@return how many unfenced writes were made} */
+    int unfencedWrites() {
+        return unfenced.size();
+    }
+
+    /**
+     * The unfenced overlaps (see the Overview), one line each: which write landed how long after
+     * which later holder was granted, and how long after its own check.
+     */
+    List<String> unfencedOverlaps() {
+        List<String> found = new ArrayList<>();
+        for (UnfencedWrite w : unfenced) {
+            for (Held later : everGranted) {
+                if (later != w.h && later.grantedNanos - w.h.grantedNanos > 0 && w.landedNanos - later.grantedNanos > 0
+                        && shareExclusively(w.h, later)) {
+                    found.add(String.format("c%d's write (checked %d ms before it landed) landed %d ms after c%d was granted %s",
+                            w.h.client, TimeUnit.NANOSECONDS.toMillis(w.landedNanos - w.checkedNanos),
+                            TimeUnit.NANOSECONDS.toMillis(w.landedNanos - later.grantedNanos), later.client, later.nodes));
+                    break;
+                }
+            }
+        }
+        return found;
+    }
+
+    private static boolean shareExclusively(Held a, Held b) {
+        for (Guard g : a.guards) {
+            int at = b.indexOf(g.resource);
+            if (at >= 0 && g.sharing == Sharing.EXCLUSIVE && b.guards.get(at).sharing == Sharing.EXCLUSIVE) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** {@code h}'s holder starts writing to the resources it protects. */
@@ -350,6 +405,8 @@ final class FaultJudge {
         final List<String> nodes = new ArrayList<>();
         final List<LeaseState> told = new CopyOnWriteArrayList<>();
         final long session;
+        /** When its acquire returned (this JVM's monotonic clock). */
+        final long grantedNanos = System.nanoTime();
 
         private Held(int client, String what, List<Guard> guards, Lease lease, ToLongFunction<String> ownerOf,
                 LongSupplier clientSession) {

@@ -31,12 +31,23 @@ public record FaultSchedule(List<Step> steps) {
         LOST_MULTI_REPLY,
         /** The empty lock directory is deleted just before the client's next create in it. */
         REAPED_DIRECTORY,
+        /**
+         * A holder (or, if none holds, the client) frozen as a whole for less than its validity
+         * margin: its traffic held both ways and its worker stopped between a validity check and
+         * its next write (see FaultScheduleRunner).
+         */
+        PROCESS_PAUSE,
         /** A server of the ensemble is killed and restarted. */
         SERVER_RESTART,
         /** The leader is killed and restarted. */
         LEADER_KILL,
         /** Two of the three servers are killed, then restarted. */
         QUORUM_LOSS;
+
+        /** Whether it is armed and fires on a later request (counted when it fires), rather than applied at once. */
+        public boolean armed() {
+            return this == LOST_CREATE_REPLY || this == LOST_DELETE_REPLY || this == LOST_MULTI_REPLY || this == REAPED_DIRECTORY;
+        }
 
         public boolean needsCluster() {
             return this == SERVER_RESTART || this == LEADER_KILL || this == QUORUM_LOSS;

@@ -28,6 +28,9 @@ import io.zklock.conformance.harness.Recipe.Sharing;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
+import io.zklock.core.LockDelay;
+import io.zklock.core.LockException;
+import io.zklock.core.LockOptions;
 import io.zklock.core.spi.queue.LockNode;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.testing.FaultProxy;
@@ -65,6 +68,15 @@ import org.slf4j.LoggerFactory;
  * request. A worker, repeatedly while it holds and its lease says HELD, writes to the fenced
  * resources its lease protects; a write is atomic with respect to the judge.
  *
+ * A runner made by checkingValidity() runs a mutex whose holders write WITHOUT fencing: before
+ * each write the worker calls Lease.checkValidFor(NEEDED), then acts for up to NEEDED (the
+ * write lands at the end), and tells the judge both times (its unfencedOverlaps()). A
+ * PROCESS_PAUSE freezes a holder as a whole, as near as one JVM can: its client's proxy holds
+ * every frame both ways (the server hears nothing, the client hears nothing) and its worker,
+ * between its check and its write, sleeps for the same PAUSE_MS, shorter than the validity
+ * margin. It does not stop the client's own threads: its timers run on, and its session clock
+ * keeps counting, as the monotonic clock of a paused process would.
+ *
  * The runner decides nothing: it tells the judge what it saw (each write, each lease closed,
  * each request that failed, was late or is stranded, each client not granted again, the
  * watches and nodes left, each session it expired by force), and the judge, whose Overview
@@ -76,6 +88,10 @@ public final class FaultScheduleRunner implements AutoCloseable {
     private static final int STEP_GAP_MS = 40;
     private static final int REAPS_PER_FAULT = 2;
     private static final int CLEANUP_GRACE_MS = 500;
+    /** What a validity-checking holder asks of its lease before each action: the action's longest time. */
+    public static final Duration NEEDED = Duration.ofMillis(300);
+    /** A process pause: shorter than the validity margin (1 s fixed by default, see LeaseValidity). */
+    public static final int PAUSE_MS = 800;
 
     private enum Phase { WAITING, HOLDING, DONE }
 
@@ -83,7 +99,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
     public record Outcome(List<String> violations, Map<Fault, Integer> injected, Map<Fault, Integer> skipped,
             int granted, int timedOut, int failed, int writes, int lateNoticesAfterForcedExpiry,
             List<Long> recoveryMillis, Map<Fault, List<Long>> faultRecoveryMillis, int successorWroteBeforeLost,
-            int lostNodeChecks) {
+            int lostNodeChecks, int unfencedWrites, List<String> unfencedOverlaps) {
     }
 
     /** What an acquire step requests: the lock, and one guard per node of its lease, in the lease's order. */
@@ -92,6 +108,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
 
     private final Recipe recipe;
     private final boolean unguarded;
+    private final LockDelay unfencedDelay;                               // null: holders write fenced
     private final int sessionMs;
     private final String serverConnect;
     private final TestingCluster cluster;
@@ -119,7 +136,15 @@ public final class FaultScheduleRunner implements AutoCloseable {
      * @param cluster the ensemble, for ensemble faults; null on a single server
      */
     public FaultScheduleRunner(Recipe recipe, int clientCount, int sessionMs, String serverConnect, TestingCluster cluster) {
-        this(recipe, false, clientCount, sessionMs, serverConnect, cluster);
+        this(recipe, false, null, clientCount, sessionMs, serverConnect, cluster);
+    }
+
+    /**
+     * A mutex whose holders check their lease's validity and write without fencing (see the
+     * Overview), with {@code delay} as its lock-delay, on a single server.
+     */
+    public static FaultScheduleRunner checkingValidity(LockDelay delay, int clientCount, int sessionMs, String serverConnect) {
+        return new FaultScheduleRunner(Recipe.MUTEX, false, delay, clientCount, sessionMs, serverConnect, null);
     }
 
     /**
@@ -127,13 +152,14 @@ public final class FaultScheduleRunner implements AutoCloseable {
      * judge's self-test runs against, on a single server.
      */
     public static FaultScheduleRunner unguarded(int clientCount, int sessionMs, String serverConnect) {
-        return new FaultScheduleRunner(Recipe.MUTEX, true, clientCount, sessionMs, serverConnect, null);
+        return new FaultScheduleRunner(Recipe.MUTEX, true, null, clientCount, sessionMs, serverConnect, null);
     }
 
-    private FaultScheduleRunner(Recipe recipe, boolean unguarded, int clientCount, int sessionMs, String serverConnect,
-            TestingCluster cluster) {
+    private FaultScheduleRunner(Recipe recipe, boolean unguarded, LockDelay unfencedDelay, int clientCount, int sessionMs,
+            String serverConnect, TestingCluster cluster) {
         this.recipe = recipe;
         this.unguarded = unguarded;
+        this.unfencedDelay = unfencedDelay;
         this.sessionMs = sessionMs;
         this.serverConnect = serverConnect;
         this.cluster = cluster;
@@ -189,7 +215,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
         });
         return new Outcome(judge.violations(), inj, skip, granted.get(), timedOut.get(), failed.get(),
                 judge.writes(), judge.lateNoticesAfterForcedExpiry(), List.copyOf(recovery), recoveryByKind(),
-                judge.successorWroteBeforeLost(), judge.lostNodeChecks());
+                judge.successorWroteBeforeLost(), judge.lostNodeChecks(), judge.unfencedWrites(), judge.unfencedOverlaps());
     }
 
     private Map<Fault, List<Long>> recoveryByKind() {
@@ -314,6 +340,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
         final CuratorFramework curator;
         final AtomicInteger reap = new AtomicInteger();      // directory deletions still to make
         volatile Fault armedKind;
+        volatile long pausedUntilNanos;         // a process pause: the worker sleeps until then before its next write
         int dropsSeen;
         boolean fired;
         final Request lock;                     // the recipe (the probe's request too)
@@ -324,7 +351,12 @@ public final class FaultScheduleRunner implements AutoCloseable {
             this.index = index;
             this.proxy = FaultProxy.to(serverConnect);
             this.curator = ZkTesting.client(proxy.connectString(), sessionMs);
-            if (unguarded) {
+            if (unfencedDelay != null) {
+                this.lock = new Request("a mutex checked for validity", new ZkMutex(curator, base + "/unfenced",
+                        LockOptions.defaults().withLockDelay(unfencedDelay)), List.of(new Guard("r", Sharing.EXCLUSIVE, 1)));
+                this.rival = lock;
+                this.alone = List.of();
+            } else if (unguarded) {
                 Guard shared = new Guard("r", Sharing.EXCLUSIVE, 1);      // one resource, guarded by a lock per client
                 this.lock = new Request("a mutex of its own", new ZkMutex(curator, base + "/own-" + index), List.of(shared));
                 this.rival = lock;
@@ -475,10 +507,28 @@ public final class FaultScheduleRunner implements AutoCloseable {
         private void hold(Held h) {
             judge.holding(h);
             long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(step.holdMs());
-            while (System.nanoTime() - end < 0) {
+            while (unfencedDelay != null && System.nanoTime() - end < 0) {
+                long checked = System.nanoTime();
+                try {
+                    h.lease.checkValidFor(NEEDED);
+                } catch (LockException e) {
+                    break;                       // no longer sure: a careful holder stops here
+                }
+                long paused = client.pausedUntilNanos - System.nanoTime();
+                if (paused > 0) {
+                    sleep(TimeUnit.NANOSECONDS.toMillis(paused) + 1);   // frozen between its check and its action
+                }
+                sleep(NEEDED.toMillis() / 2 + (int) (Math.random() * NEEDED.toMillis() / 2));   // the action, landing within NEEDED
+                judge.unfencedWrite(h, checked);
+            }
+            while (unfencedDelay == null && System.nanoTime() - end < 0) {
                 LeaseState s = h.lease.state();
                 if (s == LeaseState.LOST || s == LeaseState.RELEASED) {
                     break;
+                }
+                long paused = client.pausedUntilNanos - System.nanoTime();
+                if (paused > 0) {
+                    sleep(TimeUnit.NANOSECONDS.toMillis(paused) + 1);
                 }
                 judge.write(h);
                 sleep(WRITE_EVERY_MS);
@@ -579,6 +629,14 @@ public final class FaultScheduleRunner implements AutoCloseable {
                 case LOST_DELETE_REPLY -> c.arm(fault, OpCode.delete);
                 case LOST_MULTI_REPLY -> c.arm(fault, OpCode.multi);
                 case REAPED_DIRECTORY -> c.reap.set(REAPS_PER_FAULT);
+                case PROCESS_PAUSE -> {
+                    Client holder = pick(index, Phase.HOLDING);
+                    Client paused = holder != null ? holder : c;
+                    paused.pausedUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PAUSE_MS);
+                    paused.proxy.freeze();
+                    sleep(PAUSE_MS);
+                    paused.proxy.heal();
+                }
                 case SERVER_RESTART -> {
                     InstanceSpec victim = List.copyOf(cluster.getInstances()).get(index % 3);
                     bounce(List.of(victim), 1_000);
@@ -593,7 +651,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
             judge.injectionFailed(fault, c.index, e);
             return;
         }
-        if (fault.ordinal() <= Fault.DEAFEN.ordinal() || fault.needsCluster()) {
+        if (!fault.armed()) {
             injected.get(fault).incrementAndGet();    // the armed kinds count when they fire
             if (probeAfterEachFault) {
                 probeOnce(c, fault + " healed", faultRecovery.computeIfAbsent(fault, k -> new CopyOnWriteArrayList<>()));

@@ -6,6 +6,7 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.zklock.core.LockCompatibility;
+import io.zklock.core.LockDelay;
 import io.zklock.core.LockException;
 import io.zklock.core.LockPaths;
 import io.zklock.core.internal.zk.CuratorPort;
@@ -39,6 +40,7 @@ public final class LockContext {
     private final Cleanup cleanup;
     private final boolean cachingNodes;
     private final LockCompatibility compatibility;
+    private final LockDelay lockDelay;
 
     /**
      * The context of {@code path} on a given door.
@@ -66,13 +68,14 @@ public final class LockContext {
         String directory = LockPaths.validate(path);
         LockNode.checkKind(kind);
         ZkPort door = port != null ? port : new CuratorPort(client, monitor);
-        return new LockContext(client, monitor, door, new Cleanup(door, monitor, directory), directory, kind, namePrefix, driver,
-                maxLeases, false, LockCompatibility.DEFAULT);
+        return new LockContext(client, monitor, door, new Cleanup(door, monitor, directory, false), directory, kind, namePrefix,
+                driver, maxLeases, false, LockCompatibility.DEFAULT, LockDelay.off());
     }
 
     /** Every field as given; the factories check them, and the derived contexts share the cleanup. */
     private LockContext(CuratorFramework client, SessionMonitor monitor, ZkPort port, Cleanup cleanup, String path, String kind,
-            String namePrefix, LockDriver driver, int maxLeases, boolean cachingNodes, LockCompatibility compatibility) {
+            String namePrefix, LockDriver driver, int maxLeases, boolean cachingNodes, LockCompatibility compatibility,
+            LockDelay lockDelay) {
         this.client = client;
         this.path = path;
         this.kind = kind;
@@ -84,6 +87,7 @@ public final class LockContext {
         this.cleanup = cleanup;
         this.cachingNodes = cachingNodes;
         this.compatibility = compatibility;
+        this.lockDelay = lockDelay;
     }
 
     /**
@@ -97,7 +101,8 @@ public final class LockContext {
             throw new IllegalArgumentException("caching with compatibility CURATOR on " + path
                     + ": Curator's clients never ask a cached node back; use LeaseCaching.off() in this mode");
         }
-        return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, true, compatibility);
+        return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, true, compatibility,
+                lockDelay);
     }
 
     /** {@return whether this directory's new nodes may be kept by a lease cache (see {@link #withCachingNodes()})} */
@@ -110,7 +115,8 @@ public final class LockContext {
         if (driver == null) {
             throw new IllegalArgumentException("driver is null");
         }
-        return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, cachingNodes, compatibility);
+        return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, cachingNodes, compatibility,
+                lockDelay);
     }
 
     /**
@@ -129,7 +135,38 @@ public final class LockContext {
                     + ": Curator's clients never ask a cached node back; use LeaseCaching.off() in this mode");
         }
         String prefix = compatibility == LockCompatibility.CURATOR ? LockNode.curatorNamePrefix(kind) : LockNode.namePrefix(kind);
-        return new LockContext(client, monitor, port, cleanup, path, kind, prefix, driver, maxLeases, cachingNodes, compatibility);
+        return new LockContext(client, monitor, port, cleanup, path, kind, prefix, driver, maxLeases, cachingNodes, compatibility,
+                lockDelay);
+    }
+
+    /**
+     * The same directory with a lock-delay (see {@link LockDelay}): its releases mark the
+     * directory, and its waiters wait out the delay after a node ahead went without a mark.
+     *
+     * @param delay the lock-delay, or {@link LockDelay#off()}
+     * @return the context
+     * @throws IllegalArgumentException if {@code delay} is null
+     */
+    public LockContext withLockDelay(LockDelay delay) {
+        if (delay == null) {
+            throw new IllegalArgumentException("lock-delay is null; use LockDelay.off()");
+        }
+        return new LockContext(client, monitor, port, new Cleanup(port, monitor, path, delay.isOn()), path, kind, namePrefix,
+                driver, maxLeases, cachingNodes, compatibility, delay);
+    }
+
+    /** {@return the lock-delay after a holder's session ended; off by default} */
+    public LockDelay lockDelay() {
+        return lockDelay;
+    }
+
+    /**
+     * Whether a create may write the directory for sequence-gap inference (see
+     * {@link DirectoryView}): not with a lock-delay, which counts the directory's data writes
+     * (see {@link Cleanup}).
+     */
+    public boolean infersCreates() {
+        return !lockDelay.isOn();
     }
 
     /** {@return the node layout this context writes} */
@@ -165,7 +202,8 @@ public final class LockContext {
         }
         String prefix = compatibility == LockCompatibility.CURATOR ? LockNode.curatorAnchoredPrefix(kind, anchorSequence)
                 : LockNode.anchoredPrefix(kind, anchorSequence) + "-";
-        return new LockContext(client, monitor, port, cleanup, path, kind, prefix, driver, maxLeases, false, compatibility);
+        return new LockContext(client, monitor, port, cleanup, path, kind, prefix, driver, maxLeases, false, compatibility,
+                lockDelay);
     }
 
     public CuratorFramework client() {

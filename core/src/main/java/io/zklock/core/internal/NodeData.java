@@ -24,6 +24,7 @@ import org.apache.zookeeper.data.Stat;
  *   revoke-requested=, revoke-by=         a RevocationRequest, written by LockAdmin
  *   asked-back-by=<waiting node>          a waiter asks a cached node back (AskBack); only the
  *                                         holder's cache hears it, never its lease's handlers
+ *   lock-delay-until=<instant>            a granted node waits out a lock-delay (LockDelay) until then
  * Every writer keeps the lines it found and appends its own: a node's data only grows, up to
  * MAX_WRITTEN bytes; past that (another client wrote up to ZooKeeper's 1 MB into the node) a
  * writer keeps only this codec's lines, as a larger write would be refused by the server as a
@@ -48,6 +49,7 @@ public final class NodeData {
     private static final String REVOKE_AT = "revoke-requested=";
     private static final String REVOKE_BY = "revoke-by=";
     private static final String ASKED_BACK = "asked-back-by=";
+    private static final String LOCK_DELAY = "lock-delay-until=";
     private static final long LAST_FOUR_DIGIT_DAY = LocalDate.of(9999, 12, 31).toEpochDay();
     /** The most a writer here lets a node's data grow to; ZooKeeper refuses packets over about 1 MB. */
     static final int MAX_WRITTEN = 512 * 1024;
@@ -140,7 +142,25 @@ public final class NodeData {
         return withLine(data, ASKED_BACK + oneLine(waitingNode));
     }
 
+    /** {@return {@code data} with the line of a granted node that waits out a lock-delay until {@code until}} */
+    public static byte[] withLockDelay(byte[] data, Instant until) {
+        return withLine(data, LOCK_DELAY + until);
+    }
+
     // ---- reading ----------------------------------------------------------------------------
+
+    /** {@return the end of the lock-delay the node waits out, if its data says so and the time is well-formed} */
+    public static Optional<Instant> lockDelayUntil(byte[] data) {
+        String value = fields(data).get(LOCK_DELAY);
+        if (value == null) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(Instant.parse(value.trim()));
+        } catch (DateTimeParseException e) {
+            return Optional.empty();
+        }
+    }
 
     /** {@return whether a waiter asked the node back (a cached node's process then lets it go)} */
     public static boolean askedBack(byte[] data) {

@@ -10,7 +10,9 @@ import java.util.function.Function;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
 import io.zklock.core.LockCompatibility;
+import io.zklock.core.LockDelay;
 import io.zklock.core.LockException;
+import io.zklock.core.LockOptions;
 import io.zklock.core.Participant;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.NodeData;
@@ -70,7 +72,24 @@ public final class LockEngine {
      * @throws IllegalArgumentException naming the bad argument
      */
     public LockEngine(CuratorFramework client, String path, RecipeDescriptor recipe, LeaseCaching caching) {
-        this(context(client, path, recipe, caching), recipe, caching);
+        this(client, path, recipe, LockOptions.defaults().withCaching(caching));
+    }
+
+    /**
+     * An engine built with {@code options}: its caching (see {@link LeaseCaching}; whether one
+     * cached node serves many local leases at once follows from the recipe), the node layout it
+     * writes (see {@link LockCompatibility}; its driver decides over both layouts) and its
+     * lock-delay after a holder's session ended (see {@link LockDelay}).
+     *
+     * @param client a Curator client; it may be shared by many locks
+     * @param path the lock directory
+     * @param recipe the kind of this engine's nodes (named as Curator names that kind in
+     *        {@link LockCompatibility#CURATOR}), their driver and the lock's maxLeases
+     * @param options the lock's options
+     * @throws IllegalArgumentException naming the bad argument
+     */
+    public LockEngine(CuratorFramework client, String path, RecipeDescriptor recipe, LockOptions options) {
+        this(context(client, path, recipe, options), recipe, options.caching());
     }
 
     private LockEngine(LockContext context, RecipeDescriptor recipe, LeaseCaching caching) {
@@ -85,14 +104,20 @@ public final class LockEngine {
         this.participantId = participantId;
     }
 
-    private static LockContext context(CuratorFramework client, String path, RecipeDescriptor recipe, LeaseCaching caching) {
+    /** {@return the lock-delay of this engine's lock} */
+    public LockDelay lockDelay() {
+        return context.lockDelay();
+    }
+
+    private static LockContext context(CuratorFramework client, String path, RecipeDescriptor recipe, LockOptions options) {
         if (recipe == null) {
             throw new IllegalArgumentException("recipe is null");
         }
-        if (caching == null) {
-            throw new IllegalArgumentException("caching is null; use LeaseCaching.off()");
+        if (options == null) {
+            throw new IllegalArgumentException("options is null; use LockOptions.defaults()");
         }
-        return LockContext.of(client, path, recipe.kind(), recipe.driver(), recipe.maxLeases());
+        return LockContext.of(client, path, recipe.kind(), recipe.driver(), recipe.maxLeases())
+                .withCompatibility(options.compatibility()).withLockDelay(options.lockDelay());
     }
 
     /**
@@ -110,7 +135,7 @@ public final class LockEngine {
      */
     public LockEngine(CuratorFramework client, String path, RecipeDescriptor recipe, LeaseCaching caching,
             LockCompatibility compatibility) {
-        this(context(client, path, recipe, caching).withCompatibility(compatibility), recipe, caching);
+        this(client, path, recipe, LockOptions.defaults().withCaching(caching).withCompatibility(compatibility));
     }
 
     /**

@@ -19,6 +19,7 @@ import io.zklock.core.internal.request.Blocking;
 import io.zklock.core.internal.request.MultiAcquisition;
 import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.queue.Deadline;
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.Op;
 
 /**
@@ -137,6 +138,17 @@ public final class MultiLockEngine {
         return MultiAcquisition.start(contexts, deadline, what, tally);
     }
 
+    /** The release of one component's node: its delete, and its lock's marker if the lock has a lock-delay. */
+    private List<Op> releaseOps(String nodePath) {
+        String dir = ZKPaths.getPathAndNode(nodePath).getPath();
+        for (LockContext c : contexts) {
+            if (c.path().equals(dir)) {
+                return c.cleanup().releaseOps(nodePath);
+            }
+        }
+        return List.of(Op.delete(port.serverPath(nodePath), -1));
+    }
+
     /**
      * Releases leases this engine granted: one multi() deletes every node; if it cannot, each
      * lease releases itself (retried until it succeeds or the session ends). Waits for the
@@ -152,7 +164,7 @@ public final class MultiLockEngine {
         if (mine.isEmpty()) {
             return;
         }
-        List<Op> ops = mine.stream().map(lease -> Op.delete(port.serverPath(lease.nodePath()), -1)).toList();
+        List<Op> ops = mine.stream().flatMap(lease -> releaseOps(lease.nodePath()).stream()).toList();
         port.multi(ops, null).whenComplete((reply, error) -> {
             if (error == null && reply.ok()) {
                 mine.forEach(ZkLease::deletedByCaller);

@@ -217,7 +217,7 @@ public final class Inspection {
         mode += whose(node, data);
         return new Participant(ZKPaths.makePath(path, node.name()), mode, node.sequence(), NodeData.owner(data.data()), holding,
                 data.stat().getCzxid(), Instant.ofEpochMilli(data.stat().getCtime()), NodeData.revocationRequest(data.data()),
-                NodeData.participantId(data.data()));
+                NodeData.participantId(data.data()), NodeData.lockDelayUntil(data.data()));
     }
 
     private static LockStatus summary(String path, List<LockNode> sorted, List<Participant> participants, List<String> foreign) {

@@ -1,5 +1,6 @@
 package io.zklock.core.internal.lease;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -48,6 +49,11 @@ public final class HoldLease extends LeaseView {
     @Override
     public CuratorOp guard() {
         return shared.lease.guard();
+    }
+
+    @Override
+    protected Duration sourceValidFor() {
+        return shared.lease.validFor();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.zklock.core.internal.lease;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
@@ -70,6 +71,17 @@ public abstract class LeaseView implements Lease {
     @Override
     public final boolean isValid() {
         return state() == LeaseState.HELD;
+    }
+
+    /** Zero once the view is final, else what its sources are certain of ({@link #sourceValidFor()}). */
+    @Override
+    public final Duration validFor() {
+        return ZkLease.isFinal(state()) ? Duration.ZERO : sourceValidFor();
+    }
+
+    /** {@return how long the sources are certainly held; the least of them if several; zero unless overridden} */
+    protected Duration sourceValidFor() {
+        return Duration.ZERO;
     }
 
     @Override

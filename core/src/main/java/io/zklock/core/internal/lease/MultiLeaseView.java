@@ -1,5 +1,6 @@
 package io.zklock.core.internal.lease;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -27,6 +28,11 @@ final class MultiLeaseView extends LeaseView implements MultiLease {
     @Override
     public List<Lease> components() {
         return grant.components();
+    }
+
+    @Override
+    protected Duration sourceValidFor() {
+        return grant.components().stream().map(Lease::validFor).min(Duration::compareTo).orElse(Duration.ZERO);
     }
 
     @Override

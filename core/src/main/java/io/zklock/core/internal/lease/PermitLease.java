@@ -1,5 +1,6 @@
 package io.zklock.core.internal.lease;
 
+import java.time.Duration;
 import java.util.function.Consumer;
 
 import io.zklock.core.Lease;
@@ -38,6 +39,11 @@ public final class PermitLease extends LeaseView {
     @Override
     public CuratorOp guard() {
         return lease.guard();
+    }
+
+    @Override
+    protected Duration sourceValidFor() {
+        return lease.validFor();
     }
 
     @Override

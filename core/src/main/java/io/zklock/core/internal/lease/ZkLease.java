@@ -1,5 +1,6 @@
 package io.zklock.core.internal.lease;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -107,6 +108,12 @@ public final class ZkLease implements Lease {
     @Override
     public boolean isValid() {
         return state() == LeaseState.HELD;
+    }
+
+    /** The session clock's figure while the lease is not final (see SessionClock). */
+    @Override
+    public Duration validFor() {
+        return phase.isFinal() ? Duration.ZERO : Duration.ofNanos(context.monitor().clock().validForNanos(sessionId));
     }
 
     @Override

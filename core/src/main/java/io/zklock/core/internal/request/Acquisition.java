@@ -162,7 +162,7 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
     }
 
     private void waitFor(QueuedNode queued) {
-        GrantWait w = new GrantWait(context, queued, deadline, lock, tally);
+        GrantWait w = new GrantWait(context, queued, ownerData, deadline, lock, tally);
         Phase.Waiting waiting = new Phase.Waiting(w, queued);
         phase = waiting;
         w.result.whenComplete((end, error) -> lock.run(() -> waited(waiting, end, error)));

@@ -48,6 +48,8 @@ import org.slf4j.LoggerFactory;
  *               any of them: 1 at once. Otherwise wait for the first event on any: 1 (a watch
  *               left on the other node fires later and is only bookkept). A directory decision
  *               waits on the children watch of the listing.
+ * With a lock-delay, every listing's Stat also counts the deletions nobody marked, and a grant
+ * while any are counted ends the wait only once the delay has passed (LockDelayWait).
  * A call that fails on the connection backs off and is issued again, or at once when the session
  * monitor reports the connection back (kick). Each call carries the step that issued it; a
  * reply of an older step only does watch bookkeeping, so two loops never run at once.
@@ -65,6 +67,7 @@ final class GrantWait {
     private final PendingRetry retry;
     private final AcquireTally tally;
     private final AskBack askBack;
+    private final LockDelayWait delay;
     /** Completed outside the lock, once. */
     final CompletableFuture<WaitEnd> result = new CompletableFuture<>();
 
@@ -76,7 +79,7 @@ final class GrantWait {
     private final Map<String, Long> announcementSeen = new HashMap<>();
     private List<String> watched = List.of();  // the paths of the last WATCH step
 
-    GrantWait(LockContext context, QueuedNode node, Deadline deadline, RequestLock lock, AcquireTally tally) {
+    GrantWait(LockContext context, QueuedNode node, byte[] ownerData, Deadline deadline, RequestLock lock, AcquireTally tally) {
         this.context = context;
         this.tally = tally;
         this.node = node;
@@ -85,6 +88,7 @@ final class GrantWait {
         this.watches = new Watches(context.monitor().watches(), context.port());
         this.retry = new PendingRetry(lock);
         this.askBack = new AskBack(context, node.node(), lock::run);
+        this.delay = new LockDelayWait(context, node, ownerData, lock);
     }
 
     /** Step 1 for the first time; call from a step of the request. */
@@ -161,6 +165,7 @@ final class GrantWait {
             failedCall(reply.rc(), "list of " + context.path(), () -> list(watchDirectory));
         } else {
             retry.succeeded();
+            delay.listed(reply.stat());
             List<String> shown = context.driver().foreignLayout().shownIn(reply.children());
             if (shown.isEmpty()) {
                 decide(withoutReleased(LockNode.sorted(reply.children())), key != null);
@@ -209,7 +214,7 @@ final class GrantWait {
         LOG.debug("{} at {} of {} in {}: {}", node.node().name(), sorted.indexOf(node.node()), sorted.size(), context.path(), decision);
         watchDirectory = decision.verdict() == Decision.Verdict.WATCH_DIRECTORY;
         switch (decision.verdict()) {
-            case GRANTED -> end(new WaitEnd.Granted(sorted));
+            case GRANTED -> delay.granted(sorted, this::end);
             case REFUSED -> fail(new IllegalStateException("lock " + context.path() + ": " + decision.refusal()));
             case FOREIGN -> fail(new LockException("lock " + context.path() + ": " + decision.refusal()));
             case WATCH_NODE, WATCH_DIRECTORY -> {
@@ -347,6 +352,7 @@ final class GrantWait {
         state = State.ENDED;
         retry.cancel();
         askBack.stop();
+        delay.stop();
         return true;
     }
 }

@@ -76,7 +76,7 @@ final class NodeCreation {
     void start() {
         DirectoryView view = context.view();
         long session = context.port().sessionId();
-        if (view.usable(session) && context.monitor().multiCreateReturnsStat()) {
+        if (view.usable(session) && context.monitor().multiCreateReturnsStat() && context.infersCreates()) {
             transaction(view, session);
         } else if (context.picksOwnUuids()) {
             transaction(null, session);        // a caching or Curator-layout node's uuid: Curator's protected create picks its own

@@ -35,6 +35,15 @@ public final class CuratorPort implements ZkPort {
     public CuratorPort(CuratorFramework client, SessionMonitor monitor) {
         this.client = client;
         this.monitor = monitor;
+        if (monitor != null) {                 // a port used for its paths only has none
+            monitor.clock().probeWith(this::probe);
+        }
+    }
+
+    /** One cheap request for the session clock: an exists of the root, no watch; its answer is noted like any other. */
+    private void probe() {
+        call(reply -> handle().exists("/", false,
+                (rc, path, ctx, stat) -> answer(reply, Reply.of(KeeperException.Code.get(rc)), null), null));
     }
 
     @Override
@@ -173,6 +182,10 @@ public final class CuratorPort implements ZkPort {
 
     private void answer(CompletableFuture<Reply> future, Reply reply, Consumer<Reply> inOrder) {
         monitor.noteEventThread();
+        if (future instanceof Call call && !reply.connectionTrouble() && reply.rc() != KeeperException.Code.AUTHFAILED
+                && call.session == monitor.sessionId()) {
+            monitor.clock().answered(call.session, call.sentNanos);   // the server received it at or after the send
+        }
         try {
             if (inOrder != null) {
                 inOrder.accept(reply);
@@ -196,13 +209,24 @@ public final class CuratorPort implements ZkPort {
      * another thread, so that a caller holding its own lock never sees the failure inside the call.
      */
     private CompletableFuture<Reply> call(Issue issue) {
-        CompletableFuture<Reply> reply = new CompletableFuture<>();
+        CompletableFuture<Reply> reply = new Call(SessionClock.now(), monitor.sessionId());
         try {
             issue.run(reply);
         } catch (Exception e) {
             Threads.COMPLETION.execute(() -> reply.completeExceptionally(e));
         }
         return reply;
+    }
+
+    /** A call's future, with when and on which session it was sent: what the session clock needs of its answer. */
+    private static final class Call extends CompletableFuture<Reply> {
+        final long sentNanos;
+        final long session;
+
+        Call(long sentNanos, long session) {
+            this.sentNanos = sentNanos;
+            this.session = session;
+        }
     }
 
     @FunctionalInterface

@@ -9,6 +9,7 @@ import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
+import io.zklock.core.LeaseValidity;
 import org.apache.curator.CuratorZookeeperClient;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEventType;
@@ -48,6 +49,7 @@ public final class SessionMonitor {
     private final Map<String, Long> releasing = new ConcurrentHashMap<>();
     /** What the client's locks share beyond the session (the registry of lease caches), one per type. */
     private final Map<Class<?>, Object> attachments = new ConcurrentHashMap<>();
+    private final SessionClock clock = new SessionClock();
     private volatile Thread eventThread;
     private LongSupplier detachedSession;  // set once, before the monitor is shared
     private volatile boolean closed;
@@ -55,6 +57,8 @@ public final class SessionMonitor {
 
     private SessionMonitor(CuratorZookeeperClient zookeeper) {
         this.zookeeper = new WeakReference<>(zookeeper);
+        LeaseValidity margin = LeaseValidity.fromSystemProperties();
+        clock.margin(margin.fixed(), margin.rate());
     }
 
     /**
@@ -86,6 +90,14 @@ public final class SessionMonitor {
             // CuratorClosedException on the next call, which fails waiters just the same
         }
         client.getConnectionStateListenable().addListener((c, state) -> stateChanged(state));
+        clock.timeoutFrom(() -> {
+            CuratorZookeeperClient zk = zookeeper.get();
+            try {
+                return closed || zk == null ? 0 : zk.getZooKeeper().getSessionTimeout();   // the negotiated one
+            } catch (Exception e) {
+                return 0;
+            }
+        });
         return this;
     }
 
@@ -132,6 +144,11 @@ public final class SessionMonitor {
         } catch (Exception e) {
             return 0;
         }
+    }
+
+    /** The clock of the client's session: how long the server certainly keeps it (see SessionClock). */
+    public SessionClock clock() {
+        return clock;
     }
 
     /** This client's view of the lock directory at {@code serverPath} (see DirectoryView). */
@@ -246,6 +263,7 @@ public final class SessionMonitor {
 
     void clientClosing() {
         closed = true;
+        clock.stop();
         List.copyOf(listeners).forEach(SessionListener::closing);
     }
 }

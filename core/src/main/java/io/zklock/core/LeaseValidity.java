@@ -1,0 +1,97 @@
+package io.zklock.core;
+
+import java.time.Duration;
+
+/**
+ * The margin {@link Lease#validFor()} keeps, and where it is set. A lease's validity is the
+ * time left before the server may expire its session, as the client computes it from the send
+ * time of the last request the server answered plus the negotiated session timeout, less:
+ * <ul>
+ *   <li><b>a rate part</b>, {@link #rate()} of the session timeout (default
+ *       {@value #DEFAULT_RATE}): the client measures the timeout on its clock, the server on
+ *       its own, and the two may run at different rates. Quartz clocks drift by up to about
+ *       0.01 %, and NTP slews a clock by at most 0.05 %; one per cent is twenty times that, and
+ *       also covers a virtual machine whose clock is corrected in steps;</li>
+ *   <li><b>a fixed part</b>, {@link #fixed()} (default {@value #DEFAULT_FIXED_MS} ms): what an
+ *       ensemble adds. A request answered by a follower reaches the leader, whose clock decides
+ *       expiry, only with the follower's answer to the leader's next ping, sent every
+ *       {@code tickTime / 2} (one second with ZooKeeper's default {@code tickTime} of 2 s), so
+ *       the leader may count from up to that much earlier. A follower cut off from its leader
+ *       keeps answering its clients for up to {@code syncLimit * tickTime} before it drops them;
+ *       a holder that must be safe against that too sets the fixed part to
+ *       {@code tickTime * (syncLimit + 1/2)}, or fences. A standalone server needs none.</li>
+ * </ul>
+ * Both are read once per Curator client, when its first lock is made, from the system
+ * properties {@value #FIXED_PROPERTY} (milliseconds) and {@value #RATE_PROPERTY} (a fraction).
+ * The margin does not cover a pause of the holder's process between its check and its action:
+ * that is the holder's to bound, or a lock-delay's (see {@link LockDelay}).
+ */
+public final class LeaseValidity {
+    /** The system property of the fixed part, in milliseconds. */
+    public static final String FIXED_PROPERTY = "zklock.validity.margin.ms";
+    /** The system property of the rate part, a fraction of the session timeout. */
+    public static final String RATE_PROPERTY = "zklock.validity.rate";
+    /** The default fixed part, in milliseconds: a follower's relay to its leader at the default tickTime. */
+    public static final long DEFAULT_FIXED_MS = 1_000;
+    /** The default rate part: one per cent of the session timeout. */
+    public static final double DEFAULT_RATE = 0.01;
+
+    private final Duration fixed;
+    private final double rate;
+
+    private LeaseValidity(Duration fixed, double rate) {
+        this.fixed = fixed;
+        this.rate = rate;
+    }
+
+    /**
+     * The margin in force for clients made from now on: the system properties, or the defaults.
+     *
+     * @return the margin
+     * @throws IllegalArgumentException naming the property, if one is set to a bad value
+     */
+    public static LeaseValidity fromSystemProperties() {
+        return new LeaseValidity(Duration.ofMillis(read(FIXED_PROPERTY, DEFAULT_FIXED_MS)), read(RATE_PROPERTY, DEFAULT_RATE));
+    }
+
+    private static long read(String property, long otherwise) {
+        String value = System.getProperty(property);
+        try {
+            long v = value == null ? otherwise : Long.parseLong(value.trim());
+            if (v < 0) {
+                throw new NumberFormatException("negative");
+            }
+            return v;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(property + " must be a whole number of milliseconds, zero or more, was " + value);
+        }
+    }
+
+    private static double read(String property, double otherwise) {
+        String value = System.getProperty(property);
+        try {
+            double v = value == null ? otherwise : Double.parseDouble(value.trim());
+            if (!(v >= 0 && v < 1)) {
+                throw new NumberFormatException("out of range");
+            }
+            return v;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(property + " must be a fraction from 0 (inclusive) to 1 (exclusive), was " + value);
+        }
+    }
+
+    /** {@return the fixed part of the margin} */
+    public Duration fixed() {
+        return fixed;
+    }
+
+    /** {@return the rate part of the margin, a fraction of the session timeout} */
+    public double rate() {
+        return rate;
+    }
+
+    @Override
+    public String toString() {
+        return "LeaseValidity[fixed " + fixed.toMillis() + " ms, rate " + rate + "]";
+    }
+}
