@@ -2,7 +2,6 @@ package io.zklock.core.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -19,6 +18,8 @@ import org.apache.zookeeper.data.Stat;
  *                                         gave the request one (older readers skip the line)
  *   participant=<id>                      a leader election's candidate, after the owner's lines,
  *                                         written at the create (Participant.participantId)
+ *                                         (the lines above are the owner's, coded in OwnerLines;
+ *                                         those below are coded here)
  *   multi=<n>                             on each node of a multi-lock's transaction over n locks
  *   granted=yes                           once a semaphore node announced its grant
  *   revoke-requested=, revoke-by=         a RevocationRequest, written by LockAdmin
@@ -36,21 +37,12 @@ import org.apache.zookeeper.data.Stat;
  */
 /** The node-data line formats, in one codec; see the comment at the top of the class. */
 public final class NodeData {
-    private static final String HOST = "host=";
-    private static final String PID = "pid=";
-    private static final String THREAD = "thread=";
-    private static final String REQUESTED = "requested=";
-    private static final String TRACE = "trace=";
-    /** What a trace id may be: W3C and B3 ids are hex, others alphanumeric; nothing else is written or read. */
-    private static final int MAX_TRACE_ID = 64;
-    private static final String PARTICIPANT = "participant=";
     private static final String GRANTED = "granted=yes";
     private static final String MULTI = "multi=";
     private static final String REVOKE_AT = "revoke-requested=";
     private static final String REVOKE_BY = "revoke-by=";
     private static final String ASKED_BACK = "asked-back-by=";
     private static final String LOCK_DELAY = "lock-delay-until=";
-    private static final long LAST_FOUR_DIGIT_DAY = LocalDate.of(9999, 12, 31).toEpochDay();
     /** The most a writer here lets a node's data grow to; ZooKeeper refuses packets over about 1 MB. */
     static final int MAX_WRITTEN = 512 * 1024;
     /** The longest value a reader keeps; the rest of a longer one is cut. */
@@ -76,15 +68,7 @@ public final class NodeData {
      * @return the data
      */
     public static byte[] of(OwnerInfo owner, String traceId) {
-        StringBuilder text = new StringBuilder(64 + owner.host().length() + owner.thread().length());
-        text.append(HOST).append(oneLine(owner.host())).append('\n').append(PID).append(owner.pid())
-                .append('\n').append(THREAD).append(oneLine(owner.thread())).append('\n').append(REQUESTED);
-        appendInstant(text, owner.requestedAt());
-        text.append('\n');
-        if (traceId != null && isTraceId(traceId)) {
-            text.append(TRACE).append(traceId).append('\n');
-        }
-        return text.toString().getBytes(StandardCharsets.UTF_8);
+        return OwnerLines.write(owner, traceId).getBytes(StandardCharsets.UTF_8);
     }
 
     /**
@@ -97,7 +81,7 @@ public final class NodeData {
      * @return the data
      */
     public static byte[] ofParticipant(OwnerInfo owner, String traceId, String participantId) {
-        return participantId == null ? of(owner, traceId) : withLine(of(owner, traceId), PARTICIPANT + participantId);
+        return participantId == null ? of(owner, traceId) : withLine(of(owner, traceId), OwnerLines.PARTICIPANT + participantId);
     }
 
     /**
@@ -109,17 +93,7 @@ public final class NodeData {
      * @throws IllegalArgumentException naming the bad value
      */
     public static String checkParticipantId(String participantId) {
-        if (participantId == null || participantId.isBlank()) {
-            throw new IllegalArgumentException("participantId must not be null or blank, was " + participantId);
-        }
-        if (participantId.indexOf('\n') >= 0 || participantId.indexOf('\r') >= 0) {
-            throw new IllegalArgumentException("participantId must be one line, was \"" + oneLine(participantId) + "\"");
-        }
-        if (participantId.length() > MAX_VALUE) {
-            throw new IllegalArgumentException("participantId must be at most " + MAX_VALUE + " characters, was "
-                    + participantId.length());
-        }
-        return participantId;
+        return OwnerLines.checkParticipantId(participantId);
     }
 
     /** {@return the data of a node made by a multi-lock over {@code locks} locks} */
@@ -176,15 +150,7 @@ public final class NodeData {
      * @return the owner described by it
      */
     public static OwnerInfo owner(byte[] data) {
-        Map<String, String> fields = fields(data);
-        long pid;
-        try {
-            pid = Long.parseLong(fields.getOrDefault(PID, "-1"));
-        } catch (NumberFormatException e) {
-            pid = -1;
-        }
-        return new OwnerInfo(fields.getOrDefault(HOST, "?"), pid, fields.getOrDefault(THREAD, "?"),
-                instant(fields.get(REQUESTED)));
+        return OwnerLines.owner(fields(data));
     }
 
     /**
@@ -194,22 +160,12 @@ public final class NodeData {
      * @return the trace id, or empty
      */
     public static Optional<String> traceId(byte[] data) {
-        String id = fields(data).get(TRACE);
-        return id != null && isTraceId(id) ? Optional.of(id) : Optional.empty();
+        return OwnerLines.traceId(fields(data));
     }
 
     /** {@return whether {@code id} can be a trace id: 1 to 64 letters, digits, '-' or '_'} */
     public static boolean isTraceId(String id) {
-        if (id.isEmpty() || id.length() > MAX_TRACE_ID) {
-            return false;
-        }
-        for (int i = 0; i < id.length(); i++) {
-            char c = id.charAt(i);
-            if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_')) {
-                return false;
-            }
-        }
-        return true;
+        return OwnerLines.isTraceId(id);
     }
 
     /**
@@ -219,8 +175,7 @@ public final class NodeData {
      * @return the participant's id, or empty if the data names none
      */
     public static Optional<String> participantId(byte[] data) {
-        String id = fields(data).get(PARTICIPANT);
-        return id == null || id.isBlank() ? Optional.empty() : Optional.of(id);
+        return OwnerLines.participantId(fields(data));
     }
 
     /**
@@ -252,17 +207,7 @@ public final class NodeData {
      * @return true if every owner line is there and well-formed
      */
     public static boolean isOwnerData(byte[] data) {
-        Map<String, String> fields = fields(data);
-        if (!fields.containsKey(HOST) || !fields.containsKey(THREAD) || !fields.containsKey(PID) || !fields.containsKey(REQUESTED)) {
-            return false;
-        }
-        try {
-            Long.parseLong(fields.get(PID));
-            Instant.parse(fields.get(REQUESTED));
-            return true;
-        } catch (NumberFormatException | DateTimeParseException e) {
-            return false;
-        }
+        return OwnerLines.isOwnerData(fields(data));
     }
 
     /** {@return whether the node was made by a multi-lock's transaction} */
@@ -310,17 +255,6 @@ public final class NodeData {
         return fields;
     }
 
-    private static Instant instant(String text) {
-        if (text == null) {
-            return Instant.EPOCH;
-        }
-        try {
-            return Instant.parse(text);
-        } catch (DateTimeParseException e) {
-            return Instant.EPOCH;
-        }
-    }
-
     private static byte[] withLine(byte[] data, String line) {
         if (data != null && data.length + line.length() + 2 > MAX_WRITTEN) {
             data = ownLines(data);
@@ -336,8 +270,7 @@ public final class NodeData {
     private static byte[] ownLines(byte[] data) {
         StringBuilder kept = new StringBuilder();
         fields(data).forEach((key, value) -> {
-            if (key.equals(HOST) || key.equals(PID) || key.equals(THREAD) || key.equals(REQUESTED) || key.equals(TRACE)
-                    || key.equals(PARTICIPANT) || key.equals(MULTI)
+            if (OwnerLines.isOwnerKey(key) || key.equals(MULTI)
                     || key.equals(REVOKE_AT) || key.equals(REVOKE_BY) || key.equals(ASKED_BACK) || (key + value).equals(GRANTED)) {
                 kept.append(key).append(value).append('\n');
             }
@@ -345,48 +278,7 @@ public final class NodeData {
         return kept.toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    private static String oneLine(String s) {
+    static String oneLine(String s) {
         return s.replace('\n', ' ').replace('\r', ' ');
-    }
-
-    /**
-     * Appends exactly what {@code Instant.toString()} gives; for the years 1970 to 9999 without
-     * the java.time formatter, which every acquisition paid on the caller's thread before its
-     * create was sent (about 1.5 us cold, more under load; this takes a fraction of that).
-     */
-    private static void appendInstant(StringBuilder b, Instant t) {
-        long seconds = t.getEpochSecond();
-        long day = Math.floorDiv(seconds, 86_400L);
-        if (day < 0 || day > LAST_FOUR_DIGIT_DAY) {
-            b.append(t);
-            return;
-        }
-        LocalDate date = LocalDate.ofEpochDay(day);
-        int secondOfDay = (int) Math.floorMod(seconds, 86_400L);
-        digits(b, date.getYear(), 4).append('-');
-        digits(b, date.getMonthValue(), 2).append('-');
-        digits(b, date.getDayOfMonth(), 2).append('T');
-        digits(b, secondOfDay / 3600, 2).append(':');
-        digits(b, secondOfDay / 60 % 60, 2).append(':');
-        digits(b, secondOfDay % 60, 2);
-        int nano = t.getNano();
-        if (nano != 0) {
-            b.append('.');
-            if (nano % 1_000_000 == 0) {
-                digits(b, nano / 1_000_000, 3);
-            } else if (nano % 1_000 == 0) {
-                digits(b, nano / 1_000, 6);
-            } else {
-                digits(b, nano, 9);
-            }
-        }
-        b.append('Z');
-    }
-
-    private static StringBuilder digits(StringBuilder b, int value, int width) {
-        for (int p = width - 1, div = (int) Math.pow(10, p); p >= 0; p--, div /= 10) {
-            b.append((char) ('0' + value / div % 10));
-        }
-        return b;
     }
 }

@@ -13,7 +13,8 @@
  *       stages take as their parameter; {@link io.zklock.core.internal.Cleanup}, the directory's
  *       deletes of our nodes (a request's give-up and a lease's release both find it in the
  *       context, which is handed it); {@link io.zklock.core.internal.NodeData}, the node-data
- *       line formats (owner, grant, multi-lock, revocation request) in one codec; and
+ *       line formats (owner, grant, multi-lock, revocation request) in one codec, whose owner's
+ *       lines are {@code OwnerLines}'; and
  *       {@code Failures}, how a ZooKeeper failure becomes a {@code LockException};</li>
  *   <li>{@link io.zklock.core.internal.lease}: a granted lease, its states, its listeners and its
  *       revocation watch;</li>

@@ -4,8 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
-import java.util.function.Function;
 
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
@@ -16,14 +14,11 @@ import io.zklock.core.LockOptions;
 import io.zklock.core.Participant;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.NodeData;
-import io.zklock.core.internal.cache.Grant;
 import io.zklock.core.internal.cache.LeaseStrategy;
 import io.zklock.core.internal.cache.ZkQueue;
 import io.zklock.core.internal.inspect.Inspection;
 import io.zklock.core.internal.lease.ZkLease;
-import io.zklock.core.internal.request.AcquireTally;
-import io.zklock.core.internal.request.Acquisition;
-import io.zklock.core.internal.request.Blocking;
+import io.zklock.core.internal.request.AcquisitionQueue;
 import io.zklock.core.spi.queue.Deadline;
 import io.zklock.core.spi.queue.LockDriver;
 import io.zklock.core.spi.queue.LockNode;
@@ -45,7 +40,7 @@ import org.apache.curator.framework.CuratorFramework;
 public final class LockEngine {
     private final LockContext context;
     private final LeaseStrategy strategy;      // picked once: uncached, or how the cache grants locally
-    private final ZkQueue queue = new ViaZooKeeper();
+    private final ZkQueue queue;               // the requests that queue a node, naming the participant if any
     private final String participantId;        // null unless the engine's requests name a participant
 
     /**
@@ -96,12 +91,14 @@ public final class LockEngine {
         this.context = caching.isOn() ? context.withCachingNodes() : context;
         this.strategy = LeaseStrategy.of(this.context, recipe, caching);
         this.participantId = null;
+        this.queue = new AcquisitionQueue(this.context, null);
     }
 
     private LockEngine(LockContext context, LeaseStrategy strategy, String participantId) {
         this.context = context;
         this.strategy = strategy;
         this.participantId = participantId;
+        this.queue = new AcquisitionQueue(context, participantId);
     }
 
     /** {@return the lock-delay of this engine's lock} */
@@ -255,35 +252,6 @@ public final class LockEngine {
     /** {@link #acquireAsync(Duration)} before {@code deadline}: a step of a recipe's own protocol under one deadline. */
     public CompletableFuture<Lease> acquireAsync(Deadline deadline) {
         return strategy.acquireAsync(deadline, queue);
-    }
-
-    /** A request that queues a node: what the strategy falls back on when nothing is granted locally. */
-    private final class ViaZooKeeper implements ZkQueue {
-        @Override
-        public Optional<Grant> await(Deadline deadline) throws InterruptedException {
-            return Blocking.await(start(deadline), outcome -> ZkLease.releaseAll(List.of(grant(outcome).lease())),
-                    () -> "acquisition of lock " + path()).map(ViaZooKeeper::grant);
-        }
-
-        @Override
-        public CompletableFuture<Lease> async(Deadline deadline, Function<Grant, Lease> handOut, Consumer<Grant> abandon) {
-            return Blocking.userFuture(() -> start(deadline), outcome -> handOut.apply(grant(outcome)), outcome -> {
-                if (outcome instanceof Acquisition.End.Leased) {
-                    abandon.accept(grant(outcome));
-                }
-            });
-        }
-
-        private Acquisition start(Deadline deadline) {
-            AcquireTally tally = AcquireTally.begin(context);
-            tally.checkBeforeStart(context.client(), () -> "lock " + path());
-            return Acquisition.start(context, deadline, tally, participantId);
-        }
-
-        private static Grant grant(Acquisition.End outcome) {
-            Acquisition.End.Leased leased = (Acquisition.End.Leased) outcome;   // a request that made its own node is never Lost
-            return new Grant(leased.lease(), leased.granting());
-        }
     }
 
     /**

@@ -5,6 +5,7 @@
  * {@code MultiTransaction} do the same for a multi-lock, as composed futures. The stages take
  * the directory's {@link io.zklock.core.internal.LockContext} and hand each other immutable
  * values ({@code QueuedNode}, {@code WaitEnd}); nothing reaches back. Around them:
+ * {@code AcquisitionQueue} (an engine's requests, as its lease strategy starts them),
  * {@code RequestLock} (the request's serialiser), {@code PendingRetry} (retry or fail),
  * {@code Blocking} (the blocking and asynchronous wrappers every entry point uses) and
  * {@code AcquireTally} (what a request tells the observers). A give-up's deletes (guaranteed
