@@ -270,7 +270,7 @@ public final class NodeData {
     private static byte[] ownLines(byte[] data) {
         StringBuilder kept = new StringBuilder();
         fields(data).forEach((key, value) -> {
-            if (OwnerLines.isOwnerKey(key) || key.equals(MULTI)
+            if (OwnerLines.isOwnerKey(key) || key.equals(MULTI) || key.equals(LOCK_DELAY)
                     || key.equals(REVOKE_AT) || key.equals(REVOKE_BY) || key.equals(ASKED_BACK) || (key + value).equals(GRANTED)) {
                 kept.append(key).append(value).append('\n');
             }

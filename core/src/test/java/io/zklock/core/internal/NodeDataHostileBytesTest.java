@@ -76,4 +76,17 @@ class NodeDataHostileBytesTest {
         assertFalse(NodeData.isOwnerData("host=h\npid=x\nthread=t\nrequested=2030-01-01T00:00:00Z\n".getBytes(StandardCharsets.UTF_8)));
         assertTrue(NodeData.isOwnerData(owner));
     }
+
+    /** A lock-delay line survives the compaction of grown data: status still shows the node as waiting out its delay. */
+    @Property(tries = 3)
+    void aLockDelayLineSurvivesTheCompactionOfHugeData(@ForAll("hostile") byte[] tail) {
+        Instant until = Instant.parse("2030-01-01T00:00:05Z");
+        byte[] delayed = NodeData.withLockDelay(NodeData.of(new OwnerInfo("h", 7, "t", Instant.parse("2030-01-01T00:00:00Z"))), until);
+        byte[] huge = Arrays.copyOf(delayed, 1_000_000);
+        Arrays.fill(huge, delayed.length, huge.length, (byte) 'x');
+        System.arraycopy(tail, 0, huge, huge.length - tail.length, tail.length);
+        byte[] asked = NodeData.withRevocationRequest(huge, new RevocationRequest("op", Instant.EPOCH));
+        assertTrue(asked.length <= NodeData.MAX_WRITTEN);
+        assertEquals(Optional.of(until), NodeData.lockDelayUntil(asked));
+    }
 }
