@@ -15,6 +15,8 @@ import org.apache.zookeeper.data.Stat;
 /*
  * The one home of what a lock node's data says: short UTF-8 "key=value" lines, one per line.
  *   host=, pid=, thread=, requested=      the owner (OwnerInfo), written at the create
+ *   trace=<trace id>                      the owner's trace, written at the create when an observer
+ *                                         gave the request one (older readers skip the line)
  *   multi=<n>                             on each node of a multi-lock's transaction over n locks
  *   granted=yes                           once a semaphore node announced its grant
  *   revoke-requested=, revoke-by=         a RevocationRequest, written by LockAdmin
@@ -36,6 +38,9 @@ public final class NodeData {
     private static final String PID = "pid=";
     private static final String THREAD = "thread=";
     private static final String REQUESTED = "requested=";
+    private static final String TRACE = "trace=";
+    /** What a trace id may be: W3C and B3 ids are hex, others alphanumeric; nothing else is written or read. */
+    private static final int MAX_TRACE_ID = 64;
     private static final String GRANTED = "granted=yes";
     private static final String MULTI = "multi=";
     private static final String REVOKE_AT = "revoke-requested=";
@@ -55,11 +60,28 @@ public final class NodeData {
 
     /** {@return the data a node is created with: its owner's lines} */
     public static byte[] of(OwnerInfo owner) {
+        return of(owner, null);
+    }
+
+    /**
+     * The data a node is created with: its owner's lines, and its owner's trace id if it has one
+     * (a waiter's observer reads it back with {@link #traceId}). A trace id that is not one
+     * ({@link #isTraceId}) is left out.
+     *
+     * @param owner the owner
+     * @param traceId the trace the request runs in, or null
+     * @return the data
+     */
+    public static byte[] of(OwnerInfo owner, String traceId) {
         StringBuilder text = new StringBuilder(64 + owner.host().length() + owner.thread().length());
         text.append(HOST).append(oneLine(owner.host())).append('\n').append(PID).append(owner.pid())
                 .append('\n').append(THREAD).append(oneLine(owner.thread())).append('\n').append(REQUESTED);
         appendInstant(text, owner.requestedAt());
-        return text.append('\n').toString().getBytes(StandardCharsets.UTF_8);
+        text.append('\n');
+        if (traceId != null && isTraceId(traceId)) {
+            text.append(TRACE).append(traceId).append('\n');
+        }
+        return text.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     /** {@return the data of a node made by a multi-lock over {@code locks} locks} */
@@ -89,23 +111,14 @@ public final class NodeData {
 
     // ---- reading ----------------------------------------------------------------------------
 
-    /** {@return the end of the lock-delay the node waits out, if its data says so and the time is well-formed} */
+    /** {@return the end of the lock-delay the node waits out, if its data names one as an instant} */
     public static Optional<Instant> lockDelayUntil(byte[] data) {
-        String value = fields(data).get(LOCK_DELAY);
-        if (value == null) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(Instant.parse(value.trim()));
-        } catch (DateTimeParseException e) {
-            return Optional.empty();
-        }
+        return Optional.of(instant(fields(data).get(LOCK_DELAY))).filter(t -> !t.equals(Instant.EPOCH));
     }
 
     /** {@return whether a waiter asked the node back (a cached node's process then lets it go)} */
     public static boolean askedBack(byte[] data) {
-        String by = fields(data).get(ASKED_BACK);
-        return by != null && !by.isBlank();
+        return !fields(data).getOrDefault(ASKED_BACK, "").isBlank();
     }
 
     /**
@@ -125,6 +138,31 @@ public final class NodeData {
         }
         return new OwnerInfo(fields.getOrDefault(HOST, "?"), pid, fields.getOrDefault(THREAD, "?"),
                 instant(fields.get(REQUESTED)));
+    }
+
+    /**
+     * The trace id the node's owner wrote at its create, if it wrote one that is one.
+     *
+     * @param data a node's data, or null
+     * @return the trace id, or empty
+     */
+    public static Optional<String> traceId(byte[] data) {
+        String id = fields(data).get(TRACE);
+        return id != null && isTraceId(id) ? Optional.of(id) : Optional.empty();
+    }
+
+    /** {@return whether {@code id} can be a trace id: 1 to 64 letters, digits, '-' or '_'} */
+    public static boolean isTraceId(String id) {
+        if (id.isEmpty() || id.length() > MAX_TRACE_ID) {
+            return false;
+        }
+        for (int i = 0; i < id.length(); i++) {
+            char c = id.charAt(i);
+            if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_')) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -215,11 +253,8 @@ public final class NodeData {
     }
 
     private static Instant instant(String text) {
-        if (text == null) {
-            return Instant.EPOCH;
-        }
         try {
-            return Instant.parse(text);
+            return text == null ? Instant.EPOCH : Instant.parse(text);
         } catch (DateTimeParseException e) {
             return Instant.EPOCH;
         }
@@ -240,7 +275,7 @@ public final class NodeData {
     private static byte[] ownLines(byte[] data) {
         StringBuilder kept = new StringBuilder();
         fields(data).forEach((key, value) -> {
-            if (key.equals(HOST) || key.equals(PID) || key.equals(THREAD) || key.equals(REQUESTED) || key.equals(MULTI)
+            if (key.equals(HOST) || key.equals(PID) || key.equals(THREAD) || key.equals(REQUESTED) || key.equals(TRACE) || key.equals(MULTI)
                     || key.equals(REVOKE_AT) || key.equals(REVOKE_BY) || key.equals(ASKED_BACK) || (key + value).equals(GRANTED)) {
                 kept.append(key).append(value).append('\n');
             }

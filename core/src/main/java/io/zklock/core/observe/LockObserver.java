@@ -1,25 +1,34 @@
 package io.zklock.core.observe;
 
+import java.util.Optional;
+
 import io.zklock.core.LeaseState;
+import io.zklock.core.OwnerInfo;
 
 /**
- * Hears how this process's locks are used, for metrics: the end of every acquisition and every
- * state change of every lease. Install one with {@link LockObservers#install}; none is installed
- * by default, and then the engine reports nothing and pays nothing for it. Every method does
- * nothing unless overridden.
+ * Hears how locks are used, for metrics and traces: the start and end of every acquisition, the
+ * grant and every state change of every lease. Install one with {@link LockObservers#install},
+ * for the locks of one {@code CuratorFramework} client (an application's) or of the whole
+ * process; none is installed by default, and then the engine reports nothing and pays nothing
+ * for it. Every method does nothing unless overridden.
  *
  * <p><b>Modes.</b> Each event names the mode of the lock it concerns: {@value #MUTEX} (a
  * {@code ZkMutex}), {@value #READ} and {@value #WRITE} (the halves of a {@code ZkReadWriteLock}),
  * {@value #PERMIT} (a {@code ZkSemaphore}) and {@value #MULTI} (a {@code ZkMultiLock}'s
  * acquisition); a recipe this engine does not know is named by its node kind.
  *
- * <p><b>What is reported.</b> One {@link AcquireEvent} per request that reaches the engine,
- * blocking or asynchronous, granted or not; re-entry by a thread that already holds the lock is
- * no request and is not reported. A multi-lock's acquisition is one event of mode
+ * <p><b>What is reported.</b> For each request that reaches the engine, blocking or asynchronous,
+ * granted or not: one {@link AcquireStart} on the caller's thread when it begins, and one
+ * {@link AcquireEvent} when it ends; re-entry by a thread that already holds the lock is no
+ * request and is not reported. An observer hears a request's end, and the grant and changes of
+ * the nodes it was granted, only if it was installed when the request began (and until it is
+ * uninstalled): so an observer's counts of what waits or is held now stay paired, as no end
+ * comes without its start. A multi-lock's acquisition is one event of mode
  * {@value #MULTI}, whose path is its locks' paths joined by commas. A {@link LeaseEvent} for each
  * state change of each granted node: a multi-lock's nodes report, each under its own lock's
  * path and mode, as any other node does. Re-entered leases share their node, which reports
- * once, when the node is released.
+ * once, when the node is released. A {@link RequestObserver} returned from
+ * {@link #acquireStarted} follows one request: what the waiter waits behind, and its trace.
  *
  * <p><b>Threads.</b> Events arrive on ZooKeeper's event thread, a timer thread or the caller's
  * thread, possibly on several at once: an observer must be thread-safe, quick and must not
@@ -47,6 +56,28 @@ public interface LockObserver {
         CANCELLED,
         /** Anything else: a closed client, a ZooKeeper failure ({@code LockException}), a refusal by the recipe. */
         FAILED
+    }
+
+    /**
+     * The start of one acquisition, on the caller's thread.
+     *
+     * @param path the lock's path as the caller gave it; a multi-lock's paths joined by commas
+     * @param mode the lock's mode (see the constants of {@link LockObserver})
+     */
+    record AcquireStart(String path, String mode) {
+    }
+
+    /**
+     * The node a request waits behind, as its data names it (see
+     * {@link RequestObserver#waitsBehind}). Node data is written by other clients too: every
+     * field is what could be read, never trusted further.
+     *
+     * @param nodePath the node's path (the lock's path as the waiter gave it, and the node's name)
+     * @param owner its owner: host, process id, thread and time of request ({@code "?"},
+     *        {@code -1} and the epoch where the data does not say)
+     * @param traceId the trace id its owner wrote when it requested the lock, if it had one
+     */
+    record WaitedNode(String nodePath, OwnerInfo owner, Optional<String> traceId) {
     }
 
     /**
@@ -97,6 +128,27 @@ public interface LockObserver {
      * @param event which lock and how long
      */
     default void lockDelayStarted(LockDelayEvent event) {
+    }
+
+    /**
+     * An acquisition begins, on the caller's thread, before it issues any request: whatever the
+     * caller's thread carries (a current observation or span) can be taken from it here.
+     *
+     * @param start the lock and mode
+     * @return what follows this request to its end and its nodes to their release, or null (the
+     *         default) if this observer needs nothing per request
+     */
+    default RequestObserver acquireStarted(AcquireStart start) {
+        return null;
+    }
+
+    /**
+     * A node was granted: from now on it is held until a {@link #leaseChanged} to
+     * {@code RELEASED} or {@code LOST}, the one of the two it ever reports.
+     *
+     * @param event the node's lock, mode and state {@code HELD}, with no time held yet
+     */
+    default void leaseGranted(LeaseEvent event) {
     }
 
     /**

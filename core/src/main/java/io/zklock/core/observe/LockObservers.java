@@ -5,17 +5,22 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 import io.zklock.core.spi.queue.LockKind;
+import org.apache.curator.framework.CuratorFramework;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The {@link LockObserver}s of this process. Any number may be installed, each until its
- * {@link Installation} is closed; each hears every event, in the order they were installed.
+ * {@link Installation} is closed, each either for the locks of one {@code CuratorFramework}
+ * client ({@link #install(CuratorFramework, LockObserver)}: an application's, so two
+ * applications in one JVM each hear only their own locks) or for every lock of the process
+ * ({@link #install(LockObserver)}); each hears its events in the order they were installed.
+ * A lock is the client's it was made with; a multi-lock's, its locks' client.
  *
  * <p>The installed observers are one array, replaced on each change: with none installed the
- * engine reads it once per request and once per grant, finds it empty and does nothing else
- * (no clock read, no allocation). An acquisition is reported only if an observer was installed
- * when it began, and a lease only if one was installed when it was granted.
+ * engine reads it once per request, finds it empty and does nothing else (no clock read, no
+ * allocation). With some installed, a request picks those for its client when it begins
+ * ({@link #requestStarted}), and only they hear of it and of the nodes it was granted.
  */
 public final class LockObservers {
     private static final Logger LOG = LoggerFactory.getLogger(LockObservers.class);
@@ -41,10 +46,30 @@ public final class LockObservers {
      * @throws IllegalArgumentException if the observer is null
      */
     public static Installation install(LockObserver observer) {
-        if (observer == null) {
-            throw new IllegalArgumentException("observer is null");
+        return install(null, observer, "observer");
+    }
+
+    /**
+     * Installs {@code observer} for the locks made with {@code client} (a namespace facade of it,
+     * {@code client.usingNamespace(...)}, is a client of its own).
+     *
+     * @param client whose locks it hears of
+     * @param observer hears of the requests that begin from now on for the client's locks
+     * @return what uninstalls it
+     * @throws IllegalArgumentException if the client or the observer is null
+     */
+    public static Installation install(CuratorFramework client, LockObserver observer) {
+        if (client == null) {
+            throw new IllegalArgumentException("client is null; install(observer) observes every client");
         }
-        Entry entry = new Entry(observer);
+        return install(client, observer, "observer");
+    }
+
+    private static Installation install(CuratorFramework client, LockObserver observer, String what) {
+        if (observer == null) {
+            throw new IllegalArgumentException(what + " is null");
+        }
+        Entry entry = new Entry(client, observer);
         synchronized (LockObservers.class) {
             Entry[] more = Arrays.copyOf(installed, installed.length + 1);
             more[more.length - 1] = entry;
@@ -75,6 +100,52 @@ public final class LockObservers {
     }
 
     /**
+     * The engine's side: a request on {@code client}'s lock begins, on the caller's thread. Each
+     * observer installed for the client (or for every client) hears {@link LockObserver#acquireStarted}.
+     *
+     * @param client the lock's client (null only for a lock on a scripted door: only observers of every client hear it)
+     * @param start the lock and mode
+     * @return what tells those observers of the rest of the request, or null if none is installed for the client
+     */
+    public static ObservedRequest requestStarted(CuratorFramework client, LockObserver.AcquireStart start) {
+        Entry[] now = installed;
+        if (now.length == 0) {
+            return null;
+        }
+        int count = 0;
+        for (Entry entry : now) {
+            if (entry.hears(client)) {
+                count++;
+            }
+        }
+        if (count == 0) {
+            return null;
+        }
+        Entry[] audience = new Entry[count];
+        RequestObserver[] followers = new RequestObserver[count];
+        String traceId = null;
+        int i = 0;
+        for (Entry entry : now) {
+            if (!entry.hears(client)) {
+                continue;
+            }
+            audience[i] = entry;
+            try {
+                RequestObserver follower = entry.observer.acquireStarted(start);
+                followers[i] = follower;
+                String id = follower == null ? null : follower.traceId();
+                if (traceId == null && id != null) {
+                    traceId = id;
+                }
+            } catch (RuntimeException e) {
+                entry.threw(e);
+            }
+            i++;
+        }
+        return new ObservedRequest(audience, followers, traceId);
+    }
+
+    /**
      * The engine's side: tells every installed observer that an acquisition ended. An observer
      * that throws is logged and the others are still told.
      *
@@ -82,16 +153,6 @@ public final class LockObservers {
      */
     public static void acquireEnded(LockObserver.AcquireEvent event) {
         tell(observer -> observer.acquireEnded(event));
-    }
-
-    /**
-     * The engine's side: tells every installed observer that a granted request waits out a
-     * lock-delay.
-     *
-     * @param event the request's lock and the delay
-     */
-    public static void lockDelayStarted(LockObserver.LockDelayEvent event) {
-        tell(o -> o.lockDelayStarted(event));
     }
 
     /**
@@ -125,12 +186,27 @@ public final class LockObservers {
         return LockKind.of(kind).map(k -> k.mode(kind)).orElse(kind);
     }
 
-    private static final class Entry implements Installation {
+    static final class Entry implements Installation {
+        private final CuratorFramework client;   // null: every client
         private final LockObserver observer;
         private final AtomicBoolean warned = new AtomicBoolean();
+        private volatile boolean installed = true;
 
-        Entry(LockObserver observer) {
+        Entry(CuratorFramework client, LockObserver observer) {
+            this.client = client;
             this.observer = observer;
+        }
+
+        boolean hears(CuratorFramework of) {
+            return client == null || client == of;
+        }
+
+        boolean installed() {
+            return installed;
+        }
+
+        LockObserver observer() {
+            return observer;
         }
 
         /** A throwing observer is a bug of its own: said once loudly, then quietly, so it cannot flood the log. */
@@ -144,6 +220,7 @@ public final class LockObservers {
 
         @Override
         public void close() {
+            installed = false;
             uninstall(this);
         }
 

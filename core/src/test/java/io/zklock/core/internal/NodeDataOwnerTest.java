@@ -33,6 +33,36 @@ class NodeDataOwnerTest {
         assertEquals(info, NodeData.owner(NodeData.of(info)));
     }
 
+    /**
+     * A trace id rides on its own line: read back by traceId, invisible to the owner's parse and
+     * to the owner check as older readers make them, kept when a node's data is cut back to this
+     * codec's lines; a value that is no trace id is neither written nor read.
+     */
+    @Test
+    void traceIdLineRoundTripsWithoutChangingTheOwner() {
+        OwnerInfo info = new OwnerInfo("host-1.example.org", 4242, "pool-1-thread-3", AT);
+        byte[] traced = NodeData.of(info, "4bf92f3577b34da6a3ce929d0e0e4736");
+
+        assertEquals(info, NodeData.owner(traced));
+        assertEquals(java.util.Optional.of("4bf92f3577b34da6a3ce929d0e0e4736"), NodeData.traceId(traced));
+        assertEquals(true, NodeData.isOwnerData(traced));
+        assertEquals(java.util.Optional.empty(), NodeData.traceId(NodeData.of(info)));
+        assertEquals(new String(NodeData.of(info), StandardCharsets.UTF_8), new String(NodeData.of(info, null), StandardCharsets.UTF_8));
+        assertEquals(java.util.Optional.empty(), NodeData.traceId(NodeData.of(info, "not a trace\nhost=evil")));
+        assertEquals(info, NodeData.owner(NodeData.of(info, "not a trace\nhost=evil")));
+        assertEquals(java.util.Optional.empty(), NodeData.traceId(utf8("trace=" + "a".repeat(65) + "\n")));
+        byte[] huge = new byte[NodeData.MAX_WRITTEN];
+        java.util.Arrays.fill(huge, (byte) 'x');
+        byte[] grown = NodeData.withGrant(concat(traced, huge));
+        assertEquals(java.util.Optional.of("4bf92f3577b34da6a3ce929d0e0e4736"), NodeData.traceId(grown));
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] both = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, both, a.length, b.length);
+        return both;
+    }
+
     /** The current process and thread round-trip too. */
     @Test
     void currentRoundTrips() {

@@ -205,4 +205,112 @@ class LockObserversTest extends EmbeddedServerTest {
         assertEquals("sem12", LockObservers.modeOf("sem12"));
         assertEquals("barrier", LockObservers.modeOf("barrier"));
     }
+
+    /**
+     * An observer installed for one client hears that client's locks only: requests on another
+     * client's locks (another application's, in the same JVM) reach it neither at their start
+     * nor at their end, nor do their leases.
+     */
+    @Test
+    void anObserverOfOneClientHearsOnlyThatClientsLocks() throws Exception {
+        Recorder mine = new Recorder();
+        Recorder theirs = new Recorder();
+        try (LockObservers.Installation a = LockObservers.install(client, mine);
+                LockObservers.Installation b = LockObservers.install(other, theirs)) {
+            mutex("/observed/scoped").acquire().close();
+            new LockEngine(other, "/observed/scoped", MUTEX).acquire().close();
+            new LockEngine(other, "/observed/scoped", MUTEX).acquire().close();
+            Await.until("the releases are reported", LONG, () -> mine.leases.size() == 1 && theirs.leases.size() == 2);
+        }
+        assertEquals(1, mine.acquires.size(), "acquisitions heard by the client's observer: " + mine.acquires);
+        assertEquals(2, theirs.acquires.size(), "acquisitions heard by the other client's observer: " + theirs.acquires);
+        assertEquals(3, recorder.acquires.size(), "the observer of every client hears both");
+        assertThrows(IllegalArgumentException.class, () -> LockObservers.install(null, new Recorder()));
+    }
+
+    /**
+     * A request's start is told on the caller's thread; its follower's trace id goes into its
+     * node's owner data with the create; a waiter's follower hears whom it waits behind (the
+     * holder's thread and that trace id, from the watch's reply); grant and release are paired,
+     * and the follower hears the end, the grant and the release of its own request.
+     */
+    @Test
+    void aFollowerHearsItsRequestOnTheCallersThreadAndTheHoldersTrace() throws Exception {
+        List<String> startThreads = new CopyOnWriteArrayList<>();
+        List<LockObserver.WaitedNode> waitedFor = new CopyOnWriteArrayList<>();
+        List<String> followed = new CopyOnWriteArrayList<>();
+        List<LockObserver.LeaseEvent> granted = new CopyOnWriteArrayList<>();
+        LockObserver tracing = new LockObserver() {
+            @Override
+            public RequestObserver acquireStarted(AcquireStart start) {
+                startThreads.add(Thread.currentThread().getName());
+                String trace = Thread.currentThread().getName().equals("holder") ? "4bf92f3577b34da6a3ce929d0e0e4736" : null;
+                return new RequestObserver() {
+                    @Override
+                    public String traceId() {
+                        return trace;
+                    }
+
+                    @Override
+                    public void waitsBehind(WaitedNode node) {
+                        waitedFor.add(node);
+                    }
+
+                    @Override
+                    public void ended(AcquireEvent event) {
+                        followed.add("ended " + event.outcome());
+                    }
+
+                    @Override
+                    public void leaseGranted(LeaseEvent event) {
+                        followed.add("granted " + event.path());
+                    }
+
+                    @Override
+                    public void leaseChanged(LeaseEvent event) {
+                        followed.add(event.state().name());
+                    }
+                };
+            }
+
+            @Override
+            public void leaseGranted(LeaseEvent event) {
+                granted.add(event);
+            }
+        };
+        try (LockObservers.Installation i = LockObservers.install(client, tracing)) {
+            CompletableFuture<Lease> holding = new CompletableFuture<>();
+            Thread holder = new Thread(() -> {
+                try {
+                    holding.complete(mutex("/observed/traced").acquire());
+                } catch (Throwable t) {
+                    holding.completeExceptionally(t);
+                }
+            }, "holder");
+            holder.start();
+            Lease held = holding.get();
+            String holderNode = held.nodePath();
+            byte[] data = client.getData().forPath(holderNode);
+            assertTrue(new String(data, java.nio.charset.StandardCharsets.UTF_8).contains("trace=4bf92f3577b34da6a3ce929d0e0e4736\n"),
+                    "the holder's owner data: " + new String(data, java.nio.charset.StandardCharsets.UTF_8));
+
+            CompletableFuture<Lease> waiter = mutex("/observed/traced").acquireAsync(Duration.ofMinutes(1));
+            Await.until("the waiter watches the holder", LONG, () -> waitedFor.size() == 1);
+            LockObserver.WaitedNode behind = waitedFor.get(0);
+            assertEquals(holderNode, behind.nodePath());
+            assertEquals("holder", behind.owner().thread());
+            assertEquals(ProcessHandle.current().pid(), behind.owner().pid());
+            assertEquals(java.util.Optional.of("4bf92f3577b34da6a3ce929d0e0e4736"), behind.traceId());
+            held.close();
+            Lease second = waiter.get();
+            assertFalse(new String(client.getData().forPath(second.nodePath()), java.nio.charset.StandardCharsets.UTF_8).contains("trace="),
+                    "a request without a trace writes no trace line");
+            second.close();
+            Await.until("both releases are told", LONG, () -> followed.stream().filter("RELEASED"::equals).count() == 2);
+        }
+        assertEquals(List.of("holder", Thread.currentThread().getName()), startThreads, "threads the starts were told on");
+        assertEquals(2, granted.size(), "grants: " + granted);
+        assertEquals(new LockObserver.LeaseEvent("/observed/traced", "lock", LeaseState.HELD, 0), granted.get(0));
+        assertEquals(List.of("granted /observed/traced", "ended GRANTED", "RELEASED"), followed.subList(0, 3));
+    }
 }

@@ -194,6 +194,11 @@ public class ZkLockAutoConfiguration {
      * default root, {@code defaultRoot} itself.
      */
     static String under(String root, String defaultRoot) {
+        return ZKPaths.makePath(rootOf(root), ZKPaths.getNodeFromPath(defaultRoot));
+    }
+
+    /** {@code zklock.root}, checked. */
+    static String rootOf(String root) {
         if (root == null || root.isBlank()) {
             throw new InvalidZkLockPropertyException("zklock.root", root, "it is blank: it must be an absolute ZooKeeper path");
         }
@@ -205,7 +210,7 @@ public class ZkLockAutoConfiguration {
         if (root.equals("/zookeeper") || root.startsWith("/zookeeper/")) {
             throw new InvalidZkLockPropertyException("zklock.root", root, "/zookeeper belongs to ZooKeeper and cannot hold locks");
         }
-        return ZKPaths.makePath(root, ZKPaths.getNodeFromPath(defaultRoot));
+        return root;
     }
 
     static int millis(String property, Duration value) {

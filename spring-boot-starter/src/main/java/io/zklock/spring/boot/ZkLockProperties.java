@@ -95,6 +95,14 @@ public class ZkLockProperties {
     /** The Micrometer meters. */
     private final Metrics metrics = new Metrics();
 
+    /** The wait and hold observations (with zklock-micrometer and an ObservationRegistry). */
+    private final Observations observations = new Observations();
+
+    /** {@return the observations' settings} */
+    public Observations getObservations() {
+        return observations;
+    }
+
     /** {@return the namespace setting} */
     public String getNamespace() {
         return namespace;
@@ -302,6 +310,26 @@ public class ZkLockProperties {
         /** @param pathTags the path tags setting */
         public void setPathTags(boolean pathTags) {
             this.pathTags = pathTags;
+        }
+    }
+
+    /** The observations' settings. */
+    public static class Observations {
+        /** Bound by Spring Boot. */
+        public Observations() {
+        }
+
+        /** Whether each acquisition's wait and each lock's hold are observations (spans, with a tracing bridge), and the caller's trace id is written into its lock node. */
+        private boolean enabled = true;
+
+        /** {@return the enabled setting} */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /** @param enabled the enabled setting */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
     }
 }

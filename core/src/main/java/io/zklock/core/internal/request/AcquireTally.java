@@ -11,23 +11,28 @@ import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
 import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.NodeData;
 import io.zklock.core.internal.lease.ZkLease;
 import io.zklock.core.observe.LockObserver;
 import io.zklock.core.observe.LockObservers;
+import io.zklock.core.observe.ObservedRequest;
 import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
- * What one request tells the {@link LockObservers} when it ends: its start, the ZooKeeper calls
- * its stages issue, the queue they find, and its outcome, reported once, before the caller can
- * see the result. A multi-lock's waits count into the multi-lock's tally through a
- * {@link #component()} view, which reports nothing of its own. {@link #NONE}, the tally of a
- * request that began with no observer installed, does nothing at all.
+ * What one request tells its observers (those installed for its client when it began, in an
+ * {@link ObservedRequest}): its start, the node it waits behind, the ZooKeeper calls its stages
+ * issue, the queue they find, and its outcome, reported once, before the caller can see the
+ * result; then the grant and changes of its nodes. A multi-lock's waits count into the
+ * multi-lock's tally through a {@link #component()} view, which reports no end of its own.
+ * {@link #NONE}, the tally of a request that began with no observer installed for its client,
+ * does nothing at all.
  */
 public final class AcquireTally {
     /** The tally of an unobserved request. */
-    static final AcquireTally NONE = new AcquireTally(null, null);
+    static final AcquireTally NONE = new AcquireTally(null, null, null);
 
+    private final ObservedRequest observed;
     private final String path;
     private final String mode;
     private final long startNanos;
@@ -36,7 +41,8 @@ public final class AcquireTally {
     private final AtomicBoolean reported;
     private final boolean reports;
 
-    private AcquireTally(String path, String mode) {
+    private AcquireTally(String path, String mode, ObservedRequest observed) {
+        this.observed = observed;
         this.path = path;
         this.mode = mode;
         boolean active = path != null;
@@ -48,6 +54,7 @@ public final class AcquireTally {
     }
 
     private AcquireTally(AcquireTally whole) {
+        this.observed = whole.observed;
         this.path = whole.path;
         this.mode = whole.mode;
         this.startNanos = whole.startNanos;
@@ -57,16 +64,40 @@ public final class AcquireTally {
         this.reports = false;
     }
 
-    /** The tally of a request on {@code context} starting now: {@link #NONE} if nobody observes. */
+    /** The tally of a request on {@code context} starting now, on the caller's thread: {@link #NONE} if nobody observes. */
     public static AcquireTally begin(LockContext context) {
-        return LockObservers.active() ? new AcquireTally(context.path(), LockObservers.modeOf(context.kind())) : NONE;
+        return LockObservers.active() ? begin(context.client(), context.path(), LockObservers.modeOf(context.kind())) : NONE;
     }
 
-    /** The tally of a multi-lock request over {@code contexts} starting now. */
+    /** The tally of a multi-lock request over {@code contexts} starting now, on the caller's thread. */
     public static AcquireTally beginMulti(List<LockContext> contexts) {
         return LockObservers.active()
-                ? new AcquireTally(String.join(",", contexts.stream().map(LockContext::path).toList()), LockObserver.MULTI)
+                ? begin(contexts.get(0).client(), String.join(",", contexts.stream().map(LockContext::path).toList()), LockObserver.MULTI)
                 : NONE;
+    }
+
+    private static AcquireTally begin(CuratorFramework client, String path, String mode) {
+        ObservedRequest observed = LockObservers.requestStarted(client, new LockObserver.AcquireStart(path, mode));
+        return observed == null ? NONE : new AcquireTally(path, mode, observed);
+    }
+
+    /** {@return the trace id its observers gave the request, for its nodes' owner data; null if none} */
+    String traceId() {
+        return this == NONE ? null : observed.traceId();
+    }
+
+    /** The request set a watch on {@code nodePath}, whose reply carried {@code data}: its observers hear whom it waits behind. */
+    void waitsBehind(String nodePath, byte[] data) {
+        if (this != NONE) {
+            observed.waitsBehind(new LockObserver.WaitedNode(nodePath, NodeData.owner(data), NodeData.traceId(data)));
+        }
+    }
+
+    /** A granted node of the request waits out {@code context}'s lock-delay for {@code nanos}: its observers hear of it. */
+    void lockDelayStarted(LockContext context, long nanos) {
+        if (this != NONE) {
+            observed.lockDelayStarted(new LockObserver.LockDelayEvent(context.path(), LockObservers.modeOf(context.kind()), nanos));
+        }
     }
 
     /** The tally a multi-lock's wait for one of its nodes counts into: this one's counts, and no report. */
@@ -116,7 +147,7 @@ public final class AcquireTally {
 
     private void report(LockObserver.Outcome outcome) {
         if (reports && reported.compareAndSet(false, true)) {
-            LockObservers.acquireEnded(new LockObserver.AcquireEvent(path, mode, outcome, System.nanoTime() - startNanos,
+            observed.ended(new LockObserver.AcquireEvent(path, mode, outcome, System.nanoTime() - startNanos,
                     requests.get(), ahead.get()));
         }
     }
@@ -135,22 +166,22 @@ public final class AcquireTally {
     }
 
     /**
-     * A listener that reports {@code lease}'s state changes with the time since its grant, if
-     * an observer is installed now; added before anybody else sees the lease.
+     * Tells the request's observers that {@code lease} (on {@code context}'s lock) was granted,
+     * and adds a listener that tells them its state changes with the time since its grant;
+     * added before anybody else sees the lease. Nothing if nobody observes the request.
      */
-    static void observeLease(ZkLease lease, LockContext context) {
-        if (!LockObservers.active()) {
+    void observeLease(ZkLease lease, LockContext context) {
+        if (this == NONE) {
             return;
         }
         String path = context.path();
         String mode = LockObservers.modeOf(context.kind());
         long grantedNanos = System.nanoTime();
+        observed.leaseGranted(new LockObserver.LeaseEvent(path, mode, LeaseState.HELD, 0));
         lease.addListener(new LeaseListener() {
             @Override
             public void stateChanged(Lease l, LeaseState state) {
-                if (LockObservers.active()) {
-                    LockObservers.leaseChanged(new LockObserver.LeaseEvent(path, mode, state, System.nanoTime() - grantedNanos));
-                }
+                observed.leaseChanged(new LockObserver.LeaseEvent(path, mode, state, System.nanoTime() - grantedNanos));
             }
 
             @Override

@@ -104,7 +104,7 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
 
     /** As {@link #start(LockContext, Deadline)}, reporting to {@code tally}. */
     public static Acquisition start(LockContext context, Deadline deadline, AcquireTally tally) {
-        Acquisition a = new Acquisition(context, deadline, false, NodeData.of(OwnerInfo.current()), tally);
+        Acquisition a = new Acquisition(context, deadline, false, NodeData.of(OwnerInfo.current(), tally.traceId()), tally);
         a.begin(a::create);
         return a;
     }
@@ -194,7 +194,7 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
         stopTimer();
         context.monitor().removeListener(this);
         ZkLease lease = new ZkLease(context, node.path(), node.token(), node.session(), granted.predecessorOf(node.node()));
-        AcquireTally.observeLease(lease, context);
+        tally.observeLease(lease, context);
         catchUp(lease, node.session());
         if (context.driver().announcesGrants() && !sorted.get(sorted.size() - 1).equals(node.node())) {
             tally.issued();

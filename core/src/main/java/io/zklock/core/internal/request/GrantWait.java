@@ -84,7 +84,7 @@ final class GrantWait {
         this.watches = new Watches(context.monitor().watches(), context.port());
         this.retry = new PendingRetry(lock);
         this.askBack = new AskBack(context, node.node(), lock::run);
-        this.delay = new LockDelayWait(context, node, ownerData, lock);
+        this.delay = new LockDelayWait(context, node, ownerData, lock, tally);
     }
 
     /** Step 1 for the first time; call from a step of the request. */
@@ -265,8 +265,9 @@ final class GrantWait {
             // after a true grant moves us on, so the same announcement seen again was forged by another client
             announcementSeen.put(path, reply.stat().getMzxid());
             list(watchDirectory);
+        } else {
+            tally.waitsBehind(path, reply.data());   // the watch is set: watchEvent takes it from here
         }
-        // otherwise the watch is set: watchEvent takes it from here
     }
 
     /*

@@ -95,7 +95,7 @@ public final class MultiAcquisition implements Request<List<ZkLease>> {
         this.port = contexts.get(0).port();
         this.deadline = deadline;
         this.what = what;
-        this.ownerData = NodeData.ofMulti(NodeData.of(OwnerInfo.current()), contexts.size());
+        this.ownerData = NodeData.ofMulti(NodeData.of(OwnerInfo.current(), tally.traceId()), contexts.size());
     }
 
     public static MultiAcquisition start(List<LockContext> contexts, Deadline deadline, String what, AcquireTally tally) {
