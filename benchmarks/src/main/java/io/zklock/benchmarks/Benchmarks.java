@@ -222,6 +222,11 @@ public final class Benchmarks {
     }
 
     public static void main(String[] args) throws Exception {
+        if (ElectionBench.selected(args)) {
+            ElectionBench.run(ElectionBench.Options.of(List.of(args).contains("--quick")), System.out);
+            System.exit(0);
+            return;
+        }
         if (isFaultMix(args)) {
             try {
                 FaultMix.run(FaultMix.parse(args), System.out);

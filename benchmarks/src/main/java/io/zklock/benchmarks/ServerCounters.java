@@ -74,6 +74,23 @@ final class ServerCounters {
         }
     }
 
+    /** Packets received so far from each connected session (requests, plus pings), keyed by session id. */
+    java.util.Map<Long, Long> packetsBySession() {
+        java.util.Map<Long, Long> out = new java.util.HashMap<>();
+        try {
+            ObjectName pattern = new ObjectName(server.getCanonicalName() + ",name1=Connections,*");
+            for (ObjectName name : mbeans.queryNames(pattern, null)) {
+                String id = name.getKeyProperty("name3");
+                if (id != null) {
+                    out.put(Long.parseUnsignedLong(id.replace("0x", ""), 16), ((Number) mbeans.getAttribute(name, "PacketsReceived")).longValue());
+                }
+            }
+        } catch (JMException e) {
+            throw new IllegalStateException("cannot read the connection beans of " + server, e);
+        }
+        return out;
+    }
+
     /** Watches the server holds now, data and child watches of every session (its {@code wchs} total). */
     int watchCount() {
         try {

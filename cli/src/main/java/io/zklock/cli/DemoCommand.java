@@ -38,6 +38,9 @@ import picocli.CommandLine.Spec;
             "  read-write  readers overlap, a writer holds alone and is not starved",
             "  multi-lock  transfers lock two accounts in random order: no deadlock,",
             "              and the total balance is conserved",
+            "  leader      a leader frozen past its session timeout: the standby leads",
+            "              with a larger epoch, observers hear it, the old leader's",
+            "              late write is refused",
             "",
             "Then one summary table. Durations are written like 500ms, 1.5s, 2m.",
             ""},
@@ -132,7 +135,7 @@ public final class DemoCommand implements Callable<Integer> {
             out.println("each story runs " + Durations.format(duration) + "; progress every "
                     + Durations.format(Duration.ofMillis(Math.max(100, duration.toMillis() / 4))));
             try {
-                for (Story story : List.of(new MutexStory(), new SemaphoreStory(), new ReadWriteStory(), new MultiLockStory())) {
+                for (Story story : List.of(new MutexStory(), new SemaphoreStory(), new ReadWriteStory(), new MultiLockStory(), new ElectionStory())) {
                     Story.Result result = story.run(stage);
                     for (Story.Check check : result.checks()) {
                         out.printf("  %-4s  %s (%s)%n", check.passed() ? "ok" : "FAIL", check.name(), check.detail());

@@ -23,6 +23,9 @@ import io.zklock.core.RevocationRequest;
  */
 final class StatusReport {
     private static final String[] COLUMNS = {"#", "role", "mode", "owner", "age", "token", "revocation", "node"};
+    /** The recipe status names a leader election, and the mode of its nodes (see {@code io.zklock.leader.LeaderKind}). */
+    private static final String ELECTION = "leader";
+    private static final String CANDIDATE = "candidate";
 
     private StatusReport() {
     }
@@ -64,6 +67,9 @@ final class StatusReport {
     }
 
     private static String header(LockStatus status) {
+        if (status.recipe().equals(ELECTION)) {
+            return electionHeader(status);
+        }
         StringBuilder h = new StringBuilder(status.path()).append(": ").append(status.recipe());
         if (status.recipe().equals("semaphore") && status.maxLeases().isPresent()) {
             h.append(", maxLeases ").append(status.maxLeases().getAsInt());
@@ -72,6 +78,23 @@ final class StatusReport {
         int waiters = status.waiters().size();
         return h.append(", ").append(holders).append(holders == 1 ? " holder, " : " holders, ")
                 .append(waiters).append(waiters == 1 ? " waiter" : " waiters").toString();
+    }
+
+    /**
+     * An election's header: its leader (participant id, epoch) and how many candidates wait, or
+     * that nobody leads (a node of another recipe first in the queue).
+     */
+    private static String electionHeader(LockStatus status) {
+        StringBuilder h = new StringBuilder(status.path()).append(": leader election, ");
+        Participant leader = status.holders().isEmpty() ? null : status.holders().get(0);
+        if (leader == null || !leader.mode().equals(CANDIDATE)) {
+            h.append("nobody leads");
+        } else {
+            h.append("leader ").append(leader.participantId().orElse("?")).append(" (epoch ").append(token(leader.fencingToken()))
+                    .append(')');
+        }
+        int waiting = status.waiters().size();
+        return h.append(", ").append(waiting).append(waiting == 1 ? " candidate waits" : " candidates wait").toString();
     }
 
     /** The participants in queue order, columns padded to their widest cell. */
@@ -83,9 +106,9 @@ final class StatusReport {
             String age = Durations.format(age(p.createdAt(), now));
             rows.add(new String[] {
                 Integer.toString(i + 1),
-                p.inLockDelay(now) ? "DELAYED" : p.holding() ? (p.cached() ? "CACHED" : "HOLDS") : "waits",
+                p.inLockDelay(now) ? "DELAYED" : p.holding() ? (p.cached() ? "CACHED" : p.mode().equals(CANDIDATE) ? "LEADS" : "HOLDS") : "waits",
                 p.mode(),
-                owner(p.owner()),
+                p.participantId().map(id -> id + " " + owner(p.owner())).orElse(owner(p.owner())),
                 p.holding() ? "held <= " + age : "waiting " + age,
                 token(p.fencingToken()),
                 p.revocationRequest().map(r -> revocation(r, now)).orElse("-"),
@@ -155,6 +178,7 @@ final class StatusReport {
                         .append(",\"cached\":").append(p.cached())
                         .append(",\"lockDelayUntil\":").append(p.lockDelayUntil().map(t -> string(t.toString())).orElse("null"))
                         .append(",\"mode\":").append(string(p.mode()))
+                        .append(",\"participantId\":").append(p.participantId().map(StatusReport::string).orElse("null"))
                         .append(",\"owner\":{\"thread\":").append(string(o.thread()))
                         .append(",\"host\":").append(string(o.host()))
                         .append(",\"pid\":").append(o.pid()).append('}')

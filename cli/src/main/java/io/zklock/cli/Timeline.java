@@ -18,7 +18,8 @@ final class Timeline {
         PERMIT("semaphore permit", "#4e9a3f"),
         READ("read", "#29a3a3"),
         WRITE("write", "#e08a1e"),
-        MULTI("multi-lock", "#8c5fb8");
+        MULTI("multi-lock", "#8c5fb8"),
+        LEADER("leader", "#c0392b");
 
         final String label;
         final String colour;

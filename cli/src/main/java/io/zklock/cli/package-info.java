@@ -9,7 +9,7 @@
  *   <li>{@code revoke} ({@code RevokeCommand}): asks a holder to let go, or deletes its node.</li>
  *   <li>{@code demo} ({@code DemoCommand}): each recipe's {@code Story} ({@code MutexStory} and
  *       {@code FencingStory}, {@code SemaphoreStory}, {@code ReadWriteStory},
- *       {@code MultiLockStory}) told by several sessions on a {@code Stage}, on an
+ *       {@code MultiLockStory}, {@code ElectionStory}) told by several sessions on a {@code Stage}, on an
  *       {@link io.zklock.cli.EmbeddedZooKeeper} or an ensemble; a {@code Timeline} of what each
  *       session did, drawn by {@code TimelineSvg}, and a {@code SummaryTable}.</li>
  *   <li>Shared by the commands: {@code ConnectOptions} (where the ensemble is, the one client),

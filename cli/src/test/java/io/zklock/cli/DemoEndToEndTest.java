@@ -25,7 +25,7 @@ import picocli.CommandLine;
 /** The whole demo, once, on the embedded server with short durations; each test reads one aspect of that run. */
 class DemoEndToEndTest {
     private static final int SESSIONS = MutexStory.SESSIONS + 2 + SemaphoreStory.SESSIONS
-            + ReadWriteStory.READERS + ReadWriteStory.WRITERS + MultiLockStory.SESSIONS;
+            + ReadWriteStory.READERS + ReadWriteStory.WRITERS + MultiLockStory.SESSIONS + 2;
 
     @TempDir
     static Path dir;
@@ -60,11 +60,11 @@ class DemoEndToEndTest {
     void summaryTableHasOneRowPerRecipe() {
         List<String> lines = out.lines().toList();
         int header = lines.indexOf(lines.stream().filter(l -> l.startsWith("recipe ")).findFirst().orElseThrow());
-        List<String> rows = lines.subList(header + 2, header + 6);
+        List<String> rows = lines.subList(header + 2, header + 7);
         List<String> recipes = rows.stream().map(r -> r.split("\\s+")[0]).toList();
-        assertEquals(List.of("mutex", "semaphore", "read-write", "multi-lock"), recipes, out);
+        assertEquals(List.of("mutex", "semaphore", "read-write", "multi-lock", "leader"), recipes, out);
         rows.forEach(r -> assertTrue(r.matches(".* ops/s\\s+\\d+\\s+\\d+\\s+0"), r));
-        assertFalse(lines.get(header + 6).matches("^(mutex|semaphore|read-write|multi-lock) .*"), out);
+        assertFalse(lines.get(header + 7).matches("^(mutex|semaphore|read-write|multi-lock|leader) .*"), out);
     }
 
     /** The frozen holder's late write is shown refused, with its token below the successor's. */
@@ -101,12 +101,13 @@ class DemoEndToEndTest {
         lanes.forEach(l -> sessions.add(l.getAttribute("data-session")));
         assertEquals(SESSIONS, lanes.size());
         assertEquals(SESSIONS, sessions.size());
-        assertTrue(sessions.containsAll(Set.of("m1", "fence-A", "fence-B", "s6", "r1", "w2", "t4")), sessions.toString());
+        assertTrue(sessions.containsAll(Set.of("m1", "fence-A", "fence-B", "s6", "r1", "w2", "t4", "elect-A", "elect-B")),
+                sessions.toString());
         lanes.forEach(l -> assertEquals(l.getAttribute("data-session"), l.getElementsByTagName("text").item(
                 l.getElementsByTagName("text").getLength() - 1).getTextContent()));
     }
 
-    /** The timeline has lease bars of every kind and exactly one refusal mark, for the stale write. */
+    /** The timeline has lease bars of every kind and exactly two refusal marks, for the stale writes of the fencing and election stories. */
     @Test
     void timelineHasBarsOfEveryKindAndTheRefusalMark() {
         for (Timeline.Kind kind : Timeline.Kind.values()) {
@@ -114,8 +115,8 @@ class DemoEndToEndTest {
             assertFalse(elements("rect", cls).isEmpty(), "no bar of class " + cls);
         }
         List<Element> refusals = elements("g", "refusal");
-        assertEquals(1, refusals.size());
-        assertTrue(refusals.get(0).getTextContent().contains("stale write refused"));
+        assertEquals(2, refusals.size());
+        refusals.forEach(r -> assertTrue(r.getTextContent().contains("stale write refused"), r.getTextContent()));
     }
 
     private static List<Element> elements(String tag, String cls) {

@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
 
 import io.zklock.core.Lease;
 import io.zklock.multilock.ZkMultiLock;
+import io.zklock.leader.ZkLeaderElection;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
 import io.zklock.semaphore.ZkSemaphore;
@@ -51,6 +52,26 @@ class StatusEndToEndTest extends LiveServerTest {
         assertTrue(lines.get(2).endsWith(held.nodePath().substring(path.length() + 1)), lines.get(2));
         assertEquals(5, lines.size(), run.out());
         assertFalse(second.isDone() || third.isDone());
+    }
+
+    /** An election shows its leader by participant id with its epoch, and the candidates in queue order, in text and JSON. */
+    @Test
+    void electionShowsTheLeaderItsEpochAndTheCandidates() throws Exception {
+        String path = "/status/election";
+        Lease leading = onThread("leader-t", () -> new ZkLeaderElection(zk.session(), path, "node-a").awaitLeadership());
+        onThread("standby-t", () -> new ZkLeaderElection(zk.session(), path, "node-b").leadershipAsync());
+        awaitParticipants(path, 2);
+
+        LiveServer.Run run = zklock("status", path, "--connect", zk.connect());
+        assertEquals(0, run.exit(), run.err());
+        List<String> lines = run.out().lines().toList();
+        assertEquals(path + ": leader election, leader node-a (epoch " + StatusReport.token(leading.fencingToken())
+                + "), 1 candidate waits", lines.get(0), run.out());
+        assertTrue(lines.get(2).matches("\\s+1\\s+LEADS\\s+candidate\\s+node-a leader-t@\\S+\\[pid \\d+\\]\\s+held <= .*"), lines.get(2));
+        assertTrue(lines.get(3).matches("\\s+2\\s+waits\\s+candidate\\s+node-b standby-t@\\S+\\[pid \\d+\\]\\s+waiting .*"), lines.get(3));
+        LiveServer.Run json = zklock("status", path, "--connect", zk.connect(), "--json");
+        assertTrue(json.out().contains("\"participantId\":\"node-a\""), json.out());
+        assertTrue(json.out().contains("\"recipe\":\"leader\""), json.out());
     }
 
     /** A semaphore's header names its configured maxLeases; its nodes are permits, the extra one waits. */
@@ -246,6 +267,37 @@ class StatusEndToEndTest extends LiveServerTest {
             assertTrue(run.err().startsWith("zklock: "), run.err());
             assertEquals("", run.out());
         }
+    }
+
+    /**
+     * A path shared with Curator's recipes during a migration: each node shows its library and
+     * recipe, Curator's semaphore leases (under the path's leases directory) are judged as
+     * holders, and Curator's participants are named as a problem, on the path and below it.
+     */
+    @Test
+    void mixedPathShowsWhoseNodesAreWhose() throws Exception {
+        String rw = "/status/mixed/rw";
+        new org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock(zk.session(), rw).readLock().acquire();
+        onThread("compat-reader", () -> new ZkReadWriteLock(zk.session(), rw, io.zklock.core.LockCompatibility.CURATOR)
+                .readLock().acquire());
+        String sem = "/status/mixed/sem";
+        new org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2(zk.session(), sem, 2).acquire();
+        onThread("compat-permit", () -> new ZkSemaphore(zk.session(), sem, 2, io.zklock.core.LockCompatibility.CURATOR).acquire());
+        awaitParticipants(rw, 2);
+        awaitParticipants(sem + "/leases", 2);
+
+        LiveServer.Run run = zklock("status", rw, sem + "/leases", sem, "--connect", zk.connect());
+        assertEquals(0, run.exit(), run.err());
+        String out = run.out();
+        List<String> lines = out.lines().toList();
+        assertEquals(rw + ": readwrite, 2 holders, 0 waiters", lines.get(0), out);
+        assertTrue(lines.stream().anyMatch(l -> l.matches("\\s+\\d+\\s+HOLDS\\s+read \\[curator\\]\\s.*")), out);
+        assertTrue(lines.stream().anyMatch(l -> l.matches("\\s+\\d+\\s+HOLDS\\s+read \\[zklock, curator layout\\]\\s+compat-reader@.*")), out);
+        assertTrue(lines.contains(sem + "/leases: semaphore, 2 holders, 0 waiters"), out);
+        assertTrue(lines.stream().anyMatch(l -> l.matches("\\s+\\d+\\s+HOLDS\\s+lease \\[curator\\]\\s.*")), out);
+        assertTrue(lines.stream().anyMatch(l -> l.matches("\\s+\\d+\\s+HOLDS\\s+lease \\[zklock, curator layout\\]\\s+compat-permit@.*")), out);
+        assertEquals(2, lines.stream().filter(l -> l.startsWith("  ! Curator participants (not zklock's): _c_")).count(), out);
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("  ! Curator's semaphore layout below this path")), out);
     }
 
     private static void assertRow(String line, int position, String role, String kind, String thread, String age) {

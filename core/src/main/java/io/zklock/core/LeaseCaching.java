@@ -38,6 +38,12 @@ import java.util.Objects;
  * permits a process reuses. It costs a conflicting waiter a read and a conditional write per
  * cached node it asks, and the holder one read of its node (with a watch) per new node. The
  * algorithm is stated once, in the package documentation of {@code io.zklock.core.internal.cache}.
+ *
+ * <p><b>Not beside Curator's clients.</b> Only zklock's waiters ask a cached node back; a
+ * waiter of Curator's recipes never does, and would wait out the idle period behind it. So
+ * caching is for a path that no Curator client uses any more: phase 3 of a migration (see
+ * {@link LockCompatibility}), once the last Curator replica is gone. A lock in
+ * {@link LockCompatibility#CURATOR} refuses caching at construction.
  */
 public final class LeaseCaching {
     private static final LeaseCaching OFF = new LeaseCaching(Duration.ZERO);

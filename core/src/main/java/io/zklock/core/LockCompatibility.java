@@ -18,12 +18,14 @@ package io.zklock.core;
  *   <tr><td>mutex</td><td>{@code _c_<uuid>-lock-<seq>}, granted at the head (the default's layout)</td>
  *       <td>honours them: both libraries queue by the same numbers</td></tr>
  *   <tr><td>read-write lock</td><td>{@code __READ__}/{@code __WRIT__} names, Curator's order and rules</td>
- *       <td>refuses with an {@code IllegalStateException} naming the path and Curator's nodes
+ *       <td>refuses with a {@link LockException} naming the path and Curator's nodes
  *       (Curator's clients would be granted beside ours)</td></tr>
  *   <tr><td>semaphore</td><td>Curator's guard lock under {@code <path>/locks} and leases under
  *       {@code <path>/leases}, plus a permit of zklock's own in {@code <path>}</td>
- *       <td>cannot see them: its listing of {@code <path>} does not show the leases; check the
- *       path with {@code zklock status} before switching</td></tr>
+ *       <td>refuses with a {@link LockException} naming the path and Curator's lease or guard
+ *       nodes, which it reads (a request) only when its listing shows Curator's directories;
+ *       a Curator client arriving after its grant cannot see it, so check the path with
+ *       {@code zklock status} before switching</td></tr>
  * </table>
  *
  * <p>What {@link #CURATOR} gives up: cached leases (a Curator waiter never asks a cached node

@@ -18,29 +18,14 @@ import java.util.Optional;
  * @param createdAt when the server created the node (the request's arrival; a holder has held
  *                  for at most the time since)
  * @param revocationRequest the revocation request written into the node, if any
+ * @param participantId the participant the node's data names (a leader election's candidate),
+ *                      if any
  * @param lockDelayUntil when the lock-delay a granted node waits out ends, if it waits one (see
  *        {@link LockDelay}): its request is not yet HELD
  */
 public record Participant(String nodePath, String mode, long sequence, OwnerInfo owner, boolean holding,
-        long fencingToken, Instant createdAt, Optional<RevocationRequest> revocationRequest, Optional<Instant> lockDelayUntil) {
-
-    /**
-     * A participant that waits out no lock-delay.
-     *
-     * @param nodePath the {@link #nodePath()}
-     * @param mode the {@link #mode()}
-     * @param sequence the {@link #sequence()}
-     * @param owner the {@link #owner()}
-     * @param holding the {@link #holding()}
-     * @param fencingToken the {@link #fencingToken()}
-     * @param createdAt the {@link #createdAt()}
-     * @param revocationRequest the {@link #revocationRequest()}
-     * @throws IllegalArgumentException if a reference argument is null
-     */
-    public Participant(String nodePath, String mode, long sequence, OwnerInfo owner, boolean holding, long fencingToken,
-            Instant createdAt, Optional<RevocationRequest> revocationRequest) {
-        this(nodePath, mode, sequence, owner, holding, fencingToken, createdAt, revocationRequest, Optional.empty());
-    }
+        long fencingToken, Instant createdAt, Optional<RevocationRequest> revocationRequest, Optional<String> participantId,
+        Optional<Instant> lockDelayUntil) {
 
     /**
      * Whether the node is granted but waits out a lock-delay at {@code now}.
@@ -63,14 +48,35 @@ public record Participant(String nodePath, String mode, long sequence, OwnerInfo
      * @param fencingToken the {@link #fencingToken()}
      * @param createdAt the {@link #createdAt()}
      * @param revocationRequest the {@link #revocationRequest()}
+     * @param participantId the {@link #participantId()}
      * @param lockDelayUntil the {@link #lockDelayUntil()}
      * @throws IllegalArgumentException if a reference argument is null
      */
     public Participant {
         if (nodePath == null || mode == null || owner == null || createdAt == null || revocationRequest == null
-                || lockDelayUntil == null) {
+                || participantId == null || lockDelayUntil == null) {
             throw new IllegalArgumentException("no argument of a Participant may be null");
         }
+    }
+
+    /**
+     * A participant whose node names no participant id and waits out no lock-delay; each argument
+     * is described above.
+     *
+     * @param nodePath the {@link #nodePath()}
+     * @param mode the {@link #mode()}
+     * @param sequence the {@link #sequence()}
+     * @param owner the {@link #owner()}
+     * @param holding the {@link #holding()}
+     * @param fencingToken the {@link #fencingToken()}
+     * @param createdAt the {@link #createdAt()}
+     * @param revocationRequest the {@link #revocationRequest()}
+     * @throws IllegalArgumentException if a reference argument is null
+     */
+    public Participant(String nodePath, String mode, long sequence, OwnerInfo owner, boolean holding,
+            long fencingToken, Instant createdAt, Optional<RevocationRequest> revocationRequest) {
+        this(nodePath, mode, sequence, owner, holding, fencingToken, createdAt, revocationRequest, Optional.empty(),
+                Optional.empty());
     }
 
     /**

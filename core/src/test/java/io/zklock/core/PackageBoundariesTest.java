@@ -38,7 +38,7 @@ class PackageBoundariesTest {
     /** String literals: a test may name a package in a string (to check it) without using it. */
     private static final Pattern STRING = Pattern.compile("\"(\\\\.|[^\"\\\\])*\"");
     /** Modules that must exist for this check to mean anything. */
-    private static final List<String> EXPECTED = List.of("mutex", "semaphore", "readwrite", "multilock", "micrometer", "cli",
+    private static final List<String> EXPECTED = List.of("mutex", "semaphore", "readwrite", "multilock", "leader", "micrometer", "cli",
             "conformance-tests");
 
     /** No module but core names a type of an internal package, in its main or test sources. */

@@ -111,9 +111,10 @@ final class ReadWriteDriver implements LockDriver {
         if (refusesCurators) {
             List<String> curators = sorted.stream().filter(LockNode::curatorsReadWriteNode).map(LockNode::name).toList();
             if (!curators.isEmpty()) {
-                return Decision.refuse("Curator's InterProcessReadWriteLock queues on this path (" + String.join(", ", curators)
-                        + ") and its clients do not see this client's nodes; use LockCompatibility.CURATOR while any"
-                        + " Curator client uses the path (zklock status shows whose nodes are whose)");
+                return Decision.foreign("Curator's InterProcessReadWriteLock queues on this path (" + String.join(", ", curators)
+                        + ") and its clients do not see this client's nodes, so the default mode cannot be safe here;"
+                        + " finish the migration first (no Curator client left: zklock status shows whose nodes are"
+                        + " whose), or use LockCompatibility.CURATOR while any Curator client uses the path");
             }
         }
         return ours.is(READ) ? decideRead(sorted, ours) : LockDriver.EXCLUSIVE.decide(sorted, ours, maxLeases);

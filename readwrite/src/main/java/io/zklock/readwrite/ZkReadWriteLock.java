@@ -154,8 +154,9 @@ public final class ZkReadWriteLock implements AutoCloseable {
      * {@code InterProcessReadWriteLock} (names {@code __READ__}/{@code __WRIT__}, Curator's
      * order and rules, a downgrade's read node named so that Curator sorts it at the write
      * node's place). Either mode honours the other mode's zklock nodes; the default mode
-     * refuses while one of Curator's own nodes queues on the path (an
-     * {@link IllegalStateException} naming them), because Curator's clients do not see ours.
+     * refuses while one of Curator's own nodes queues on the path (a
+     * {@link io.zklock.core.LockException} naming the path and them), because Curator's clients do
+     * not see ours.
      *
      * @param client a started Curator client; may be shared with other locks
      * @param path the lock's ZooKeeper path, absolute, e.g. {@code /locks/catalog}

@@ -3,12 +3,17 @@ package io.zklock.semaphore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
+import io.zklock.core.LeaseListener;
+import io.zklock.core.LeaseState;
 import io.zklock.core.LockCompatibility;
+import io.zklock.core.LockException;
 import io.zklock.core.spi.LockEngine;
 import io.zklock.core.spi.queue.Deadline;
 import io.zklock.core.spi.queue.Decision;
@@ -16,6 +21,8 @@ import io.zklock.core.spi.queue.LockDriver;
 import io.zklock.core.spi.queue.RecipeDescriptor;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /*
  * Overview.
@@ -27,8 +34,10 @@ import org.apache.curator.utils.ZKPaths;
  * creation with a guard mutex under <path>/locks: the guard holder creates its lease node, then
  * lists the leases and is granted once there are at most maxLeases of them, waiting (guard
  * held) for a change otherwise. zklock's default mode keeps its permits as nodes in <path>,
- * granted in queue order; it does not read <path>/leases. So a permit here takes a place in
- * both, in this order, each under the one deadline:
+ * granted in queue order; it reads <path>/leases and <path>/locks only to refuse beside
+ * Curator's own nodes (SemaphoreDriver.CURATOR_SEMAPHORE), and it counts the permits in
+ * <path> alone. So a permit here takes a place in both, in this order, each under the one
+ * deadline:
  *   1. PERMIT  a node of zklock's semaphore kind in <path>, granted by SemaphoreDriver as any
  *      default-mode permit: this is what default-mode clients count;
  *   2. GUARD   Curator's guard: a mutex node _c_<uuid>-lock-<seq> in <path>/locks (Curator's
@@ -37,6 +46,13 @@ import org.apache.curator.utils.ZKPaths;
  *      directory holds at most maxLeases nodes (LEASES below), else after a change of it;
  *   4. the guard is released; the permit holds the PERMIT and LEASE nodes (CuratorLayoutLease).
  * Any step that times out, fails or is interrupted releases what the earlier steps took.
+ * A session lost on the way (the PERMIT or the GUARD turns LOST) starts the whole protocol
+ * again at 1, inside the deadline: the engine alone would re-queue the LEASE wait on the new
+ * session without the guard, a second waiter in the leases directory, and two waiters there
+ * can each count the other and wait forever (maxLeases 1: a holder, a guarded waiter of
+ * Curator's and our unguarded one; the holder goes, two nodes are left, both wait). So the
+ * LEASE wait is cancelled (its node deleted) as soon as the PERMIT or the GUARD is LOST, and a
+ * grant that raced the loss is released.
  *
  * Why it is safe. Beside Curator's clients: the LEASE step is Curator's protocol; Curator's
  * clients count our lease nodes as theirs. Beside default-mode clients: the PERMIT step is
@@ -53,6 +69,7 @@ import org.apache.curator.utils.ZKPaths;
  */
 /** The permits of a {@link ZkSemaphore} in {@link LockCompatibility#CURATOR}. */
 final class CuratorLayoutPermits {
+    private static final Logger LOG = LoggerFactory.getLogger(CuratorLayoutPermits.class);
     /** Curator's directory of its guard mutex, under the semaphore's path. */
     static final String GUARD_DIRECTORY = "locks";
     /** Curator's directory of its lease nodes, under the semaphore's path. */
@@ -73,7 +90,7 @@ final class CuratorLayoutPermits {
     private final LockEngine leases;
 
     CuratorLayoutPermits(CuratorFramework client, String path, int maxLeases) {
-        this.permits = new LockEngine(client, path, SemaphoreDriver.recipe(maxLeases), LeaseCaching.off(),
+        this.permits = new LockEngine(client, path, SemaphoreDriver.compatibilityRecipe(maxLeases), LeaseCaching.off(),
                 LockCompatibility.CURATOR);
         this.guard = new LockEngine(client, ZKPaths.makePath(path, GUARD_DIRECTORY),
                 new RecipeDescriptor(GUARD_KIND, LockDriver.EXCLUSIVE, 1), LeaseCaching.off(), LockCompatibility.CURATOR);
@@ -86,30 +103,82 @@ final class CuratorLayoutPermits {
         return permits;
     }
 
-    /** Steps 1 to 4 before {@code deadline}: empty on timeout, with nothing left behind. */
+    /** Steps 1 to 4 before {@code deadline}: empty on timeout, with nothing left behind; a lost session starts over. */
     Optional<Lease> acquire(Deadline deadline) throws InterruptedException {
-        Optional<Lease> permit = permits.acquire(deadline);
-        if (permit.isEmpty()) {
-            return Optional.empty();
+        while (true) {
+            Optional<Lease> permit = permits.acquire(deadline);
+            if (permit.isEmpty()) {
+                return Optional.empty();
+            }
+            Optional<Lease> granted = afterPermit(permit.get(), deadline);
+            if (granted != null) {
+                return granted;
+            }
+            LOG.info("{}: a session was lost on the way; starting again with a new permit", permits.path());
         }
+    }
+
+    /** Steps 2 to 4 for {@code permit}: the lease, empty on timeout, or null if a session was lost (nothing held). */
+    private Optional<Lease> afterPermit(Lease permit, Deadline deadline) throws InterruptedException {
         try {
             Optional<Lease> guardLease = guard.acquire(deadline);
             if (guardLease.isEmpty()) {
-                permit.get().close();
+                permit.close();
                 return Optional.empty();
             }
             try (Lease held = guardLease.get()) {
-                Optional<Lease> lease = leases.acquire(deadline);
-                if (lease.isEmpty()) {
-                    permit.get().close();
-                    return Optional.empty();
+                Lease lease = lost(permit, held) ? null : leaseUnderGuard(permit, held, deadline);
+                if (lease != null && !lost(permit, held)) {
+                    return Optional.of(new CuratorLayoutLease(permit, lease));
                 }
-                return Optional.of(new CuratorLayoutLease(permit.get(), lease.get()));
+                if (lease != null) {
+                    lease.close();             // granted as the session went
+                }
+                permit.close();
+                return lost(permit, held) ? null : Optional.empty();
             }
         } catch (InterruptedException | RuntimeException | Error e) {
-            permit.get().close();
+            permit.close();
             throw e;
         }
+    }
+
+    /** Step 3: the lease node, or null on timeout or once {@code permit} or {@code held} (the guard) is lost. */
+    private Lease leaseUnderGuard(Lease permit, Lease held, Deadline deadline) throws InterruptedException {
+        CompletableFuture<Lease> lease = leases.acquireAsync(deadline);
+        LeaseListener onLoss = (l, state) -> {
+            if (state == LeaseState.LOST) {
+                lease.cancel(false);           // withdraws the wait, deleting its node
+            }
+        };
+        permit.addListener(onLoss);
+        held.addListener(onLoss);
+        if (lost(permit, held)) {
+            lease.cancel(false);               // lost before the listeners were in place
+        }
+        try {
+            return lease.get();
+        } catch (CancellationException e) {
+            return null;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof TimeoutException) {
+                return null;
+            }
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw new LockException("lease step of " + leases.path() + " failed", e.getCause());
+        } catch (InterruptedException e) {
+            lease.cancel(false);
+            throw e;
+        }
+    }
+
+    private static boolean lost(Lease permit, Lease held) {
+        return permit.state() == LeaseState.LOST || held.state() == LeaseState.LOST;
     }
 
     /**

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.OptionalInt;
 
 import io.zklock.core.spi.queue.Decision;
+import io.zklock.core.spi.queue.ForeignLayout;
 import io.zklock.core.spi.queue.LockDriver;
 import io.zklock.core.spi.queue.LockNode;
 import io.zklock.core.spi.queue.RecipeDescriptor;
@@ -102,14 +103,51 @@ public final class SemaphoreDriver implements LockDriver {
     }
 
     /**
-     * The facts of a semaphore of {@code maxLeases} permits, stated once: nodes of kind
-     * {@code sem<maxLeases>} ({@link #kind(int)}), decided by this driver, {@code maxLeases} holders.
+     * Curator's InterProcessSemaphoreV2 on the same path: its guard mutex in {@code locks}, its
+     * leases in {@code leases} (CuratorLayoutPermits). Its clients do not count the permits in
+     * the lock directory, so the default mode refuses while one of their nodes is there.
+     */
+    static final ForeignLayout CURATOR_SEMAPHORE = new ForeignLayout("Curator's InterProcessSemaphoreV2",
+            List.of(CuratorLayoutPermits.LEASES_DIRECTORY, CuratorLayoutPermits.GUARD_DIRECTORY));
+
+    private final ForeignLayout foreignLayout;
+
+    /** The driver that looks for no foreign layout (inspection's, and compatibility mode's permits). */
+    public SemaphoreDriver() {
+        this(ForeignLayout.NONE);
+    }
+
+    private SemaphoreDriver(ForeignLayout foreignLayout) {
+        this.foreignLayout = foreignLayout;
+    }
+
+    /**
+     * The facts of a default-mode semaphore of {@code maxLeases} permits, stated once: nodes of
+     * kind {@code sem<maxLeases>} ({@link #kind(int)}), decided by this driver, {@code maxLeases}
+     * holders, refused beside Curator's semaphore clients ({@link #CURATOR_SEMAPHORE}).
      *
      * @param maxLeases the semaphore's number of permits, at least 1
      * @return the semaphore's recipe
      */
     static RecipeDescriptor recipe(int maxLeases) {
+        return new RecipeDescriptor(kind(maxLeases), new SemaphoreDriver(CURATOR_SEMAPHORE), maxLeases);
+    }
+
+    /**
+     * The permits of a semaphore in {@code LockCompatibility.CURATOR} (CuratorLayoutPermits' step
+     * 1): as {@link #recipe(int)}, but beside Curator's clients, whose leases it also takes.
+     *
+     * @param maxLeases the semaphore's number of permits, at least 1
+     * @return the recipe of its permits
+     */
+    static RecipeDescriptor compatibilityRecipe(int maxLeases) {
         return new RecipeDescriptor(kind(maxLeases), new SemaphoreDriver(), maxLeases);
+    }
+
+    /** {@return Curator's semaphore layout for the default mode; nothing for compatibility mode's permits} */
+    @Override
+    public ForeignLayout foreignLayout() {
+        return foreignLayout;
     }
 
     /**

@@ -91,8 +91,9 @@ public final class ZkSemaphore implements DistributedLock, AutoCloseable {
      * {@code path/locks} and a lease node under {@code path/leases}, as Curator's clients do.
      * It gives up the herd-free hand-off and the request counts of the default mode, cached
      * leases, its place in a {@code ZkMultiLock}, and a non-blocking {@link #acquireAsync}
-     * (the protocol runs on a thread of its own). The default mode does not read
-     * {@code path/leases}: it must not run beside Curator's clients.
+     * (the protocol runs on a thread of its own). The default mode refuses with a
+     * {@link io.zklock.core.LockException} while Curator's lease or guard nodes are below the
+     * path, but Curator's clients never count its permits: it must not run beside them.
      *
      * @param client a started Curator client; may be shared with other locks
      * @param path the semaphore's ZooKeeper path, absolute

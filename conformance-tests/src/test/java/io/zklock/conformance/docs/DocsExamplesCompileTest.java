@@ -36,18 +36,21 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Every {@code ```java} block of README.md and docs/**.md compiles against the library, its
  * integrations and their frameworks (this module's test class path). A block that declares types
- * (a class, an interface, a record, an annotated class) is compiled as a file of its own; any
- * other block is a fragment of statements, compiled as the body of a method in whose scope
- * {@code CuratorFramework client} is a started client, as the pages say.
+ * (a class, an interface, a record, an annotated class, after its imports and comments) is
+ * compiled as a file of its own; any other block is a fragment of statements, compiled as the
+ * body of a method in whose scope {@code CuratorFramework client} is a started client, as the
+ * pages say.
  */
 class DocsExamplesCompileTest {
     private static final Pattern IMPORT = Pattern.compile("^\\s*import\\s+(static\\s+)?[\\w.]+(\\.\\*)?\\s*;\\s*$");
+    /** A line of a comment before a type: a javadoc or block comment's line, or a line comment. */
+    private static final Pattern COMMENT = Pattern.compile("^\\s*(/\\*.*|\\*.*|//.*)$");
     private static final Pattern TYPE_START = Pattern.compile(
             "^\\s*(@\\w+.*|((public|abstract|final|sealed|non-sealed)\\s+)*(class|interface|record|enum)\\s+\\w+.*)$");
     /** A class of each artifact the examples use; the class path found must hold every one. */
     private static final List<String> REQUIRED = List.of(
             "io.zklock.core.Lease", "io.zklock.mutex.ZkMutex", "io.zklock.semaphore.ZkSemaphore",
-            "io.zklock.readwrite.ZkReadWriteLock", "io.zklock.multilock.ZkMultiLock",
+            "io.zklock.readwrite.ZkReadWriteLock", "io.zklock.multilock.ZkMultiLock", "io.zklock.leader.ZkLeaderElection",
             "io.zklock.micrometer.ZkLockMetrics", "io.zklock.spring.integration.ZkLockRegistry",
             "io.zklock.shedlock.ZkLockProvider", "org.apache.curator.framework.CuratorFramework",
             "org.springframework.context.annotation.Configuration",
@@ -206,7 +209,8 @@ class DocsExamplesCompileTest {
             List<String> lines = new ArrayList<>(block.lines());
             lines.add("");
             int first = 0;
-            while (first < lines.size() - 1 && (lines.get(first).isBlank() || IMPORT.matcher(lines.get(first)).matches())) {
+            while (first < lines.size() - 1 && (lines.get(first).isBlank() || IMPORT.matcher(lines.get(first)).matches()
+                    || COMMENT.matcher(lines.get(first)).matches())) {
                 first++;
             }
             String name = "Example";

@@ -3,10 +3,15 @@ package io.zklock.conformance.faults;
 import static io.zklock.conformance.harness.MixedFleet.Library.CURATOR;
 import static io.zklock.conformance.harness.MixedFleet.Library.ZKLOCK_COMPAT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.zklock.conformance.harness.MixedFleet;
@@ -14,10 +19,19 @@ import io.zklock.conformance.harness.MixedFleet.CountingResource;
 import io.zklock.conformance.harness.MixedFleet.Participant;
 import io.zklock.conformance.harness.MixedFleet.Shape;
 import io.zklock.conformance.harness.ServerFaults;
+import io.zklock.core.LockCompatibility;
 import io.zklock.core.LockException;
+import io.zklock.core.spi.queue.LockNode;
+import io.zklock.semaphore.ZkSemaphore;
+import io.zklock.testing.Await;
 import io.zklock.testing.FaultProxy;
+import io.zklock.testing.Sessions;
 import io.zklock.testing.ZkTesting;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
+import org.apache.curator.framework.recipes.locks.Lease;
 import org.apache.zookeeper.ZooDefs;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -79,5 +93,72 @@ class CuratorMixedFleetFaultsTest extends ServerFaults {
             left = ZkTesting.lockNodesBelow(checker, path);
         }
         assertEquals(List.of(), left, "nodes left behind");
+    }
+
+    /**
+     * A compatibility-mode semaphore client whose session expires while it waits in the lease
+     * step (guard held, its lease node counted) starts the whole protocol again: a Curator client
+     * that took the guard meanwhile is granted once the holder goes, then ours; no deadlock of two
+     * waiters in the leases directory, never two holders of the one permit, nothing left behind.
+     */
+    @Test
+    void expiryInTheLeaseStepStartsOverWithTheGuard() throws Exception {
+        String leases = path + "/leases";
+        InterProcessSemaphoreV2 holderSide = new InterProcessSemaphoreV2(client(SESSION_MS), path, 1);
+        Lease holder = holderSide.acquire();
+        CuratorFramework ourClient = client(SESSION_MS);
+        ZkSemaphore ours = new ZkSemaphore(ourClient, path, 1, LockCompatibility.CURATOR);
+        CompletableFuture<Optional<io.zklock.core.Lease>> oursGranted = CompletableFuture.supplyAsync(() -> {
+            try {
+                return ours.tryAcquire(Duration.ofSeconds(20));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Await.until("ours waiting in the lease step", LONG, () -> children(leases).size() == 2);
+        InterProcessSemaphoreV2 curatorSide = new InterProcessSemaphoreV2(client(SESSION_MS), path, 1);
+        CompletableFuture<Lease> curatorGranted = CompletableFuture.supplyAsync(() -> {
+            try {
+                return curatorSide.acquire(15, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Await.until("Curator's client queued at the guard", LONG, () -> children(path + "/locks").size() == 2);
+
+        Sessions.expire(ourClient, server.getConnectString());
+        Await.until("Curator's client in the lease step", LONG, () -> marked(leases, false) == 2);
+        Await.until("ours queued again on its new session", LONG, () -> marked(leases, true) + marked(path + "/locks", true) > 0);
+        holderSide.returnLease(holder);
+        Lease curators = curatorGranted.get(20, TimeUnit.SECONDS);
+        assertNotNull(curators, "Curator's client never granted: a deadlock with our re-queued lease node " + children(leases));
+        assertFalse(oursGranted.isDone() && oursGranted.get().isPresent(), "ours granted beside Curator's holder");
+        curatorSide.returnLease(curators);
+        io.zklock.core.Lease lease = oursGranted.get(10, TimeUnit.SECONDS).orElseThrow(() -> new AssertionError("ours timed out"));
+        assertTrue(lease.isValid());
+        assertEquals(1, children(leases).size(), "one lease node while ours holds: " + children(leases));
+        lease.close();
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        List<String> left = ZkTesting.lockNodesBelow(checker, path);
+        while (!left.isEmpty() && System.nanoTime() < until) {
+            Thread.sleep(100);
+            left = ZkTesting.lockNodesBelow(checker, path);
+        }
+        assertEquals(List.of(), left, "nodes left behind");
+    }
+
+    /** How many lock nodes of {@code dir} are zklock's ({@code zklocks}) or not. */
+    private long marked(String dir, boolean zklocks) {
+        return LockNode.sorted(children(dir)).stream().filter(n -> n.zklockMarked() == zklocks).count();
+    }
+
+    private List<String> children(String dir) {
+        try {
+            return checker.getChildren().forPath(dir);
+        } catch (org.apache.zookeeper.KeeperException.NoNodeException e) {
+            return List.of();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

@@ -62,7 +62,7 @@ import org.slf4j.LoggerFactory;
  * {@code -Dzklock.faults.clusterTries=N} (ensemble, default 3); {@code -Dzklock.faults.shrinking=OFF}
  * skips shrinking. {@code mvn -B verify} runs the defaults: 5 schedules per recipe on the
  * single server (one property per recipe) and 3 on the ensemble, each drawing its recipe from
- * {@code Recipe.all()} (28 in all, a minute and a half to two minutes). Each property logs a line
+ * {@code Recipe.all()}, and the leader election's own 5 and 2 (35 in all, about two minutes). Each property logs a line
  * with its name, its schedules and its result, and one summary line is logged at the end.
  *
  * <p>Unfenced writes: a mutex whose holders check {@code Lease.checkValidFor} before each write
@@ -185,6 +185,28 @@ class ScheduledFaultsTest {
     @Property(tries = 5, shrinking = ShrinkingMode.FULL)
     void multiLockKeepsEveryInvariantUnderGeneratedFaults(@ForAll("singleServerSchedules") FaultSchedule schedule) {
         check(Recipe.MULTI_LOCK, schedule, server.getConnectString(), null, SESSION_MS);
+    }
+
+    /**
+     * Leader election under any single-server fault schedule: never two leaders whose
+     * leaderships say HELD at a leader's write (a leader's belief is its HELD state), leaders'
+     * writes accepted in epoch order only (a fenced resource refuses a lower epoch), a deposed
+     * leader told before its successor writes, no stranded candidate, no orphan.
+     */
+    @Property(tries = 5, shrinking = ShrinkingMode.FULL)
+    void leaderElectionKeepsEveryInvariantUnderGeneratedFaults(@ForAll("singleServerSchedules") FaultSchedule schedule) {
+        check(Recipe.LEADER, schedule, server.getConnectString(), null, SESSION_MS);
+    }
+
+    /**
+     * Leader election on a three-server ensemble under server restarts, the ensemble's leader
+     * killed and quorum loss (with session faults): never two believed leaders at a leader's
+     * write, writes in epoch order, no stranded candidate, no orphan.
+     */
+    @Property(tries = 2, shrinking = ShrinkingMode.FULL)
+    void leaderElectionKeepsEveryInvariantUnderEnsembleFaults(@ForAll("ensembleSchedules") FaultSchedule schedule) throws Exception {
+        TestingCluster ensemble = cluster();
+        check(Recipe.LEADER, schedule, ensemble.getConnectString(), ensemble, CLUSTER_SESSION_MS);
     }
 
     /** Any recipe on a three-server ensemble under server restarts, leader loss and quorum loss (with session faults): the same invariants. */

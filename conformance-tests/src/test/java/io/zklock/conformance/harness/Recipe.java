@@ -2,11 +2,13 @@ package io.zklock.conformance.harness;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
 import io.zklock.core.MultiLease;
+import io.zklock.leader.ZkLeaderElection;
 import io.zklock.multilock.ZkMultiLock;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
@@ -112,14 +114,27 @@ public record Recipe(String name, Sharing sharing, int permits, boolean reentran
                     new Component("/semaphore", SEMAPHORE)),
             new Inspected("/mutex", "mutex", "multi", 1), false);
 
+    private static final AtomicInteger PARTICIPANTS = new AtomicInteger();
+    /**
+     * The leader election as a lock: each acquisition is a candidacy, a lease a leadership; one
+     * participant id per election object. Exclusive, not reentrant.
+     */
+    public static final Recipe LEADER = new Recipe("leader", Sharing.EXCLUSIVE, 1, false, Recipe::election, Recipe::election,
+            List.of(), new Inspected("", "leader", "candidate", 1), false);
+
+    /** An election on {@code path} for {@code client}, with a participant id of its own. */
+    public static ZkLeaderElection election(CuratorFramework client, String path) {
+        return new ZkLeaderElection(client, path, "participant-" + PARTICIPANTS.incrementAndGet());
+    }
+
     /** A multi-lock over {@code components}, in that order, below {@code path}, for {@code client}. */
     public static ZkMultiLock multiLock(List<Component> components, CuratorFramework client, String path) {
         return new ZkMultiLock(components.stream().map(k -> k.recipe().create(client, path + k.subPath())).toList());
     }
 
-    /** Every recipe: mutex, semaphore, read lock, write lock, multi-lock. */
+    /** Every recipe: mutex, semaphore, read lock, write lock, multi-lock, leader election. */
     public static List<Recipe> all() {
-        return List.of(MUTEX, SEMAPHORE, READ_LOCK, WRITE_LOCK, MULTI_LOCK);
+        return List.of(MUTEX, SEMAPHORE, READ_LOCK, WRITE_LOCK, MULTI_LOCK, LEADER);
     }
 
     /** Every recipe that can cache, with caching on: mutex, semaphore, read lock. */

@@ -3,7 +3,8 @@
  *
  * <ul>
  * <li>The one list of recipes: {@link io.zklock.conformance.harness.Recipe#all()} (mutex,
- *     semaphore, read lock, write lock, and a multi-lock over the other four), each with what it
+ *     semaphore, read lock, write lock, a multi-lock over those four, and the leader election
+ *     driven as a lock), each with what it
  *     promises (exclusive, bounded or shared; re-entrant or not), its rival and, for the
  *     multi-lock, its components. The properties, the fault schedules and the soak take their
  *     recipes from there (a property may take a variant, such as a semaphore of 2).</li>

@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import io.zklock.core.MultiLease;
+import io.zklock.leader.Leadership;
+import io.zklock.leader.ZkLeaderElection;
 import io.zklock.multilock.ZkMultiLock;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
@@ -26,7 +28,7 @@ class PublicSurfacePropertiesTest {
     void recipesExposeNoEngineType() {
         List<String> leaks = new ArrayList<>();
         for (Class<?> recipe : List.of(ZkMutex.class, ZkSemaphore.class, ZkReadWriteLock.class, ZkReadWriteLock.ReadLock.class,
-                ZkReadWriteLock.WriteLock.class, ZkMultiLock.class, MultiLease.class)) {
+                ZkReadWriteLock.WriteLock.class, ZkMultiLock.class, MultiLease.class, ZkLeaderElection.class, Leadership.class)) {
             for (Method method : recipe.getMethods()) {
                 if (!Modifier.isPublic(method.getModifiers())) {
                     continue;

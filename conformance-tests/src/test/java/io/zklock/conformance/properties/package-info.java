@@ -14,18 +14,21 @@
  * <li>{@link io.zklock.conformance.properties.ReentrantPromises}: recipes that re-enter
  *     (all but the semaphore);</li>
  * <li>{@link io.zklock.conformance.properties.ExclusivePromises}: recipes with one holder
- *     at a time (mutex, write lock, multi-lock): fencing order, exact queue order, a holder
+ *     at a time (mutex, write lock, multi-lock, leader election): fencing order, exact queue order, a holder
  *     fenced out after its session expired.</li>
  * </ul>
  * One concrete class per recipe of {@code Recipe.all()}, named {@code …ConformanceTest},
  * extends {@link io.zklock.conformance.harness.ConformanceSupport} and implements every group
  * whose promises its recipe keeps ({@code MutexConformanceTest}, {@code SemaphoreConformanceTest},
  * {@code ReadLockConformanceTest}, {@code WriteLockConformanceTest},
- * {@code MultiLockConformanceTest}). A class of named properties is a {@code …PropertiesTest}.
+ * {@code MultiLockConformanceTest}, {@code LeaderElectionConformanceTest}). A class of named properties is a {@code …PropertiesTest}.
  * What only one recipe promises stays in that recipe's class:
  * {@code SemaphorePropertiesTest} (out-of-order releases, maxLeases disagreement),
  * {@code ReadWriteLockPropertiesTest} (readers with writers, downgrade, upgrade, the herd),
- * {@code MultiLockPropertiesTest} (deadlock-freedom, all or nothing, mixed kinds).
+ * {@code MultiLockPropertiesTest} (deadlock-freedom, all or nothing, mixed kinds),
+ * {@code LeaderElectionPropertiesTest} (one believed leader at any moment under faults, writes
+ * in epoch order, someone leads again within a session timeout and a notification, nothing left
+ * after close).
  *
  * <p>Cached leases: every recipe that caches runs its group again with caching on, one class
  * per recipe of {@code Recipe.allCached()} ({@code CachedMutexConformanceTest},

@@ -17,6 +17,8 @@ import org.apache.zookeeper.data.Stat;
  *   host=, pid=, thread=, requested=      the owner (OwnerInfo), written at the create
  *   trace=<trace id>                      the owner's trace, written at the create when an observer
  *                                         gave the request one (older readers skip the line)
+ *   participant=<id>                      a leader election's candidate, after the owner's lines,
+ *                                         written at the create (Participant.participantId)
  *   multi=<n>                             on each node of a multi-lock's transaction over n locks
  *   granted=yes                           once a semaphore node announced its grant
  *   revoke-requested=, revoke-by=         a RevocationRequest, written by LockAdmin
@@ -41,6 +43,7 @@ public final class NodeData {
     private static final String TRACE = "trace=";
     /** What a trace id may be: W3C and B3 ids are hex, others alphanumeric; nothing else is written or read. */
     private static final int MAX_TRACE_ID = 64;
+    private static final String PARTICIPANT = "participant=";
     private static final String GRANTED = "granted=yes";
     private static final String MULTI = "multi=";
     private static final String REVOKE_AT = "revoke-requested=";
@@ -84,6 +87,41 @@ public final class NodeData {
         return text.toString().getBytes(StandardCharsets.UTF_8);
     }
 
+    /**
+     * The data a node is created with when its request names a participant (a leader election's
+     * candidate): its owner's lines, then the participant's.
+     *
+     * @param owner who asks
+     * @param traceId the owner's trace id (see {@link #of(OwnerInfo, String)}); null for none
+     * @param participantId the participant's id, checked by {@link #checkParticipantId}; null for none
+     * @return the data
+     */
+    public static byte[] ofParticipant(OwnerInfo owner, String traceId, String participantId) {
+        return participantId == null ? of(owner, traceId) : withLine(of(owner, traceId), PARTICIPANT + participantId);
+    }
+
+    /**
+     * Checks a participant id before it is written: not blank, one line, at most
+     * {@link #MAX_VALUE} characters (what a reader keeps).
+     *
+     * @param participantId the id
+     * @return the id
+     * @throws IllegalArgumentException naming the bad value
+     */
+    public static String checkParticipantId(String participantId) {
+        if (participantId == null || participantId.isBlank()) {
+            throw new IllegalArgumentException("participantId must not be null or blank, was " + participantId);
+        }
+        if (participantId.indexOf('\n') >= 0 || participantId.indexOf('\r') >= 0) {
+            throw new IllegalArgumentException("participantId must be one line, was \"" + oneLine(participantId) + "\"");
+        }
+        if (participantId.length() > MAX_VALUE) {
+            throw new IllegalArgumentException("participantId must be at most " + MAX_VALUE + " characters, was "
+                    + participantId.length());
+        }
+        return participantId;
+    }
+
     /** {@return the data of a node made by a multi-lock over {@code locks} locks} */
     public static byte[] ofMulti(byte[] ownerData, int locks) {
         return withLine(ownerData, MULTI + locks);
@@ -111,14 +149,23 @@ public final class NodeData {
 
     // ---- reading ----------------------------------------------------------------------------
 
-    /** {@return the end of the lock-delay the node waits out, if its data names one as an instant} */
+    /** {@return the end of the lock-delay the node waits out, if its data says so and the time is well-formed} */
     public static Optional<Instant> lockDelayUntil(byte[] data) {
-        return Optional.of(instant(fields(data).get(LOCK_DELAY))).filter(t -> !t.equals(Instant.EPOCH));
+        String value = fields(data).get(LOCK_DELAY);
+        if (value == null) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(Instant.parse(value.trim()));
+        } catch (DateTimeParseException e) {
+            return Optional.empty();
+        }
     }
 
     /** {@return whether a waiter asked the node back (a cached node's process then lets it go)} */
     public static boolean askedBack(byte[] data) {
-        return !fields(data).getOrDefault(ASKED_BACK, "").isBlank();
+        String by = fields(data).get(ASKED_BACK);
+        return by != null && !by.isBlank();
     }
 
     /**
@@ -163,6 +210,17 @@ public final class NodeData {
             }
         }
         return true;
+    }
+
+    /**
+     * The participant the data names (a leader election's candidate).
+     *
+     * @param data a node's data, or null
+     * @return the participant's id, or empty if the data names none
+     */
+    public static Optional<String> participantId(byte[] data) {
+        String id = fields(data).get(PARTICIPANT);
+        return id == null || id.isBlank() ? Optional.empty() : Optional.of(id);
     }
 
     /**
@@ -253,8 +311,11 @@ public final class NodeData {
     }
 
     private static Instant instant(String text) {
+        if (text == null) {
+            return Instant.EPOCH;
+        }
         try {
-            return text == null ? Instant.EPOCH : Instant.parse(text);
+            return Instant.parse(text);
         } catch (DateTimeParseException e) {
             return Instant.EPOCH;
         }
@@ -275,7 +336,8 @@ public final class NodeData {
     private static byte[] ownLines(byte[] data) {
         StringBuilder kept = new StringBuilder();
         fields(data).forEach((key, value) -> {
-            if (key.equals(HOST) || key.equals(PID) || key.equals(THREAD) || key.equals(REQUESTED) || key.equals(TRACE) || key.equals(MULTI)
+            if (key.equals(HOST) || key.equals(PID) || key.equals(THREAD) || key.equals(REQUESTED) || key.equals(TRACE)
+                    || key.equals(PARTICIPANT) || key.equals(MULTI)
                     || key.equals(REVOKE_AT) || key.equals(REVOKE_BY) || key.equals(ASKED_BACK) || (key + value).equals(GRANTED)) {
                 kept.append(key).append(value).append('\n');
             }

@@ -111,26 +111,6 @@ public interface LockObserver {
     }
 
     /**
-     * A request's node was granted after a node ahead went without a clean release (a holder's
-     * session ended), and the request now waits out the lock's lock-delay before its lease is
-     * {@code HELD} (see {@link io.zklock.core.LockDelay}).
-     *
-     * @param path the lock's path as the caller gave it
-     * @param mode the lock's mode
-     * @param delayNanos how long it waits from now
-     */
-    record LockDelayEvent(String path, String mode, long delayNanos) {
-    }
-
-    /**
-     * A granted request started waiting out a lock-delay; its {@link #acquireEnded} follows.
-     *
-     * @param event which lock and how long
-     */
-    default void lockDelayStarted(LockDelayEvent event) {
-    }
-
-    /**
      * An acquisition begins, on the caller's thread, before it issues any request: whatever the
      * caller's thread carries (a current observation or span) can be taken from it here.
      *
@@ -149,6 +129,26 @@ public interface LockObserver {
      * @param event the node's lock, mode and state {@code HELD}, with no time held yet
      */
     default void leaseGranted(LeaseEvent event) {
+    }
+
+    /**
+     * A request's node was granted after a node ahead went without a clean release (a holder's
+     * session ended), and the request now waits out the lock's lock-delay before its lease is
+     * {@code HELD} (see {@link io.zklock.core.LockDelay}).
+     *
+     * @param path the lock's path as the caller gave it
+     * @param mode the lock's mode
+     * @param delayNanos how long it waits from now
+     */
+    record LockDelayEvent(String path, String mode, long delayNanos) {
+    }
+
+    /**
+     * A granted request started waiting out a lock-delay; its {@link #acquireEnded} follows.
+     *
+     * @param event which lock and how long
+     */
+    default void lockDelayStarted(LockDelayEvent event) {
     }
 
     /**

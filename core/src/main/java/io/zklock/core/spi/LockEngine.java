@@ -15,6 +15,7 @@ import io.zklock.core.LockException;
 import io.zklock.core.LockOptions;
 import io.zklock.core.Participant;
 import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.NodeData;
 import io.zklock.core.internal.cache.Grant;
 import io.zklock.core.internal.cache.LeaseStrategy;
 import io.zklock.core.internal.cache.ZkQueue;
@@ -45,6 +46,7 @@ public final class LockEngine {
     private final LockContext context;
     private final LeaseStrategy strategy;      // picked once: uncached, or how the cache grants locally
     private final ZkQueue queue = new ViaZooKeeper();
+    private final String participantId;        // null unless the engine's requests name a participant
 
     /**
      * An engine whose nodes are never kept after use.
@@ -93,11 +95,13 @@ public final class LockEngine {
     private LockEngine(LockContext context, RecipeDescriptor recipe, LeaseCaching caching) {
         this.context = caching.isOn() ? context.withCachingNodes() : context;
         this.strategy = LeaseStrategy.of(this.context, recipe, caching);
+        this.participantId = null;
     }
 
-    private LockEngine(LockContext context, LeaseStrategy strategy) {
+    private LockEngine(LockContext context, LeaseStrategy strategy, String participantId) {
         this.context = context;
         this.strategy = strategy;
+        this.participantId = participantId;
     }
 
     /** {@return the lock-delay of this engine's lock} */
@@ -134,6 +138,42 @@ public final class LockEngine {
         this(client, path, recipe, LockOptions.defaults().withCaching(caching).withCompatibility(compatibility));
     }
 
+    /**
+     * An engine on the same directory, of the same kind, whose requests name a participant: its
+     * id is written into each node's owner data (after the owner's lines), where
+     * {@link Participant#participantId()} reads it back. A leader election's candidates are told
+     * apart by it.
+     *
+     * @param participantId the participant's id: not blank, one line, at most 256 characters
+     * @return the engine
+     * @throws IllegalArgumentException naming the bad id
+     * @throws IllegalStateException if this engine caches its nodes (a cached node may serve
+     *         several local leases, so it names no one participant)
+     */
+    public LockEngine withParticipant(String participantId) {
+        NodeData.checkParticipantId(participantId);
+        if (context.cachingNodes()) {
+            throw new IllegalStateException("an engine that caches its nodes names no participant: " + this);
+        }
+        return new LockEngine(context, strategy, participantId);
+    }
+
+    /**
+     * The participant a node's data names (see {@link #withParticipant}), for a recipe that
+     * reads a node itself (an observer's watch on it) rather than through {@link #participants()}.
+     *
+     * @param nodeData a node's data as read, or null; data other clients wrote is read safely
+     * @return the participant's id, or empty if the data names none
+     */
+    public static Optional<String> participantIdIn(byte[] nodeData) {
+        return NodeData.participantId(nodeData);
+    }
+
+    /** {@return the participant this engine's requests name, if any} */
+    public Optional<String> participantId() {
+        return Optional.ofNullable(participantId);
+    }
+
     /** {@return whether, and how long, this engine's nodes are kept after use} */
     public LeaseCaching caching() {
         return strategy.caching();
@@ -159,7 +199,7 @@ public final class LockEngine {
      * @throws IllegalArgumentException if the driver is null
      */
     public LockEngine anchoredAt(long anchorSequence, LockDriver driver) {
-        return new LockEngine(context.anchoredAt(anchorSequence, driver), new LeaseStrategy.Uncached());
+        return new LockEngine(context.anchoredAt(anchorSequence, driver), new LeaseStrategy.Uncached(), null);
     }
 
     /** {@return the node layout this engine writes} */
@@ -209,7 +249,12 @@ public final class LockEngine {
 
     /** See {@link io.zklock.core.DistributedLock#acquireAsync(Duration)}. */
     public CompletableFuture<Lease> acquireAsync(Duration timeout) {
-        return strategy.acquireAsync(Deadline.after(timeout), queue);
+        return acquireAsync(Deadline.after(timeout));
+    }
+
+    /** {@link #acquireAsync(Duration)} before {@code deadline}: a step of a recipe's own protocol under one deadline. */
+    public CompletableFuture<Lease> acquireAsync(Deadline deadline) {
+        return strategy.acquireAsync(deadline, queue);
     }
 
     /** A request that queues a node: what the strategy falls back on when nothing is granted locally. */
@@ -232,7 +277,7 @@ public final class LockEngine {
         private Acquisition start(Deadline deadline) {
             AcquireTally tally = AcquireTally.begin(context);
             tally.checkBeforeStart(context.client(), () -> "lock " + path());
-            return Acquisition.start(context, deadline, tally);
+            return Acquisition.start(context, deadline, tally, participantId);
         }
 
         private static Grant grant(Acquisition.End outcome) {

@@ -21,6 +21,10 @@
  *       {@link io.zklock.core.spi.MultiLockSupport} (a multi-lock's re-entry and lease),
  *       {@link io.zklock.core.spi.ThreadPermits} (a semaphore's permits per thread),
  *       {@link io.zklock.core.spi.JucLockView} ({@code asLock()}).</li>
+ *   <li><b>Observers:</b> {@link io.zklock.core.spi.QueueHeadWatch}, one shared watch per
+ *       client on the head of a directory's queue (an election's leader), and
+ *       {@link io.zklock.core.spi.LockEngine#withParticipant}, which names a participant in
+ *       each node's owner data.</li>
  *   <li><b>What a multi-lock needs of a recipe:</b> {@link io.zklock.core.spi.LockComponent}s
  *       registered in {@link io.zklock.core.spi.LockComponents}.</li>
  * </ul>

@@ -2,7 +2,9 @@
  * Spring Boot auto-configuration for zklock: {@link io.zklock.spring.boot.ZkLockAutoConfiguration}
  * (client, lock registry, ShedLock provider, {@code LockAdmin}), with its settings in
  * {@link io.zklock.spring.boot.ZkLockProperties}; {@link io.zklock.spring.boot.ZkLockMetricsAutoConfiguration}
- * (meters); {@link io.zklock.spring.boot.ZkLockHealthAutoConfiguration} with
+ * (meters); {@link io.zklock.spring.boot.ZkLeaderAutoConfiguration} with
+ * {@link io.zklock.spring.boot.ZkLeaderProperties} (a leader election under
+ * {@code zklock.leader.}, for Spring Integration's roles); {@link io.zklock.spring.boot.ZkLockHealthAutoConfiguration} with
  * {@link io.zklock.spring.boot.ZkLockHealthIndicator} (health); and the start-up failure report
  * for an unreachable ensemble ({@link io.zklock.spring.boot.EnsembleUnreachableException},
  * {@link io.zklock.spring.boot.EnsembleUnreachableFailureAnalyzer}) and for a bad {@code zklock.}

@@ -389,44 +389,50 @@ public final class ZkRegistryLock implements DistributedLock {
         try {
             touch();
             long owner = owner();
-            Hold hold = holds.get(owner);
-            if (hold != null && hold.ended()) {
-                holds.remove(owner, hold);                      // its TTL ran out: forgotten
-                hold = null;
-            }
-            Lease lease;
-            if (wait == null) {
-                lease = mutex.acquire();
-            } else {
-                lease = mutex.tryAcquire(wait).orElse(null);
-                if (lease == null) {
-                    if (hold != null) {
-                        dropIfLost(owner, hold);
-                    }
-                    return false;
+            Hold hold = liveHold(owner);
+            Lease lease = wait == null ? mutex.acquire() : mutex.tryAcquire(wait).orElse(null);
+            if (lease == null) {
+                if (hold != null) {
+                    dropIfLost(owner, hold);
                 }
+                return false;
             }
             if (hold != null && hold.push(lease)) {
                 return true;
             }
-            Hold fresh = new Hold(owner, lease);                // a first acquisition, or one that raced the TTL
             counted = true;
-            holds.put(owner, fresh);
-            if (ttl != null) {
-                try {
-                    fresh.renew(ttl);
-                } catch (RuntimeException e) {
-                    holds.remove(owner, fresh);
-                    fresh.end();
-                    throw e;
-                }
-            }
+            startHold(owner, lease, ttl);                       // a first acquisition, or one that raced the TTL
             return true;
         } finally {
             if (!counted) {
                 users.decrementAndGet();
             }
             touch();
+        }
+    }
+
+    /** The thread's hold; null if it has none, or its TTL ran out (then it is forgotten). */
+    private Hold liveHold(long owner) {
+        Hold hold = holds.get(owner);
+        if (hold != null && hold.ended()) {
+            holds.remove(owner, hold);
+            return null;
+        }
+        return hold;
+    }
+
+    /** A new hold of {@code lease}, which takes over the thread's count, with its TTL started. */
+    private void startHold(long owner, Lease lease, Duration ttl) {
+        Hold fresh = new Hold(owner, lease);
+        holds.put(owner, fresh);
+        if (ttl != null) {
+            try {
+                fresh.renew(ttl);
+            } catch (RuntimeException e) {
+                holds.remove(owner, fresh);
+                fresh.end();
+                throw e;
+            }
         }
     }
 

@@ -7,5 +7,9 @@
  * <p>Read {@code ZkLockRegistry}'s class comment for what uses the registry, then the Overview at
  * the top of {@code ZkRegistryLock}'s source: the per-thread hold and the steps of an
  * acquisition.
+ *
+ * <p>Leader election for Spring Integration's candidates:
+ * {@link io.zklock.spring.integration.ZkLeaderInitiator}, over {@code io.zklock.leader}; its
+ * Overview is at the top of its source.
  */
 package io.zklock.spring.integration;

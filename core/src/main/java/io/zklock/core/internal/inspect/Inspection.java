@@ -40,6 +40,13 @@ import org.apache.zookeeper.Watcher;
  * directory of mixed recipes shows what each of its clients believes. A node that goes between
  * the listing and its read is left out (it has left the queue).
  *
+ * Curator's semaphore layout (InterProcessSemaphoreV2, and zklock's compatibility mode): the
+ * lease nodes _c_<uuid>-lease-<seq> of <path>/leases are judged by Curator's rule, not by a
+ * queue: each is a holder, but for at most one, the newest, when its session holds the guard
+ * (the head of <path>/locks): that client created it under the guard and may still be waiting
+ * for the count to fall (status cannot know maxLeases, which Curator keeps nowhere). Two more
+ * reads, for such a path only: the guard's listing and its head's Stat.
+ *
  * A revocation request is a read, then a write of the data read plus the request, conditional
  * on the data version read; a write that loses a race reads again. A write whose reply is lost
  * is sent again by Curator and loses to itself: the read after it finds our own request, which
@@ -51,6 +58,10 @@ import org.apache.zookeeper.Watcher;
  */
 public final class Inspection {
     private static final int MAX_WRITE_RACES = 10;
+    /** Curator's semaphore layout: the leases directory, its nodes' kind, the guard directory (CuratorLayoutPermits). */
+    private static final String LEASES = "leases";
+    private static final String LEASE_KIND = "lease";
+    private static final String GUARD = "locks";
 
     private final ZkPort port;
     /** The context whose participants are read, if any: it judges its own kind when no installed recipe owns it. */
@@ -100,6 +111,7 @@ public final class Inspection {
                 .map(node -> port.data(ZKPaths.makePath(path, node.name()), watcher)).toList();   // issued together
         List<Participant> participants = new ArrayList<>(sorted.size());
         List<String> unreadable = new ArrayList<>();
+        long guardSession = leasesLayout(path, sorted) ? guardHolderSession(path) : 0;
         for (int i = 0; i < sorted.size(); i++) {
             LockNode node = sorted.get(i);
             ZkPort.Reply data = read(reads.get(i), path);
@@ -113,10 +125,40 @@ public final class Inspection {
                 unreadable.add(node.name() + " (its data is not zklock's owner lines)");
             }
             if (!data.noNode()) {
-                participants.add(participant(path, sorted, node, checked(data, path)));
+                participants.add(guardSession == 0 && !leasesLayout(path, sorted)
+                        ? participant(path, sorted, node, checked(data, path))
+                        : lease(path, sorted, node, checked(data, path), guardSession));
             }
         }
         return withCurators(withUnreadable(summary(path, sorted, participants, foreign), unreadable));
+    }
+
+    /** Whether {@code path} is a semaphore's leases directory in Curator's layout: named leases, every node a lease. */
+    static boolean leasesLayout(String path, List<LockNode> sorted) {
+        return ZKPaths.getNodeFromPath(path).equals(LEASES) && !sorted.isEmpty()
+                && sorted.stream().allMatch(n -> n.kind().equals(LEASE_KIND));
+    }
+
+    /** The session holding the guard of a leases directory (the head of {@code ../locks}), or 0 if none. */
+    private long guardHolderSession(String leasesPath) {
+        String guard = ZKPaths.makePath(ZKPaths.getPathAndNode(leasesPath).getPath(), GUARD);
+        ZkPort.Reply listing = read(port.children(guard, null, null), guard);
+        List<LockNode> queue = listing.ok() ? LockNode.sorted(listing.children()) : List.of();
+        if (queue.isEmpty()) {
+            return 0;
+        }
+        ZkPort.Reply head = read(port.exists(ZKPaths.makePath(guard, queue.get(0).name()), null), guard);
+        return head.ok() ? head.stat().getEphemeralOwner() : 0;
+    }
+
+    /** A lease node, judged by Curator's rule (see the Overview): a holder unless the guard holder's newest. */
+    private static Participant lease(String path, List<LockNode> sorted, LockNode node, ZkPort.Reply data, long guardSession) {
+        LockNode newest = sorted.stream().max(java.util.Comparator.comparingLong(LockNode::sequence)).orElseThrow();
+        boolean holding = !(node.equals(newest) && guardSession != 0 && data.stat().getEphemeralOwner() == guardSession);
+        String whose = whose(node, data);
+        String mode = LEASE_KIND + (whose.isEmpty() ? " [zklock, curator layout]" : whose);   // a lease is Curator's layout
+        return new Participant(ZKPaths.makePath(path, node.name()), mode, node.sequence(), NodeData.owner(data.data()), holding,
+                data.stat().getCzxid(), Instant.ofEpochMilli(data.stat().getCtime()), NodeData.revocationRequest(data.data()));
     }
 
     /**
@@ -175,13 +217,16 @@ public final class Inspection {
         mode += whose(node, data);
         return new Participant(ZKPaths.makePath(path, node.name()), mode, node.sequence(), NodeData.owner(data.data()), holding,
                 data.stat().getCzxid(), Instant.ofEpochMilli(data.stat().getCtime()), NodeData.revocationRequest(data.data()),
-                NodeData.lockDelayUntil(data.data()));
+                NodeData.participantId(data.data()), NodeData.lockDelayUntil(data.data()));
     }
 
     private static LockStatus summary(String path, List<LockNode> sorted, List<Participant> participants, List<String> foreign) {
         List<String> problems = new ArrayList<>();
         if (!foreign.isEmpty()) {
             problems.add("foreign children, ignored by every recipe: " + String.join(", ", foreign));
+        }
+        if (leasesLayout(path, sorted)) {
+            return new LockStatus(path, LockStatus.State.LOCK, "semaphore", OptionalInt.empty(), participants, foreign, problems);
         }
         if (sorted.isEmpty()) {
             LockStatus.State state = foreign.isEmpty() ? LockStatus.State.EMPTY : LockStatus.State.NOT_A_LOCK;

@@ -104,7 +104,15 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
 
     /** As {@link #start(LockContext, Deadline)}, reporting to {@code tally}. */
     public static Acquisition start(LockContext context, Deadline deadline, AcquireTally tally) {
-        Acquisition a = new Acquisition(context, deadline, false, NodeData.of(OwnerInfo.current(), tally.traceId()), tally);
+        return start(context, deadline, tally, null);
+    }
+
+    /**
+     * As {@link #start(LockContext, Deadline, AcquireTally)}, for a participant: its id is written
+     * into the node's data after the owner's lines (null for none).
+     */
+    public static Acquisition start(LockContext context, Deadline deadline, AcquireTally tally, String participantId) {
+        Acquisition a = new Acquisition(context, deadline, false, NodeData.ofParticipant(OwnerInfo.current(), tally.traceId(), participantId), tally);
         a.begin(a::create);
         return a;
     }

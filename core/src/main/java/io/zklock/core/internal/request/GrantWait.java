@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
+import io.zklock.core.LockException;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.NodeData;
 import io.zklock.core.internal.cache.AskBack;
@@ -35,10 +36,13 @@ import org.slf4j.LoggerFactory;
  *   2. DECIDE   on the children less this session's released nodes whose delete waits for the
  *               reconnection (nobody holds them). Our node missing, or owned by a session that
  *               is no longer the client's: NodeLost.
- *               The driver grants: Granted. It refuses: IllegalStateException. Otherwise the
- *               cached nodes ahead that conflict with ours are asked back (AskBack, see the
- *               cache package), and: the deadline has passed, or this was a zero timeout's one
- *               attempt: TimeoutException; else 3.
+ *               The driver grants: Granted. It refuses: IllegalStateException (a misuse), or
+ *               LockException (FOREIGN: Curator's participants it cannot be safe beside; also
+ *               when the listing shows a directory of the driver's ForeignLayout that holds
+ *               nodes zklock did not write: ForeignLayoutCheck, one more request only then). Otherwise the
+ *               cached nodes ahead that conflict with ours are asked back (AskBack, see the cache package), and: the
+ *               deadline has passed, or this was a zero timeout's one attempt: TimeoutException;
+ *               else 3.
  *   3. WATCH    getData(each node the driver names: one, or two) with a watcher, all in one
  *               step. NoNode, or data already changed (the node announced its own grant), on
  *               any of them: 1 at once. Otherwise wait for the first event on any: 1 (a watch
@@ -53,7 +57,7 @@ import org.slf4j.LoggerFactory;
 final class GrantWait {
     private static final Logger LOG = LoggerFactory.getLogger(GrantWait.class);
 
-    private enum State { LISTING, WATCHING, BACKOFF, ENDED }
+    private enum State { LISTING, CHECKING, WATCHING, BACKOFF, ENDED }
 
     private final LockContext context;
     private final QueuedNode node;
@@ -90,7 +94,7 @@ final class GrantWait {
     /** Step 1 for the first time; call from a step of the request. */
     void start() {
         if (node.known() instanceof QueuedNode.Known.Vouched vouched) {
-            decideVouched(withoutReleased(LockNode.sorted(vouched.children())));
+            decideVouched(vouched.children());
         } else if (node.known() instanceof QueuedNode.Known.FirstListing first) {
             int s = ++step;
             first.listing().whenComplete((reply, error) -> lock.run(() -> firstListed(reply, error, s)));
@@ -103,7 +107,7 @@ final class GrantWait {
     void kick() {
         lock.run(() -> {
             switch (state) {
-                case LISTING, WATCHING -> list(watchDirectory);
+                case LISTING, CHECKING, WATCHING -> list(watchDirectory);
                 case BACKOFF -> retry.runNow();
                 case ENDED -> { }
             }
@@ -162,8 +166,31 @@ final class GrantWait {
         } else {
             retry.succeeded();
             delay.listed(reply.stat());
-            decide(withoutReleased(LockNode.sorted(reply.children())), key != null);
+            List<String> shown = context.driver().foreignLayout().shownIn(reply.children());
+            if (shown.isEmpty()) {
+                decide(withoutReleased(LockNode.sorted(reply.children())), key != null);
+            } else {
+                checkForeignLayout(shown, reply.children(), key != null, s);
+            }
         }
+    }
+
+    /** Step 2 on a listing that shows another library's directories: decide only if they hold none of its nodes. */
+    private void checkForeignLayout(List<String> shown, List<String> children, boolean directoryWatched, int s) {
+        state = State.CHECKING;                // an event of the listing's children watch meanwhile lists again
+        ForeignLayoutCheck.read(context, shown, tally).thenAccept(found -> lock.run(() -> {
+            if (state != State.CHECKING || s != step) {
+                return;                        // a kick or the directory watch moved on
+            }
+            if (found.failure() != null) {
+                failedCall(found.failure(), "list below " + context.path(), () -> list(watchDirectory));
+            } else if (!found.foreign().isEmpty()) {
+                fail(new LockException("lock " + context.path() + ": "
+                        + ForeignLayoutCheck.refusal(context.driver().foreignLayout(), found.foreign())));
+            } else {
+                decide(withoutReleased(LockNode.sorted(children)), directoryWatched);
+            }
+        }));
     }
 
     // ---- 2. decide --------------------------------------------------------------------------
@@ -189,6 +216,7 @@ final class GrantWait {
         switch (decision.verdict()) {
             case GRANTED -> delay.granted(sorted, this::end);
             case REFUSED -> fail(new IllegalStateException("lock " + context.path() + ": " + decision.refusal()));
+            case FOREIGN -> fail(new LockException("lock " + context.path() + ": " + decision.refusal()));
             case WATCH_NODE, WATCH_DIRECTORY -> {
                 askBack.ask(sorted);           // cached nodes ahead that keep us waiting
                 if (deadline.hasExpired()) {
@@ -220,9 +248,11 @@ final class GrantWait {
     }
 
     /** Children the view vouched for after an inferring create: a grant is final; anything else lists. */
-    private void decideVouched(List<LockNode> sorted) {
+    private void decideVouched(List<String> children) {
+        List<LockNode> sorted = withoutReleased(LockNode.sorted(children));
         long session = context.port().sessionId();
         if (session != 0 && session == node.session() && sorted.contains(node.node())
+                && context.driver().foreignLayout().shownIn(children).isEmpty()
                 && context.driver().decide(sorted, node.node(), context.maxLeases()).getsTheLock()) {
             LOG.debug("{} granted in {} without a listing (sequence-gap inference)", node.node().name(), context.path());
             tally.decided(sorted, node.node());
@@ -283,7 +313,7 @@ final class GrantWait {
             return;                            // other connection news: the session monitor kicks us
         }
         watches.fired(s, key);
-        if (state == State.WATCHING && s == step) {
+        if ((state == State.WATCHING || state == State.CHECKING) && s == step) {
             if (event.getType() == Watcher.Event.EventType.NodeDataChanged && !watchDirectory && !context.driver().announcesGrants()) {
                 watch(watched);                // a write into a node ahead (our own ask of it, say) changes no decision: watch again
             } else {

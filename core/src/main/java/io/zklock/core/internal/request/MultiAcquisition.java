@@ -18,12 +18,16 @@ import io.zklock.core.internal.NodeData;
 import io.zklock.core.internal.lease.ZkLease;
 import io.zklock.core.internal.zk.Backoff;
 import io.zklock.core.internal.zk.Threads;
+import io.zklock.core.internal.zk.WatchKey;
+import io.zklock.core.internal.zk.Watches;
 import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.queue.Deadline;
 import io.zklock.core.spi.queue.Decision;
+import io.zklock.core.spi.queue.ForeignLayout;
 import io.zklock.core.spi.queue.LockDriver;
 import io.zklock.core.spi.queue.LockNode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,7 +60,10 @@ import org.slf4j.LoggerFactory;
  * if refused, every node of it is deleted, and the next round starts once that node is gone
  * (waitForBlocker), inside the deadline. The request never holds a node while it waits for a
  * node that may be Curator's, so a Curator multi-lock blocked on one of our nodes always gets
- * it; the cost is a new transaction per such wait, and no place in those queues meanwhile.
+ * it; the cost is a new transaction per such wait, and no place in those queues meanwhile:
+ * under a stream of Curator multi-locks that keeps a path held the request may yield round after
+ * round until its deadline (no bound but the deadline: a place kept in the queue is exactly what
+ * would deadlock). The wait for the blocker leaves no watch behind (waitForBlocker).
  * The caller's withdrawal (interrupt, cancel) gives up the waits, or, while a transaction is in
  * flight, deletes its nodes when its reply comes. The deadline ends the waits through their own
  * timers; between rounds, while the client is cut off, it ends the request itself (deadlinePassed).
@@ -277,13 +284,16 @@ public final class MultiAcquisition implements Request<List<ZkLease>> {
     // ---- yielding to nodes that may be Curator's ----------------------------------------------
 
     /**
-     * Completes once {@code path} is gone, the deadline passes or the caller withdraws; the
-     * next round then starts (or ends the request).
+     * Completes once {@code path} is gone (or changed), the deadline passes or the caller
+     * withdraws, and its watch is no longer on the server; the next round then starts (or ends
+     * the request). The watch is a getData one, which a node already gone does not leave, and it
+     * is counted in the client's watch book, so that a wait that ends before the node goes
+     * removes it (unless another waiter of the session shares it): no watch outlives the wait.
      */
     private CompletableFuture<Void> waitForBlocker(String path) {
         CompletableFuture<Void> gone = new CompletableFuture<>();
         yielding = gone;
-        if (withdrawal.get() != null) {
+        if (withdrawal.get() != null || deadline.isSingleAttempt()) {
             gone.complete(null);
             return gone;
         }
@@ -291,17 +301,32 @@ public final class MultiAcquisition implements Request<List<ZkLease>> {
             ScheduledFuture<?> timer = Threads.TIMER.schedule(() -> gone.complete(null), deadline.remainingNanos(),
                     TimeUnit.NANOSECONDS);
             gone.whenComplete((v, e) -> timer.cancel(false));
-        } else if (deadline.isSingleAttempt()) {
-            gone.complete(null);
-            return gone;
         }
+        Watches watches = new Watches(contexts.get(0).monitor().watches(), port);   // used under its own monitor
+        WatchKey key = WatchKey.data(port.serverPath(path));
         tally.issued();
-        port.exists(path, event -> gone.complete(null)).whenComplete((reply, error) -> {
-            if (error != null || !reply.ok()) {
-                gone.complete(null);           // gone already, or unknown: the next round finds out
+        synchronized (watches) {
+            watches.register(key, () -> port.data(path, event -> {
+                if (event.getType() != Watcher.Event.EventType.None) {
+                    synchronized (watches) {
+                        watches.fired(0, key);
+                    }
+                }
+                gone.complete(null);           // connection news too: the next round finds out
+            })).whenComplete((reply, error) -> {
+                synchronized (watches) {
+                    watches.answered(error == null ? reply.rc() : null, key, 0);
+                }
+                if (error != null || !reply.ok()) {
+                    gone.complete(null);       // gone already, or unknown: the next round finds out
+                }
+            });
+        }
+        return gone.thenCompose(v -> {
+            synchronized (watches) {
+                return watches.endAll();
             }
         });
-        return gone;
     }
 
     /**
@@ -330,6 +355,11 @@ public final class MultiAcquisition implements Request<List<ZkLease>> {
         @Override
         public boolean conflicts(LockNode ahead, LockNode ours) {
             return component.driver().conflicts(ahead, ours);
+        }
+
+        @Override
+        public ForeignLayout foreignLayout() {
+            return component.driver().foreignLayout();
         }
     }
 

@@ -27,10 +27,10 @@ import org.slf4j.LoggerFactory;
  * Repeatedly:
  *   1. If this session's DirectoryView of the directory is exact (and the server returns a
  *      Stat for a create inside multi()), the InferenceTransaction: one multi() that sets the
- *      directory's (empty) data and creates our node, so the view can vouch for the children
- *      as of the create (sequence-gap inference, see DirectoryView). Otherwise the protected
- *      create, with the first listing sent right behind it: one session's requests are
- *      answered in order, so that listing shows our node if it is answered after the create.
+ *      directory's data and creates our node (sequence-gap inference, see DirectoryView); the
+ *      same transaction without inference for a node whose uuid must be ours (a cached node,
+ *      a node of Curator's layout); otherwise the protected create, with the first listing
+ *      sent right behind it (one session's replies come in order, so it may show our node).
  *   2. The reply. OK: the node, its czxid (the fencing token) and its session from the reply's
  *      Stat, or from one exists() when the reply carried none (a create Curator found again
  *      after a connection loss; a server before 3.7.2 / 3.8.2 / 3.9.0 inside multi(), after
@@ -39,8 +39,7 @@ import org.slf4j.LoggerFactory;
  *      MAX_REAPED times in a row, inside the deadline. Connection trouble: back off and create
  *      again (a protected create never makes two nodes). A transaction whose reply was lost:
  *      list the directory for its uuid; take that node if it is there, else 1.
- * Stopped by its owner, it deletes whatever the call in flight made (or may have made: a
- * transaction's uuid is swept) and then completes the future stop() returned.
+ * Stopped, it deletes what the call in flight made or may have made (a transaction's uuid is swept), then completes stop()'s future.
  */
 final class NodeCreation {
     private static final Logger LOG = LoggerFactory.getLogger(NodeCreation.class);
@@ -113,11 +112,7 @@ final class NodeCreation {
         return stopped;
     }
 
-    /**
-     * A create: the plain one, but for a node of Curator's layout, whose uuid must be zklock's
-     * (LockNode#zklockMarked: it is how a listing tells it from Curator's own), made by a
-     * transaction whatever the reason to create again.
-     */
+    /** A create: a Curator-layout node's uuid must be zklock's (its mark), so it is always made by a transaction. */
     private void create() {
         if (context.compatibility() == LockCompatibility.CURATOR) {
             transaction(null, context.port().sessionId());
@@ -225,11 +220,11 @@ final class NodeCreation {
 
     /** Fails the creation once the directory was reaped under MAX_REAPED creates in a row; true if it did. */
     private boolean reapedTooOften() {
-        if (++reapedInARow <= MAX_REAPED) {
-            return false;
+        boolean tooOften = ++reapedInARow > MAX_REAPED;
+        if (tooOften) {
+            fail(new LockException("lock directory " + context.path() + " was deleted under " + MAX_REAPED + " creates in a row"));
         }
-        fail(new LockException("lock directory " + context.path() + " was deleted under " + MAX_REAPED + " creates in a row"));
-        return true;
+        return tooOften;
     }
 
     /** Makes the lock directory (a container) for a caching or Curator-layout context's transaction, then sends it again. */
@@ -322,10 +317,7 @@ final class NodeCreation {
         }
     }
 
-    /**
-     * Fails the creation. What the creation made stays in {@code leftover}: the owner's
-     * give-up calls stop(), which deletes it.
-     */
+    /** Fails the creation; what it made stays in {@code leftover}, for the owner's give-up (stop()) to delete. */
     private void fail(Throwable reason) {
         state = State.FAILED;
         lock.later(() -> result.completeExceptionally(reason));

@@ -10,12 +10,13 @@ import java.util.Objects;
  * @param nodeToWatch the node whose deletion (or grant notice) may change the answer; set
  *        exactly when the verdict is {@link Verdict#WATCH_NODE}
  * @param refusal why the request is refused; set exactly when the verdict is {@link Verdict#REFUSED}
+ *        or {@link Verdict#FOREIGN}
  * @param secondToWatch a second node whose deletion (or grant notice) may change the answer as
  *        well, or null; set only with {@link Verdict#WATCH_NODE}, and never {@code nodeToWatch}
  */
 public record Decision(Verdict verdict, LockNode nodeToWatch, String refusal, LockNode secondToWatch) {
 
-    /** The four things a driver can decide. */
+    /** The five things a driver can decide. */
     public enum Verdict {
         /** The node holds the lock. */
         GRANTED,
@@ -23,8 +24,22 @@ public record Decision(Verdict verdict, LockNode nodeToWatch, String refusal, Lo
         WATCH_NODE,
         /** Wait until any child of the directory is created or deleted. */
         WATCH_DIRECTORY,
-        /** The request can never be granted (a misuse the driver can see); give up with the reason. */
-        REFUSED
+        /**
+         * The request can never be granted (a misuse the driver can see, such as a maxLeases that
+         * disagrees with the other clients'); give up with the reason: an IllegalStateException.
+         */
+        REFUSED,
+        /**
+         * The path holds another library's participants (Curator's) that this request cannot be
+         * safe beside; give up with the reason, which names the path's foreign nodes: a
+         * LockException, since it is a condition of the path, not a misuse by the caller.
+         */
+        FOREIGN;
+
+        /** Whether the request ends here without a grant: {@link #REFUSED} or {@link #FOREIGN}. */
+        public boolean refuses() {
+            return this == REFUSED || this == FOREIGN;
+        }
     }
 
     private static final Decision GRANTED = new Decision(Verdict.GRANTED, null, null);
@@ -35,7 +50,7 @@ public record Decision(Verdict verdict, LockNode nodeToWatch, String refusal, Lo
      *
      * @param verdict granted, wait for one or two nodes, wait for any change of the directory, or refused
      * @param nodeToWatch the node to watch, exactly with {@link Verdict#WATCH_NODE}
-     * @param refusal the reason, exactly with {@link Verdict#REFUSED}
+     * @param refusal the reason, exactly with {@link Verdict#REFUSED} or {@link Verdict#FOREIGN}
      * @param secondToWatch a second node to watch, only with {@link Verdict#WATCH_NODE}, or null
      * @throws IllegalArgumentException if a field does not go with the verdict, or both nodes are one
      */
@@ -50,8 +65,8 @@ public record Decision(Verdict verdict, LockNode nodeToWatch, String refusal, Lo
         if (secondToWatch != null && secondToWatch.equals(nodeToWatch)) {
             throw new IllegalArgumentException("node " + secondToWatch.name() + " named twice as a node to watch");
         }
-        if ((verdict == Verdict.REFUSED) != (refusal != null)) {
-            throw new IllegalArgumentException("a refusal reason goes with REFUSED and only with it");
+        if (verdict.refuses() != (refusal != null)) {
+            throw new IllegalArgumentException("a refusal reason goes with REFUSED or FOREIGN and only with them");
         }
     }
 
@@ -60,7 +75,7 @@ public record Decision(Verdict verdict, LockNode nodeToWatch, String refusal, Lo
      *
      * @param verdict granted, wait for one node, wait for any change of the directory, or refused
      * @param nodeToWatch the node to watch, exactly with {@link Verdict#WATCH_NODE}
-     * @param refusal the reason, exactly with {@link Verdict#REFUSED}
+     * @param refusal the reason, exactly with {@link Verdict#REFUSED} or {@link Verdict#FOREIGN}
      */
     public Decision(Verdict verdict, LockNode nodeToWatch, String refusal) {
         this(verdict, nodeToWatch, refusal, null);
@@ -99,6 +114,14 @@ public record Decision(Verdict verdict, LockNode nodeToWatch, String refusal, Lo
     /** The request is refused, with a reason naming what is wrong. */
     public static Decision refuse(String why) {
         return new Decision(Verdict.REFUSED, null, Objects.requireNonNull(why, "why"));
+    }
+
+    /**
+     * The request is refused because the path holds another library's participants that it
+     * cannot be safe beside; {@code why} names the foreign nodes and what to do.
+     */
+    public static Decision foreign(String why) {
+        return new Decision(Verdict.FOREIGN, null, Objects.requireNonNull(why, "why"));
     }
 
     /** Whether the node holds the lock. */

@@ -51,6 +51,17 @@ public interface LockDriver {
     }
 
     /**
+     * Where another library's clients of this lock keep nodes this driver does not see in the
+     * queue, and cannot be safe beside (see {@link ForeignLayout}); {@link ForeignLayout#NONE}
+     * unless a recipe says otherwise. Costs nothing while the listing shows none of its directories.
+     *
+     * @return the layout to look for
+     */
+    default ForeignLayout foreignLayout() {
+        return ForeignLayout.NONE;
+    }
+
+    /**
      * The exclusive driver of mutexes and write locks: granted at the head of the queue,
      * otherwise watch the immediate predecessor, so each release wakes exactly one waiter.
      */
