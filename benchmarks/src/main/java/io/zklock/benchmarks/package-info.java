@@ -3,7 +3,8 @@
  * ZooKeeper server in one JVM run: latency, throughput, server requests and wake-ups per
  * operation, and at scale (scenarios 8-11) the queue, the herd, many held locks and many sessions;
  * and under faults ({@code --scenario faults}, {@code FaultMix}): the same seeded fault timeline
- * against both libraries, each client through its own fault proxy.
+ * against both libraries, each client through its own fault proxy; and what a lock-delay costs
+ * ({@code --scenario lockdelay}, {@code LockDelayCost}): zklock's mutex with the delay off and on.
  *
  * <p>Run {@link io.zklock.benchmarks.Benchmarks}; README gives the Maven command. Read its
  * class comment first: how rounds alternate between the libraries, what is timed and how

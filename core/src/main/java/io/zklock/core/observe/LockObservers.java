@@ -156,16 +156,6 @@ public final class LockObservers {
     }
 
     /**
-     * The engine's side: tells every installed observer that a granted request waits out a
-     * lock-delay.
-     *
-     * @param event the request's lock and the delay
-     */
-    public static void lockDelayStarted(LockObserver.LockDelayEvent event) {
-        tell(o -> o.lockDelayStarted(event));
-    }
-
-    /**
      * The engine's side: tells every installed observer that a granted lease changed state.
      *
      * @param event the change

@@ -34,6 +34,15 @@ public final class ObservedRequest {
     }
 
     /**
+     * A granted node of the request waits out its lock's lock-delay.
+     *
+     * @param event the node's lock, mode and the delay
+     */
+    public void lockDelayStarted(LockObserver.LockDelayEvent event) {
+        tell(observer -> observer.lockDelayStarted(event), follower -> { });
+    }
+
+    /**
      * The request ended; told before its caller hears of it.
      *
      * @param event what ended and how

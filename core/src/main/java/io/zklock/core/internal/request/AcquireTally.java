@@ -93,6 +93,13 @@ public final class AcquireTally {
         }
     }
 
+    /** A granted node of the request waits out {@code context}'s lock-delay for {@code nanos}: its observers hear of it. */
+    void lockDelayStarted(LockContext context, long nanos) {
+        if (this != NONE) {
+            observed.lockDelayStarted(new LockObserver.LockDelayEvent(context.path(), LockObservers.modeOf(context.kind()), nanos));
+        }
+    }
+
     /** The tally a multi-lock's wait for one of its nodes counts into: this one's counts, and no report. */
     AcquireTally component() {
         return this == NONE ? NONE : new AcquireTally(this);

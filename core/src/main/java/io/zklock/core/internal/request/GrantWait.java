@@ -88,7 +88,7 @@ final class GrantWait {
         this.watches = new Watches(context.monitor().watches(), context.port());
         this.retry = new PendingRetry(lock);
         this.askBack = new AskBack(context, node.node(), lock::run);
-        this.delay = new LockDelayWait(context, node, ownerData, lock);
+        this.delay = new LockDelayWait(context, node, ownerData, lock, tally);
     }
 
     /** Step 1 for the first time; call from a step of the request. */

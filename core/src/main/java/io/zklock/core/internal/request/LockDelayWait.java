@@ -10,8 +10,6 @@ import io.zklock.core.internal.Cleanup;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.NodeData;
 import io.zklock.core.internal.zk.Threads;
-import io.zklock.core.observe.LockObserver;
-import io.zklock.core.observe.LockObservers;
 import io.zklock.core.spi.queue.LockNode;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
@@ -39,6 +37,7 @@ final class LockDelayWait {
     private final QueuedNode node;
     private final byte[] ownerData;
     private final RequestLock lock;
+    private final AcquireTally tally;
 
     // guarded by lock
     /** The directory's Stat at the last listing (null before the first), its unmarked deletions, and since when seen as they are. */
@@ -48,11 +47,12 @@ final class LockDelayWait {
     private ScheduledFuture<?> timer;
     private boolean stopped;
 
-    LockDelayWait(LockContext context, QueuedNode node, byte[] ownerData, RequestLock lock) {
+    LockDelayWait(LockContext context, QueuedNode node, byte[] ownerData, RequestLock lock, AcquireTally tally) {
         this.context = context;
         this.node = node;
         this.ownerData = ownerData;
         this.lock = lock;
+        this.tally = tally;
     }
 
     /**
@@ -100,9 +100,7 @@ final class LockDelayWait {
         LOG.info("{} on {} waits out a lock-delay of {} ms: a node of the lock went without a release", node.node().name(),
                 context.path(), TimeUnit.NANOSECONDS.toMillis(nanos));
         context.port().setData(node.path(), NodeData.withLockDelay(ownerData, Instant.now().plusNanos(nanos)), -1);
-        if (LockObservers.active()) {
-            LockObservers.lockDelayStarted(new LockObserver.LockDelayEvent(context.path(), LockObservers.modeOf(context.kind()), nanos));
-        }
+        tally.lockDelayStarted(context, nanos);
     }
 
     /** The wait ended (granted, lost, given up): a delay still running is dropped. */
