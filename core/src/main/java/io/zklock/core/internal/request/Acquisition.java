@@ -13,7 +13,6 @@ import io.zklock.core.internal.NodeData;
 import io.zklock.core.internal.lease.ZkLease;
 import io.zklock.core.internal.zk.SessionListener;
 import io.zklock.core.internal.zk.Threads;
-import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.queue.Deadline;
 import io.zklock.core.spi.queue.LockNode;
 import org.slf4j.Logger;
@@ -29,9 +28,7 @@ import org.slf4j.LoggerFactory;
  * package-info.java): one RequestLock, bookkeeping and background calls only. Repeatedly:
  *   1. NodeCreation gives a QueuedNode (a node a multi-lock's transaction made is given instead).
  *   2. GrantWait on it ends with
- *      - Granted: a ZkLease, bound to the node's session, completes the request; it is brought
- *        to the session's state as the port shows it once it listens (catchUp), so news that
- *        came between the request's listening and the lease's is not missed;
+ *      - Granted: a ZkLease, bound to the node's session (LeaseMaking), completes the request;
  *      - NodeLost: the node will never be granted. A request that made its own node deletes it
  *        and goes back to 1 (it re-queues); a multi-lock's node ends the request with Lost, and
  *        the multi-lock, which made it with the others, decides what to do.
@@ -187,13 +184,8 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
         }
     }
 
-    /*
-     * A watch still registered at the grant (a children watch, or a data watch left by a kick)
-     * is not removed, which would cost a request on the hot path: it fires at the latest when
-     * its node goes, and the event is ignored then.
-     */
+    /** The grant ends the request, unless the client closed meanwhile; the lease is made by {@link LeaseMaking}. */
     private void grant(QueuedNode node, WaitEnd.Granted granted) {
-        List<LockNode> sorted = granted.sorted();
         if (context.port().isClosed()) {
             giveUpInStep(context.clientClosed());
             return;
@@ -201,38 +193,13 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
         phase = new Phase.Ended();
         stopTimer();
         context.monitor().removeListener(this);
-        ZkLease lease = new ZkLease(context, node.path(), node.token(), node.session(), granted.predecessorOf(node.node()));
-        tally.observeLease(lease, context);
-        catchUp(lease, node.session());
-        if (context.driver().announcesGrants() && !sorted.get(sorted.size() - 1).equals(node.node())) {
-            tally.issued();
-            lease.announceGrant(ownerData);    // the node behind us may be waiting on ours
-        }
+        ZkLease lease = LeaseMaking.make(context, node, granted, ownerData, tally);
         lock.later(() -> {
             tally.granted();
-            if (!result.complete(new End.Leased(lease, sorted))) {
+            if (!result.complete(new End.Leased(lease, granted.sorted()))) {
                 lease.release();               // never leak a grant nobody will see
             }
         });
-    }
-
-    /*
-     * Session news that came after the request stopped listening and before the lease started
-     * (in its constructor) reached neither: the lease is brought to what the port says now.
-     * Closed, or on another session: LOST. Disconnected: SUSPENDED, and back to HELD at once if
-     * the connection returned meanwhile (its news may have come before the lease's SUSPENDED).
-     */
-    private void catchUp(ZkLease lease, long session) {
-        ZkPort port = context.port();
-        long current = port.sessionId();
-        if (port.isClosed() || (current != 0 && current != session)) {
-            lease.lose();
-        } else if (!port.isConnected()) {
-            lease.suspended();
-            if (port.isConnected()) {
-                lease.reconnected(port.sessionId());
-            }
-        }
     }
 
     // ---- giving up --------------------------------------------------------------------------

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import io.zklock.core.LockException;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.queue.ForeignLayout;
@@ -53,11 +54,11 @@ final class ForeignLayoutCheck {
         });
     }
 
-    /** The reason of the refusal: whose clients, which nodes, and the two ways out. */
-    static String refusal(ForeignLayout layout, List<String> foreign) {
-        return layout.owner() + " holds or waits on this path (" + String.join(", ", foreign) + ") and its clients do not"
+    /** The refusal of {@code context}'s lock beside {@code foreign}: whose clients, which nodes, and the two ways out. */
+    static LockException refusal(LockContext context, List<String> foreign) {
+        return new LockException("lock " + context.path() + ": " + context.driver().foreignLayout().owner() + " holds or waits on this path (" + String.join(", ", foreign) + ") and its clients do not"
                 + " see this client's nodes, so the default mode cannot be safe here; finish the migration first (no Curator"
                 + " client left: zklock status shows whose nodes are whose), or use LockCompatibility.CURATOR while any"
-                + " Curator client uses the path";
+                + " Curator client uses the path");
     }
 }

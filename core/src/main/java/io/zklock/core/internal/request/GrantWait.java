@@ -1,13 +1,11 @@
 package io.zklock.core.internal.request;
 
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import io.zklock.core.LockException;
 import io.zklock.core.internal.LockContext;
-import io.zklock.core.internal.NodeData;
 import io.zklock.core.internal.cache.AskBack;
 import io.zklock.core.internal.zk.WatchKey;
 import io.zklock.core.internal.zk.Watches;
@@ -15,7 +13,6 @@ import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.queue.Deadline;
 import io.zklock.core.spi.queue.Decision;
 import io.zklock.core.spi.queue.LockNode;
-import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
@@ -34,8 +31,7 @@ import org.slf4j.LoggerFactory;
  *               the children sequence-gap inference vouched for (a grant on them is final;
  *               anything else lists).
  *   2. DECIDE   on the children less this session's released nodes whose delete waits for the
- *               reconnection (nobody holds them). Our node missing, or owned by a session that
- *               is no longer the client's: NodeLost.
+ *               reconnection (ListedQueue). Our node missing, or not the client's session's: NodeLost.
  *               The driver grants: Granted. It refuses: IllegalStateException (a misuse), or
  *               LockException (FOREIGN: Curator's participants it cannot be safe beside; also
  *               when the listing shows a directory of the driver's ForeignLayout that holds
@@ -44,10 +40,10 @@ import org.slf4j.LoggerFactory;
  *               deadline has passed, or this was a zero timeout's one attempt: TimeoutException;
  *               else 3.
  *   3. WATCH    getData(each node the driver names: one, or two) with a watcher, all in one
- *               step. NoNode, or data already changed (the node announced its own grant), on
- *               any of them: 1 at once. Otherwise wait for the first event on any: 1 (a watch
- *               left on the other node fires later and is only bookkept). A directory decision
- *               waits on the children watch of the listing.
+ *               step. NoNode, or data already changed (the node announced its own grant, once
+ *               per write: GrantAnnouncements), on any of them: 1 at once. Otherwise wait for
+ *               the first event on any: 1 (a watch left on the other node fires later and is
+ *               only bookkept). A directory decision waits on the children watch of the listing.
  * With a lock-delay, every listing's Stat also counts the deletions nobody marked, and a grant
  * while any are counted ends the wait only once the delay has passed (LockDelayWait).
  * A call that fails on the connection backs off and is issued again, or at once when the session
@@ -68,6 +64,7 @@ final class GrantWait {
     private final AcquireTally tally;
     private final AskBack askBack;
     private final LockDelayWait delay;
+    private final ListedQueue queue;
     /** Completed outside the lock, once. */
     final CompletableFuture<WaitEnd> result = new CompletableFuture<>();
 
@@ -75,8 +72,7 @@ final class GrantWait {
     private State state = State.LISTING;
     private int step;
     private boolean watchDirectory;        // the last decision was WATCH_DIRECTORY
-    /** Per watched path, the mzxid of the grant announcement last looked again for. */
-    private final Map<String, Long> announcementSeen = new HashMap<>();
+    private final GrantAnnouncements announcements = new GrantAnnouncements();
     private List<String> watched = List.of();  // the paths of the last WATCH step
 
     GrantWait(LockContext context, QueuedNode node, byte[] ownerData, Deadline deadline, RequestLock lock, AcquireTally tally) {
@@ -89,6 +85,7 @@ final class GrantWait {
         this.retry = new PendingRetry(lock);
         this.askBack = new AskBack(context, node.node(), lock::run);
         this.delay = new LockDelayWait(context, node, ownerData, lock, tally);
+        this.queue = new ListedQueue(context, node);
     }
 
     /** Step 1 for the first time; call from a step of the request. */
@@ -168,7 +165,7 @@ final class GrantWait {
             delay.listed(reply.stat());
             List<String> shown = context.driver().foreignLayout().shownIn(reply.children());
             if (shown.isEmpty()) {
-                decide(withoutReleased(LockNode.sorted(reply.children())), key != null);
+                decide(queue.sorted(reply.children()), key != null);
             } else {
                 checkForeignLayout(shown, reply.children(), key != null, s);
             }
@@ -185,10 +182,9 @@ final class GrantWait {
             if (found.failure() != null) {
                 failedCall(found.failure(), "list below " + context.path(), () -> list(watchDirectory));
             } else if (!found.foreign().isEmpty()) {
-                fail(new LockException("lock " + context.path() + ": "
-                        + ForeignLayoutCheck.refusal(context.driver().foreignLayout(), found.foreign())));
+                fail(ForeignLayoutCheck.refusal(context, found.foreign()));
             } else {
-                decide(withoutReleased(LockNode.sorted(children)), directoryWatched);
+                decide(queue.sorted(children), directoryWatched);
             }
         }));
     }
@@ -196,17 +192,14 @@ final class GrantWait {
     // ---- 2. decide --------------------------------------------------------------------------
 
     private void decide(List<LockNode> sorted, boolean directoryWatched) {
-        if (!sorted.contains(node.node())) {
-            end(new WaitEnd.NodeLost("node " + node.path() + " is gone (session expired or deleted by someone else)"));
+        long session = context.port().sessionId();
+        Optional<WaitEnd.NodeLost> lost = queue.lost(sorted, session);
+        if (lost.isPresent()) {
+            end(lost.get());
             return;
         }
-        long session = context.port().sessionId();
         if (session == 0) {
             failedCall(KeeperException.Code.CONNECTIONLOSS, "list of " + context.path(), () -> list(watchDirectory));
-            return;
-        }
-        if (session != node.session()) {
-            end(new WaitEnd.NodeLost("node " + node.path() + " belongs to ended session 0x" + Long.toHexString(node.session())));
             return;
         }
         Decision decision = context.driver().decide(sorted, node.node(), context.maxLeases());
@@ -232,28 +225,10 @@ final class GrantWait {
         }
     }
 
-    /**
-     * The children less this session's nodes whose lease was released and whose delete is
-     * pending (a close while cut off): nobody holds them, and waiting for them would only wait
-     * for the reconnection's delete. Other clients still see them, which only makes them wait.
-     */
-    private List<LockNode> withoutReleased(List<LockNode> sorted) {
-        if (!context.monitor().anyReleasing()) {
-            return sorted;
-        }
-        return sorted.stream()
-                .filter(n -> n.equals(node.node())
-                        || !context.monitor().isReleasing(context.port().serverPath(ZKPaths.makePath(context.path(), n.name())), node.session()))
-                .toList();
-    }
-
     /** Children the view vouched for after an inferring create: a grant is final; anything else lists. */
     private void decideVouched(List<String> children) {
-        List<LockNode> sorted = withoutReleased(LockNode.sorted(children));
-        long session = context.port().sessionId();
-        if (session != 0 && session == node.session() && sorted.contains(node.node())
-                && context.driver().foreignLayout().shownIn(children).isEmpty()
-                && context.driver().decide(sorted, node.node(), context.maxLeases()).getsTheLock()) {
+        List<LockNode> sorted = queue.sorted(children);
+        if (queue.grantsAtSight(children, sorted)) {
             LOG.debug("{} granted in {} without a listing (sequence-gap inference)", node.node().name(), context.path());
             tally.decided(sorted, node.node());
             end(new WaitEnd.Granted(sorted));
@@ -268,7 +243,7 @@ final class GrantWait {
         state = State.WATCHING;
         int s = ++step;
         watched = paths;
-        announcementSeen.keySet().retainAll(paths);
+        announcements.watching(paths);
         for (String path : paths) {
             tally.issued();
             WatchKey key = WatchKey.data(context.port().serverPath(path));
@@ -289,12 +264,8 @@ final class GrantWait {
             list(watchDirectory);              // it went before the watch was set
         } else if (!reply.ok()) {
             failedCall(reply.rc(), "watch of " + key.path(), () -> list(watchDirectory));
-        } else if (context.driver().announcesGrants() && NodeData.announcedGrant(reply.stat(), reply.data())
-                && !Long.valueOf(reply.stat().getMzxid()).equals(announcementSeen.get(path))) {
-            // it announced its grant before our watch was set. Once only per write and node: a listing
-            // after a true grant moves us on, so the same announcement seen again was forged by another client
-            announcementSeen.put(path, reply.stat().getMzxid());
-            list(watchDirectory);
+        } else if (announcements.fresh(context, path, reply)) {
+            list(watchDirectory);              // it announced its grant before our watch was set
         } else {
             tally.waitsBehind(path, reply.data());   // the watch is set: watchEvent takes it from here
         }
@@ -330,7 +301,6 @@ final class GrantWait {
             state = State.BACKOFF;
         }
     }
-
 
     private void end(WaitEnd end) {
         if (end()) {

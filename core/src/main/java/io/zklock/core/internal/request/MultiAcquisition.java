@@ -9,7 +9,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
-import io.zklock.core.LockCompatibility;
 import io.zklock.core.LockException;
 import io.zklock.core.OwnerInfo;
 import io.zklock.core.internal.Failures;
@@ -18,16 +17,9 @@ import io.zklock.core.internal.NodeData;
 import io.zklock.core.internal.lease.ZkLease;
 import io.zklock.core.internal.zk.Backoff;
 import io.zklock.core.internal.zk.Threads;
-import io.zklock.core.internal.zk.WatchKey;
-import io.zklock.core.internal.zk.Watches;
 import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.queue.Deadline;
-import io.zklock.core.spi.queue.Decision;
-import io.zklock.core.spi.queue.ForeignLayout;
-import io.zklock.core.spi.queue.LockDriver;
-import io.zklock.core.spi.queue.LockNode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.Watcher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,19 +43,9 @@ import org.slf4j.LoggerFactory;
  *   3. All granted: done. One ends otherwise: every other is given up (its node deleted, a
  *      grant that raced released). If one ended because its node was lost (session expiry),
  *      1 again with the time left; otherwise fail with its reason.
- * Curator's InterProcessMultiLock takes its locks one by one in list order, holding the first
- * while it waits for the next: a transaction's nodes could then hold one of its locks while
- * waiting behind it on another, and the two would wait for each other. So a node of a
- * component in LockCompatibility.CURATOR (a path declared shared with Curator) that would wait
- * behind a node whose uuid zklock did not pick (Curator's, or a default-mode single lock's plain
- * create, see LockNode#zklockMarked) yields instead (YieldingDriver): the round ends as
- * if refused, every node of it is deleted, and the next round starts once that node is gone
- * (waitForBlocker), inside the deadline. The request never holds a node while it waits for a
- * node that may be Curator's, so a Curator multi-lock blocked on one of our nodes always gets
- * it; the cost is a new transaction per such wait, and no place in those queues meanwhile:
- * under a stream of Curator multi-locks that keeps a path held the request may yield round after
- * round until its deadline (no bound but the deadline: a place kept in the queue is exactly what
- * would deadlock). The wait for the blocker leaves no watch behind (waitForBlocker).
+ * A node of a component in LockCompatibility.CURATOR never waits behind a node that may be
+ * Curator's: its round ends as if refused, and the next starts once that node is gone
+ * (CuratorYielding says how and why).
  * The caller's withdrawal (interrupt, cancel) gives up the waits, or, while a transaction is in
  * flight, deletes its nodes when its reply comes. The deadline ends the waits through their own
  * timers; between rounds, while the client is cut off, it ends the request itself (deadlinePassed).
@@ -81,10 +63,7 @@ public final class MultiAcquisition implements Request<List<ZkLease>> {
     }
 
     private final List<LockContext> contexts;
-    /** The node of a round that one of its nodes yielded to (full path), or null. */
-    private final AtomicReference<String> blocker = new AtomicReference<>();
-    /** Completed to end a wait for the blocker early (withdrawal). */
-    private volatile CompletableFuture<Void> yielding;
+    private final CuratorYielding yielding;
     private final ZkPort port;
     private final Deadline deadline;
     private final String what;
@@ -96,8 +75,8 @@ public final class MultiAcquisition implements Request<List<ZkLease>> {
     final CompletableFuture<List<ZkLease>> result = new CompletableFuture<>();
 
     private MultiAcquisition(List<LockContext> contexts, Deadline deadline, String what, AcquireTally tally) {
-        this.contexts = contexts.stream().map(c -> c.compatibility() == LockCompatibility.CURATOR
-                ? c.withDriver(new YieldingDriver(c, blocker)) : c).toList();
+        this.yielding = new CuratorYielding(contexts, deadline, tally);
+        this.contexts = contexts.stream().map(yielding::component).toList();
         this.tally = tally;
         this.port = contexts.get(0).port();
         this.deadline = deadline;
@@ -141,10 +120,7 @@ public final class MultiAcquisition implements Request<List<ZkLease>> {
             return false;
         }
         waits.forEach(a -> a.giveUp(reason));  // none yet: the transaction's reply sees the withdrawal
-        CompletableFuture<Void> waitingForBlocker = yielding;
-        if (waitingForBlocker != null) {
-            waitingForBlocker.complete(null);
-        }
+        yielding.withdraw();
         return true;
     }
 
@@ -266,7 +242,7 @@ public final class MultiAcquisition implements Request<List<ZkLease>> {
         waits = List.of();
         Throwable reason = failure;
         boolean requeue = failure == null && lost;
-        String yieldedTo = blocker.getAndSet(null);
+        String yieldedTo = yielding.takeBlocker();
         // grants that raced the end of the round: gone before the caller hears of it
         return ZkLease.releaseAll(leases).thenCompose(v -> {
             if (requeue) {
@@ -275,92 +251,10 @@ public final class MultiAcquisition implements Request<List<ZkLease>> {
             }
             if (yieldedTo != null && withdrawal.get() == null) {
                 LOG.debug("{} withdrew its nodes: one would wait behind {}, which may be Curator's", what, yieldedTo);
-                return waitForBlocker(yieldedTo).thenCompose(w -> again());
+                return yielding.waitFor(yieldedTo, () -> withdrawal.get() != null).thenCompose(w -> again());
             }
             return CompletableFuture.failedFuture(reason != null ? reason : new LockException(what + " ended without a grant"));
         });
-    }
-
-    // ---- yielding to nodes that may be Curator's ----------------------------------------------
-
-    /**
-     * Completes once {@code path} is gone (or changed), the deadline passes or the caller
-     * withdraws, and its watch is no longer on the server; the next round then starts (or ends
-     * the request). The watch is a getData one, which a node already gone does not leave, and it
-     * is counted in the client's watch book, so that a wait that ends before the node goes
-     * removes it (unless another waiter of the session shares it): no watch outlives the wait.
-     */
-    private CompletableFuture<Void> waitForBlocker(String path) {
-        CompletableFuture<Void> gone = new CompletableFuture<>();
-        yielding = gone;
-        if (withdrawal.get() != null || deadline.isSingleAttempt()) {
-            gone.complete(null);
-            return gone;
-        }
-        if (deadline.needsTimer()) {
-            ScheduledFuture<?> timer = Threads.TIMER.schedule(() -> gone.complete(null), deadline.remainingNanos(),
-                    TimeUnit.NANOSECONDS);
-            gone.whenComplete((v, e) -> timer.cancel(false));
-        }
-        Watches watches = new Watches(contexts.get(0).monitor().watches(), port);   // used under its own monitor
-        WatchKey key = WatchKey.data(port.serverPath(path));
-        tally.issued();
-        synchronized (watches) {
-            watches.register(key, () -> port.data(path, event -> {
-                if (event.getType() != Watcher.Event.EventType.None) {
-                    synchronized (watches) {
-                        watches.fired(0, key);
-                    }
-                }
-                gone.complete(null);           // connection news too: the next round finds out
-            })).whenComplete((reply, error) -> {
-                synchronized (watches) {
-                    watches.answered(error == null ? reply.rc() : null, key, 0);
-                }
-                if (error != null || !reply.ok()) {
-                    gone.complete(null);       // gone already, or unknown: the next round finds out
-                }
-            });
-        }
-        return gone.thenCompose(v -> {
-            synchronized (watches) {
-                return watches.endAll();
-            }
-        });
-    }
-
-    /**
-     * A component's driver that yields where the component's node would wait behind a node whose
-     * uuid zklock did not pick: the round is refused, and the blocker remembered.
-     */
-    private record YieldingDriver(LockContext component, AtomicReference<String> blocker) implements LockDriver {
-        @Override
-        public Decision decide(List<LockNode> sorted, LockNode ours, int maxLeases) {
-            Decision decision = component.driver().decide(sorted, ours, maxLeases);
-            for (LockNode node : decision.nodesToWatch()) {
-                if (!node.zklockMarked()) {
-                    blocker.compareAndSet(null, component.path() + "/" + node.name());
-                    return Decision.refuse("a multi-lock does not wait behind " + node.name()
-                            + ", which may be Curator's (it would hold its other locks meanwhile)");
-                }
-            }
-            return decision;
-        }
-
-        @Override
-        public boolean announcesGrants() {
-            return component.driver().announcesGrants();
-        }
-
-        @Override
-        public boolean conflicts(LockNode ahead, LockNode ours) {
-            return component.driver().conflicts(ahead, ours);
-        }
-
-        @Override
-        public ForeignLayout foreignLayout() {
-            return component.driver().foreignLayout();
-        }
     }
 
     // ---- directories and sweeps -------------------------------------------------------------

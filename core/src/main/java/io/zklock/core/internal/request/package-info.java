@@ -8,9 +8,12 @@
  * {@code AcquisitionQueue} (an engine's requests, as its lease strategy starts them),
  * {@code RequestLock} (the request's serialiser), {@code PendingRetry} (retry or fail),
  * {@code Blocking} (the blocking and asynchronous wrappers every entry point uses) and
- * {@code AcquireTally} (what a request tells the observers). A give-up's deletes (guaranteed
- * deletes, sweeps by uuid) are the directory's {@link io.zklock.core.internal.Cleanup}, which
- * the lease's release shares.
+ * {@code AcquireTally} (what a request tells the observers). The wait's parts:
+ * {@code ListedQueue} (what a listing shows the node), {@code ForeignLayoutCheck},
+ * {@code GrantAnnouncements} and {@code LockDelayWait}; {@code LeaseMaking} makes a granted
+ * node's lease, and {@code CuratorYielding} is a multi-lock's yielding to nodes that may be
+ * Curator's. A give-up's deletes (guaranteed deletes, sweeps by uuid) are the directory's
+ * {@link io.zklock.core.internal.Cleanup}, which the lease's release shares.
  *
  * <h2>Serialisation</h2>
  * Every step of a request (a reply, a watch event, the deadline's timer, a retry, a kick from
