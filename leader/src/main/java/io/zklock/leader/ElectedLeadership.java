@@ -1,5 +1,6 @@
 package io.zklock.leader;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
@@ -69,6 +70,11 @@ final class ElectedLeadership implements Leadership {
             throw new IllegalArgumentException("handler is null");
         }
         lease.onRevocationRequested(l -> handler.accept(this));
+    }
+
+    @Override
+    public Duration validFor() {
+        return lease.validFor();                        // the default would say ZERO: never sure
     }
 
     @Override

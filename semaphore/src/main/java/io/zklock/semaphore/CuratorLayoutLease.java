@@ -1,5 +1,6 @@
 package io.zklock.semaphore;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -56,6 +57,14 @@ final class CuratorLayoutLease implements Lease {
             return LeaseState.SUSPENDED;
         }
         return LeaseState.HELD;                // one released, the other still held: being closed
+    }
+
+    /** {@return the lesser of the two nodes' validity: both are needed} */
+    @Override
+    public Duration validFor() {
+        Duration a = permit.validFor();
+        Duration b = lease.validFor();
+        return a.compareTo(b) <= 0 ? a : b;
     }
 
     @Override
