@@ -21,8 +21,12 @@ import java.time.Duration;
  *       a holder that must be safe against that too sets the fixed part to
  *       {@code tickTime * (syncLimit + 1/2)}, or fences. A standalone server needs none.</li>
  * </ul>
- * Both are read once per Curator client, when its first lock is made, from the system
- * properties {@value #FIXED_PROPERTY} (milliseconds) and {@value #RATE_PROPERTY} (a fraction).
+ * A lock may be built with its own margin, {@link LockOptions#withValidityMargin(Duration, double)}
+ * (or {@link LockOptions#withValidityMargin(LeaseValidity)} with a value of {@link #of}): its
+ * leases keep that one. A lock built without keeps its client's, read once per Curator client,
+ * when its first lock is made, from the system properties {@value #FIXED_PROPERTY}
+ * (milliseconds) and {@value #RATE_PROPERTY} (a fraction), or the defaults above: the system
+ * properties are the process-wide default, an option overrides them for one lock.
  * The margin does not cover a pause of the holder's process between its check and its action:
  * that is the holder's to bound, or a lock-delay's (see {@link LockDelay}).
  */
@@ -42,6 +46,29 @@ public final class LeaseValidity {
     private LeaseValidity(Duration fixed, double rate) {
         this.fixed = fixed;
         this.rate = rate;
+    }
+
+    /**
+     * A margin of {@code fixed} plus {@code rate} of the session timeout.
+     *
+     * @param fixed the fixed part, zero or more
+     * @param rate the rate part, a fraction from 0 (inclusive) to 1 (exclusive)
+     * @return the margin
+     * @throws IllegalArgumentException naming the bad argument
+     */
+    public static LeaseValidity of(Duration fixed, double rate) {
+        if (fixed == null || fixed.isNegative()) {
+            throw new IllegalArgumentException("the fixed part must be zero or more, was " + fixed);
+        }
+        if (!(rate >= 0 && rate < 1)) {
+            throw new IllegalArgumentException("the rate must be a fraction from 0 (inclusive) to 1 (exclusive), was " + rate);
+        }
+        return new LeaseValidity(fixed, rate);
+    }
+
+    /** {@return the default margin, {@value #DEFAULT_FIXED_MS} ms plus {@value #DEFAULT_RATE} of the timeout, whatever the system properties say} */
+    public static LeaseValidity defaults() {
+        return new LeaseValidity(Duration.ofMillis(DEFAULT_FIXED_MS), DEFAULT_RATE);
     }
 
     /**
@@ -88,6 +115,16 @@ public final class LeaseValidity {
     /** {@return the rate part of the margin, a fraction of the session timeout} */
     public double rate() {
         return rate;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof LeaseValidity other && fixed.equals(other.fixed) && Double.compare(rate, other.rate) == 0;
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * fixed.hashCode() + Double.hashCode(rate);
     }
 
     @Override

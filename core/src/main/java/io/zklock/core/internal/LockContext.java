@@ -6,6 +6,7 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.zklock.core.LockCompatibility;
+import io.zklock.core.LeaseValidity;
 import io.zklock.core.LockDelay;
 import io.zklock.core.LockException;
 import io.zklock.core.LockPaths;
@@ -41,6 +42,7 @@ public final class LockContext {
     private final boolean cachingNodes;
     private final LockCompatibility compatibility;
     private final LockDelay lockDelay;
+    private final LeaseValidity validity;      // null: the client's margin (see SessionClock)
 
     /**
      * The context of {@code path} on a given door.
@@ -69,13 +71,13 @@ public final class LockContext {
         LockNode.checkKind(kind);
         ZkPort door = port != null ? port : new CuratorPort(client, monitor);
         return new LockContext(client, monitor, door, new Cleanup(door, monitor, directory, false), directory, kind, namePrefix,
-                driver, maxLeases, false, LockCompatibility.DEFAULT, LockDelay.off());
+                driver, maxLeases, false, LockCompatibility.DEFAULT, LockDelay.off(), null);
     }
 
     /** Every field as given; the factories check them, and the derived contexts share the cleanup. */
     private LockContext(CuratorFramework client, SessionMonitor monitor, ZkPort port, Cleanup cleanup, String path, String kind,
             String namePrefix, LockDriver driver, int maxLeases, boolean cachingNodes, LockCompatibility compatibility,
-            LockDelay lockDelay) {
+            LockDelay lockDelay, LeaseValidity validity) {
         this.client = client;
         this.path = path;
         this.kind = kind;
@@ -88,6 +90,7 @@ public final class LockContext {
         this.cachingNodes = cachingNodes;
         this.compatibility = compatibility;
         this.lockDelay = lockDelay;
+        this.validity = validity;
     }
 
     /**
@@ -102,7 +105,7 @@ public final class LockContext {
                     + ": Curator's clients never ask a cached node back; use LeaseCaching.off() in this mode");
         }
         return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, true, compatibility,
-                lockDelay);
+                lockDelay, validity);
     }
 
     /** {@return whether this directory's new nodes may be kept by a lease cache (see {@link #withCachingNodes()})} */
@@ -116,7 +119,7 @@ public final class LockContext {
             throw new IllegalArgumentException("driver is null");
         }
         return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, cachingNodes, compatibility,
-                lockDelay);
+                lockDelay, validity);
     }
 
     /**
@@ -136,7 +139,7 @@ public final class LockContext {
         }
         String prefix = compatibility == LockCompatibility.CURATOR ? LockNode.curatorNamePrefix(kind) : LockNode.namePrefix(kind);
         return new LockContext(client, monitor, port, cleanup, path, kind, prefix, driver, maxLeases, cachingNodes, compatibility,
-                lockDelay);
+                lockDelay, validity);
     }
 
     /**
@@ -152,7 +155,31 @@ public final class LockContext {
             throw new IllegalArgumentException("lock-delay is null; use LockDelay.off()");
         }
         return new LockContext(client, monitor, port, new Cleanup(port, monitor, path, delay.isOn()), path, kind, namePrefix,
-                driver, maxLeases, cachingNodes, compatibility, delay);
+                driver, maxLeases, cachingNodes, compatibility, delay, validity);
+    }
+
+    /**
+     * The same directory whose leases' {@code validFor()} keeps {@code validity}'s margin
+     * instead of the client's (see {@link LeaseValidity}).
+     *
+     * @param validity the margin, or null for the client's
+     * @return the context
+     */
+    public LockContext withValidityMargin(LeaseValidity validity) {
+        return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, cachingNodes, compatibility,
+                lockDelay, validity);
+    }
+
+    /**
+     * How long, from now, session {@code sessionId} is certainly kept by the server, less this
+     * lock's margin (the client's if none was set); zero if unknown (see SessionClock).
+     *
+     * @param sessionId the session of the lease that asks
+     * @return nanoseconds, never negative
+     */
+    public long validForNanos(long sessionId) {
+        return validity == null ? monitor.clock().validForNanos(sessionId)
+                : monitor.clock().validForNanos(sessionId, validity.fixed().toNanos(), validity.rate());
     }
 
     /** {@return the lock-delay after a holder's session ended; off by default} */
@@ -203,7 +230,7 @@ public final class LockContext {
         String prefix = compatibility == LockCompatibility.CURATOR ? LockNode.curatorAnchoredPrefix(kind, anchorSequence)
                 : LockNode.anchoredPrefix(kind, anchorSequence) + "-";
         return new LockContext(client, monitor, port, cleanup, path, kind, prefix, driver, maxLeases, false, compatibility,
-                lockDelay);
+                lockDelay, validity);
     }
 
     public CuratorFramework client() {

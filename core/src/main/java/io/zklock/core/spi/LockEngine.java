@@ -114,7 +114,8 @@ public final class LockEngine {
             throw new IllegalArgumentException("options is null; use LockOptions.defaults()");
         }
         return LockContext.of(client, path, recipe.kind(), recipe.driver(), recipe.maxLeases())
-                .withCompatibility(options.compatibility()).withLockDelay(options.lockDelay());
+                .withCompatibility(options.compatibility()).withLockDelay(options.lockDelay())
+                .withValidityMargin(options.validityMargin().orElse(null));
     }
 
     /**

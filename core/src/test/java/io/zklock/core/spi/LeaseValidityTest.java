@@ -10,6 +10,7 @@ import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
 import io.zklock.core.LeaseValidity;
 import io.zklock.core.LockException;
+import io.zklock.core.LockOptions;
 import io.zklock.core.spi.queue.LockDriver;
 import io.zklock.core.spi.queue.RecipeDescriptor;
 import io.zklock.testing.Await;
@@ -81,6 +82,37 @@ class LeaseValidityTest {
             lease.checkValidFor(Duration.ofMillis(1));
             LockException e = assertThrows(LockException.class, () -> lease.checkValidFor(Duration.ofMillis(negotiated)));
             assertTrue(e.getMessage().contains(lease.nodePath()) && e.getMessage().contains("ms needed"), e.getMessage());
+        }
+    }
+
+    /**
+     * A lock built with a larger margin reads a smaller figure, by the difference of the
+     * margins, on the same session at the same moment; never more than the timeout less its
+     * own margin, never beyond the server's expiry.
+     */
+    @Test
+    void aLargerMarginGivesASmallerValidity() throws Exception {
+        LockOptions wide = LockOptions.defaults().withValidityMargin(Duration.ofSeconds(3), 0.05);
+        assertEquals(LeaseValidity.of(Duration.ofSeconds(3), 0.05), wide.validityMargin().orElseThrow());
+        assertTrue(LockOptions.defaults().validityMargin().isEmpty(), "no margin set: the client's");
+        assertThrows(IllegalArgumentException.class, () -> LockOptions.defaults().withValidityMargin(Duration.ofMillis(-1), 0.01));
+        assertThrows(IllegalArgumentException.class, () -> LockOptions.defaults().withValidityMargin(Duration.ZERO, 1.0));
+        try (CuratorFramework c = ZkTesting.client(server.getConnectString(), TIMEOUT_MS);
+             Lease usual = engine(c).acquire();
+             Lease careful = new LockEngine(c, "/validity/careful", new RecipeDescriptor("lock", LockDriver.EXCLUSIVE, 1), wide)
+                     .acquire()) {
+            long session = sessionOf(c);
+            int negotiated = c.getZookeeperClient().getZooKeeper().getSessionTimeout();
+            Duration first = usual.validFor();
+            Duration second = careful.validFor();     // read later, on the same clock: smaller by the margins' difference at least
+            long expected = 3_000 - LeaseValidity.DEFAULT_FIXED_MS + (long) ((0.05 - LeaseValidity.DEFAULT_RATE) * negotiated);
+            assertTrue(second.toMillis() > 0, "a lease just granted is certain for a while even with the larger margin: " + second);
+            assertTrue(first.minus(second).toMillis() >= expected - 1,
+                    "the larger margin takes " + expected + " ms more: " + first + " against " + second);
+            assertTrue(second.toMillis() <= negotiated - 3_000 - (long) (0.05 * negotiated),
+                    "no more than the timeout less its own margin: " + second + " of " + negotiated + " ms");
+            assertWithinServerExpiry(careful, session);
+            assertWithinServerExpiry(usual, session);
         }
     }
 

@@ -110,10 +110,10 @@ public final class ZkLease implements Lease {
         return state() == LeaseState.HELD;
     }
 
-    /** The session clock's figure while the lease is not final (see SessionClock). */
+    /** The session clock's figure, less the lock's margin, while the lease is not final (see SessionClock). */
     @Override
     public Duration validFor() {
-        return phase.isFinal() ? Duration.ZERO : Duration.ofNanos(context.monitor().clock().validForNanos(sessionId));
+        return phase.isFinal() ? Duration.ZERO : Duration.ofNanos(context.validForNanos(sessionId));
     }
 
     @Override

@@ -108,6 +108,19 @@ public final class SessionClock {
      * @return nanoseconds, never negative
      */
     public long validForNanos(long sessionId) {
+        return validForNanos(sessionId, fixedMarginNanos, rate);
+    }
+
+    /**
+     * As {@link #validForNanos(long)}, less the margin given instead of the clock's (a lock
+     * built with its own margin).
+     *
+     * @param sessionId the session of the lease that asks
+     * @param fixedMarginNanos the fixed part, taken off every figure
+     * @param rate the clock-rate difference tolerated, as a fraction of the timeout
+     * @return nanoseconds, never negative
+     */
+    public long validForNanos(long sessionId, long fixedMarginNanos, double rate) {
         want();
         long timeout = TimeUnit.MILLISECONDS.toNanos(timeoutMs.getAsInt());
         long now = now();
