@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 
 import io.zklock.core.LeaseValidity;
 
@@ -56,6 +57,20 @@ public final class SessionClock {
     private volatile long wantedUntilNanos;    // a reader asked; keep the figure fresh until then
     private volatile Runnable probe;           // sends one cheap request whose answer is noted here
     private ScheduledFuture<?> refresher;      // guarded by lock
+    private final LongSupplier nanos;          // the clock the figure is read on: the monotonic clock
+
+    /** A clock read on the monotonic clock, as the send times are. */
+    public SessionClock() {
+        this(System::nanoTime);
+    }
+
+    /**
+     * A clock that reads "now" from {@code nanos}, and is told send times read from the same
+     * (a clock running at another rate than the server's, in this package's tests).
+     */
+    SessionClock(LongSupplier nanos) {
+        this.nanos = nanos;
+    }
 
     /** The send time of a request, before it is issued. */
     public static long now() {
@@ -123,7 +138,7 @@ public final class SessionClock {
     public long validForNanos(long sessionId, long fixedMarginNanos, double rate) {
         want();
         long timeout = TimeUnit.MILLISECONDS.toNanos(timeoutMs.getAsInt());
-        long now = now();
+        long now = nanos.getAsLong();
         synchronized (lock) {
             if (sessionId == 0 || sessionId != session || !anyAnswer || timeout <= 0) {
                 return 0;
@@ -146,7 +161,7 @@ public final class SessionClock {
         if (timeout <= 0 || probe == null) {
             return;
         }
-        wantedUntilNanos = now() + timeout;
+        wantedUntilNanos = nanos.getAsLong() + timeout;
         synchronized (lock) {
             if (refresher == null) {
                 long period = Math.max(1, timeout / 4);
@@ -158,7 +173,7 @@ public final class SessionClock {
     /** Sends a probe when nothing was answered for a quarter of the timeout; stops when nobody asked for a timeout. */
     private void refresh() {
         long timeout = TimeUnit.MILLISECONDS.toNanos(timeoutMs.getAsInt());
-        long now = now();
+        long now = nanos.getAsLong();
         boolean stale;
         synchronized (lock) {
             if (now - wantedUntilNanos > 0 || timeout <= 0) {
