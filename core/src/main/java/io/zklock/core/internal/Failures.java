@@ -1,6 +1,11 @@
 package io.zklock.core.internal;
 
+import java.util.function.Supplier;
+
 import io.zklock.core.LockException;
+import io.zklock.core.internal.zk.CuratorPort;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.zookeeper.KeeperException;
 
 /**
@@ -60,5 +65,28 @@ public final class Failures {
     /** {@return whether {@code rc} is a refusal of the client's identity: retrying cannot help} */
     public static boolean isAuthorization(KeeperException.Code rc) {
         return rc == KeeperException.Code.NOAUTH || rc == KeeperException.Code.AUTHFAILED;
+    }
+
+    /**
+     * Refuses a request on a client that cannot serve it: a closed client the same way every
+     * recipe reports it while waiting ({@link LockException}), one never started as misuse.
+     */
+    public static void checkStarted(CuratorFramework client, String what) {
+        checkStarted(client, () -> what);
+    }
+
+    /** {@link #checkStarted(CuratorFramework, String)}, naming the request only if it is refused (no string per request). */
+    public static void checkStarted(CuratorFramework client, Supplier<String> what) {
+        CuratorFrameworkState state = client.getState();
+        if (state == CuratorFrameworkState.STOPPED) {
+            throw LockContext.clientClosed(what.get());
+        }
+        if (CuratorPort.authFailed(client)) {
+            throw of(what.get(), KeeperException.Code.AUTHFAILED, null);
+        }
+        if (state != CuratorFrameworkState.STARTED) {
+            throw new IllegalStateException("the CuratorFramework client of " + what.get() + " is " + state
+                    + "; start it before acquiring");
+        }
     }
 }

@@ -3,10 +3,9 @@ package io.zklock.core.internal;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 
-import io.zklock.core.LockCompatibility;
 import io.zklock.core.LeaseValidity;
+import io.zklock.core.LockCompatibility;
 import io.zklock.core.LockDelay;
 import io.zklock.core.LockException;
 import io.zklock.core.LockPaths;
@@ -17,8 +16,6 @@ import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.queue.LockDriver;
 import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.imps.CuratorFrameworkState;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 
 /**
@@ -299,29 +296,6 @@ public final class LockContext {
     /** A call that could not be issued: the closed client as every recipe reports it, or the cause. */
     public LockException refused(String what, Throwable cause) {
         return port.isClosed() ? clientClosed() : Failures.of(what, cause);
-    }
-
-    /**
-     * Refuses a request on a client that cannot serve it: a closed client the same way every
-     * recipe reports it while waiting ({@link LockException}), one never started as misuse.
-     */
-    public static void checkStarted(CuratorFramework client, String what) {
-        checkStarted(client, () -> what);
-    }
-
-    /** {@link #checkStarted(CuratorFramework, String)}, naming the request only if it is refused (no string per request). */
-    public static void checkStarted(CuratorFramework client, Supplier<String> what) {
-        CuratorFrameworkState state = client.getState();
-        if (state == CuratorFrameworkState.STOPPED) {
-            throw clientClosed(what.get());
-        }
-        if (CuratorPort.authFailed(client)) {
-            throw Failures.of(what.get(), KeeperException.Code.AUTHFAILED, null);
-        }
-        if (state != CuratorFrameworkState.STARTED) {
-            throw new IllegalStateException("the CuratorFramework client of " + what.get() + " is " + state
-                    + "; start it before acquiring");
-        }
     }
 
     /** How every recipe reports a closed client, before or while waiting: the one home of that message. */

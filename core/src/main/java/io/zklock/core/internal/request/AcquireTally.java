@@ -10,6 +10,7 @@ import java.util.function.Supplier;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
+import io.zklock.core.internal.Failures;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.NodeData;
 import io.zklock.core.internal.lease.ZkLease;
@@ -128,7 +129,7 @@ public final class AcquireTally {
     /** Checks that {@code client} can serve {@code what} before the request begins; a refusal is reported as FAILED. */
     public void checkBeforeStart(CuratorFramework client, Supplier<String> what) {
         try {
-            LockContext.checkStarted(client, what);
+            Failures.checkStarted(client, what);
         } catch (RuntimeException e) {
             ended(e);
             throw e;
