@@ -196,7 +196,8 @@ public final class ZkLeaderElection implements DistributedLock, AutoCloseable {
             ElectedLeadership leadership;
             try {
                 leadership = adopt(lease);
-            } catch (IllegalStateException closedMeanwhile) {
+            } catch (RuntimeException closedMeanwhile) {   // closed meanwhile, or the adoption failed: never a silent wait
+                lease.close();
                 user.completeExceptionally(closedMeanwhile);
                 return;
             }

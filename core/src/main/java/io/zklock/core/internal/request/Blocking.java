@@ -82,7 +82,17 @@ public final class Blocking {
         request.result().whenCompleteAsync((granted, error) -> {
             if (error != null) {
                 user.completeExceptionally(error);
-            } else if (!user.complete(grant.apply(granted))) {
+                return;
+            }
+            R handed;
+            try {
+                handed = grant.apply(granted);
+            } catch (RuntimeException | Error e) {   // never a user's future left pending by a hand-out that died
+                release.accept(granted);
+                user.completeExceptionally(e);
+                return;
+            }
+            if (!user.complete(handed)) {
                 release.accept(granted);       // cancelled while the grant was on its way
             }
         }, Threads.COMPLETION);

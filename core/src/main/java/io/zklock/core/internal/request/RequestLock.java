@@ -43,7 +43,13 @@ final class RequestLock {
             }
             lock.unlock();
         }
-        deferred.forEach(Runnable::run);
+        for (Runnable action : deferred) {             // each runs, whatever an earlier one threw
+            try {
+                action.run();
+            } catch (RuntimeException | Error e) {
+                failure = failure == null ? e : failure;
+            }
+        }
         if (failure != null) {
             onFailure.accept(failure);
         }
