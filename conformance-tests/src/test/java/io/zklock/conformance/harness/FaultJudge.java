@@ -40,12 +40,16 @@ import org.slf4j.LoggerFactory;
  *     two valid holders;
  *   - a dead lease that still said HELD when a conflicting lease wrote: the holder was not told
  *     (SUSPENDED or LOST) before its successor wrote; excused only for a session the schedule
- *     expired by force (the server deletes the session's nodes the moment another handle closes
- *     it, while the holder hears of it through its own connection and its connection-state
- *     thread, a race it may lose by some tens of milliseconds: late by nature). The excuse
- *     belongs to the session, not to an injection: a later injection aimed at a session already
- *     expired by force (its client has not yet heard of the expiry, so its handle still names
- *     that session) changes nothing;
+ *     expired by force, and only for a write made from the moment the runner aimed at the
+ *     session to one session timeout after the server closed it. A forced expiry is not what
+ *     the holder's own silence causes: the server deletes the session's nodes the moment another
+ *     handle closes it, while the holder hears of it through its own connection (closed by the
+ *     server when the other handle attached, or found dead by its next ping) and its
+ *     connection-state thread, a race the holder may lose by some tens of milliseconds (late by
+ *     nature). Within a session timeout it has heard by any path: the client gives up on a
+ *     silent connection after two thirds of it. The excuse belongs to the session, not to an
+ *     injection: a later injection aimed at a session already expired by force (its client has
+ *     not yet heard of the expiry, so its handle still names that session) changes nothing;
  *     (Told LOST before the successor writes cannot hold for a partitioned holder: Curator
  *     reports LOST a whole session timeout after SUSPENDED, when the server has long expired
  *     the session. Holders told SUSPENDED in time but LOST only after a successor wrote are
@@ -373,6 +377,16 @@ final class FaultJudge {
         if (f == null) {
             return "its session ended without a forced expiry";
         }
+        if (atNanos - f.fromNanos < 0) {
+            return String.format("%d ms before its session was expired by force", TimeUnit.NANOSECONDS.toMillis(f.fromNanos - atNanos));
+        }
+        long after = atNanos - f.doneNanos;
+        if (after > TimeUnit.MILLISECONDS.toNanos(sessionMs)) {
+            return String.format("%d ms after its session was expired by force (that excuses a notice late by a session timeout, %d ms, at most)",
+                    TimeUnit.NANOSECONDS.toMillis(after), sessionMs);
+        }
+        LOG.debug("{}: late notice, excused: {} ms after its session was expired by force: {}", subject,
+                TimeUnit.NANOSECONDS.toMillis(after), h);
         return null;
     }
 
