@@ -83,6 +83,11 @@ final class BaselineRecipes implements Recipes {
         return name;
     }
 
+    /** The baseline's own class named {@code className}. */
+    Class<?> classOf(String className) throws ClassNotFoundException {
+        return loader.loadClass(className);
+    }
+
     @Override
     public Lock mutex(CuratorFramework client, String path) {
         return of(make("io.zklock.mutex.ZkMutex", MethodType.methodType(void.class, CuratorFramework.class, String.class),
