@@ -157,7 +157,7 @@ public final class Benchmarks {
      * notifications by {@link NotificationCounter.Kind}, and the figures its rounds reported.
      */
     record Side(Run.Result result, long packets, long[] notifications, long cpuNanos, long serverCpuNanos,
-            long clientBytes, long clientWaits, Map<String, List<Double>> figures) {
+            long clientBytes, long clientWaits, long clientThreadCpuNanos, Map<String, List<Double>> figures) {
         double opsPerSecond() {
             return result.ops() / (result.wallNanos / 1e9);
         }
@@ -174,6 +174,11 @@ public final class Benchmarks {
         /** Bytes the client threads allocated per operation of the first metric (see {@link ClientCost}). */
         double clientBytesPerOp() {
             return (double) clientBytes / result.ops();
+        }
+
+        /** CPU time of the client threads (no GC, no compilation) per operation of the first metric, microseconds. */
+        double clientThreadCpuMicrosPerOp() {
+            return clientThreadCpuNanos / 1e3 / result.ops();
         }
 
         /** Client thread waits (each a hop between threads) per operation of the first metric. */
@@ -339,7 +344,7 @@ public final class Benchmarks {
         long[][] notifications = new long[2][NotificationCounter.snapshot().length];
         long[] cpu = new long[2];
         long[] serverCpu = new long[2];
-        long[][] clientCost = new long[2][2];
+        long[][] clientCost = new long[2][3];
         var cost = new ClientCost(counter.nonClientThreads());
         try {
             for (int s = 0; s < 2; s++) {
@@ -368,6 +373,7 @@ public final class Benchmarks {
                     long[] used = cost.end();
                     clientCost[s][0] += used[0];
                     clientCost[s][1] += used[1];
+                    clientCost[s][2] += used[2];
                     long serverCpuUsed = counter.serverCpuNanos() - serverCpuBefore;
                     serverCpu[s] += serverCpuUsed;
                     cpu[s] += result.cpuNanos >= 0 ? result.cpuNanos + serverCpuUsed
@@ -400,9 +406,9 @@ public final class Benchmarks {
             }
         }
         return new Outcome(scenario, new Side(pooled[0], packets[0], notifications[0], cpu[0], serverCpu[0],
-                clientCost[0][0], clientCost[0][1], workloads[0].figures),
+                clientCost[0][0], clientCost[0][1], clientCost[0][2], workloads[0].figures),
                 new Side(pooled[1], packets[1], notifications[1], cpu[1], serverCpu[1],
-                        clientCost[1][0], clientCost[1][1], workloads[1].figures));
+                        clientCost[1][0], clientCost[1][1], clientCost[1][2], workloads[1].figures));
     }
 
     private static void printTable(List<Outcome> outcomes, Options options, PrintStream out) {
@@ -469,6 +475,10 @@ public final class Benchmarks {
         out.println("  waits/op: " + String.join("; ", outcomes.stream().map(o -> String.format(Locale.ROOT,
                 "%s %.2f / %.2f", o.scenario().id(), o.zklock().clientWaitsPerOp(),
                 o.curator().clientWaitsPerOp())).toList()));
+        out.println("  thread CPU us/op (the client threads' own CPU time: no GC or compilation; less sensitive to "
+                + "the machine's load than the timings): " + String.join("; ", outcomes.stream().map(o -> String.format(
+                        Locale.ROOT, "%s %.0f / %.0f", o.scenario().id(), o.zklock().clientThreadCpuMicrosPerOp(),
+                        o.curator().clientThreadCpuMicrosPerOp())).toList()));
     }
 
     /** The scale scenarios' own figures: the queue's flatness, the herd's wake-ups by release, held locks. */
