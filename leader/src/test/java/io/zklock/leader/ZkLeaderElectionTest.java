@@ -67,6 +67,14 @@ class ZkLeaderElectionTest extends EmbeddedServerTest {
         assertEquals(List.of(), ZkTesting.children(client, PATH));
     }
 
+    /** On a path nobody made yet (an observer that starts before any candidate), nobody leads and nobody is queued. */
+    @Test
+    void aPathNobodyMadeHasNoLeaderAndNoCandidates() {
+        ZkLeaderElection observer = new ZkLeaderElection(client, "/elections/never-made", "observer");
+        assertEquals(Optional.empty(), observer.currentLeader());
+        assertEquals(List.of(), observer.participants());
+    }
+
     /** requeue() hands leadership to the next candidate and puts the participant at the back; alone, it leads again with a larger epoch. */
     @Test
     void requeueHandsOverAndQueuesAtTheBack() throws Exception {

@@ -250,8 +250,10 @@ class LeaderElectionPropertiesTest {
             try {
                 successor = next.get(LONG.toMillis(), TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
-                throw new AssertionError("the second candidate never led; the leader now: "
-                        + new ZkLeaderElection(observer, path, "observer").currentLeader(), e);
+                ZkLeaderElection looking = new ZkLeaderElection(observer, path, "observer");
+                throw new AssertionError("the second candidate never led; the leader now: " + looking.currentLeader()
+                        + ", the queue: " + ZkTesting.children(observer, path) + " (a node made after the freeze is a"
+                        + " candidate that joined again on a new session)", e);
             }
             long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - diedAt);
             long bound = SESSION_MS + TICK_MS + Await.scaled(Duration.ofMillis(300)).toMillis();
