@@ -116,13 +116,15 @@ final class FaultMix {
      * @param only null for both libraries; "zklock" or "curator" for one alone (to study it, no ratio)
      * @param warmupSeconds an unmeasured round without faults per library and recipe, first (0: none)
      * @param servers 1 (one embedded server) or 3 (an ensemble)
+     * @param together both libraries' rounds at once (each its own clients, proxies and lock), a server fault
+     *     hitting both: what the machine's load does falls on both alike
      */
     record Options(int seconds, long seed, List<String> recipes, int rounds, int clients, int sessionTimeoutMs,
-            int acquireTimeoutMs, List<Kind> kinds, String only, int warmupSeconds, int servers) {
+            int acquireTimeoutMs, List<Kind> kinds, String only, int warmupSeconds, int servers, boolean together) {
         static final String USAGE = "fault mix: --scenario faults [--seconds 60] [--seed 21] "
                 + "[--recipe mutex,write,semaphore,multi] [--rounds 2] [--clients 5] [--session-timeout-ms 4000] "
                 + "[--acquire-timeout-ms 3000] [--kinds all|none|KIND,KIND...] [--only zklock|curator] [--warmup 5] "
-                + "[--servers 3|1]";
+                + "[--servers 3|1] [--together]";
     }
 
     /**
@@ -215,6 +217,7 @@ final class FaultMix {
         String only = null;
         int warmup = 5;
         int servers = 3;
+        boolean together = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "", "--quick" -> { }
@@ -232,6 +235,7 @@ final class FaultMix {
                 }
                 case "--rounds" -> rounds = positive(args, i++);
                 case "--clients" -> clients = positive(args, i++);
+                case "--together" -> together = true;
                 case "--servers" -> {
                     servers = positive(args, i++);
                     if (servers != 1 && servers != 3) {
@@ -280,7 +284,7 @@ final class FaultMix {
         if (clients < 2) {
             throw new IllegalArgumentException("--clients " + clients + ": at least 2 (a holder and a waiter)");
         }
-        return new Options(seconds, seed, recipes, rounds, clients, sessionTimeout, acquireTimeout, kinds, only, warmup, servers);
+        return new Options(seconds, seed, recipes, rounds, clients, sessionTimeout, acquireTimeout, kinds, only, warmup, servers, together && only == null);
     }
 
     private static String value(String[] args, int i) {
@@ -319,11 +323,33 @@ final class FaultMix {
                         }
                     }
                 }
-                for (int r = 0; r < 2 * options.rounds(); r++) {
+                for (int r = 0; options.together() && r < options.rounds(); r++) {
+                    // both libraries at once, on the same ensemble, faults at the same moments: the
+                    // machine's load (other processes) falls on both alike
+                    server.newRound();
+                    RoundRun z = new RoundRun(options, server, recipe, true, plan, r, options.seconds());
+                    RoundRun c = new RoundRun(options, server, recipe, false, plan, r, options.seconds());
+                    var other = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                        try {
+                            return c.run();
+                        } catch (Exception e) {
+                            throw new java.util.concurrent.CompletionException(e);
+                        }
+                    });
+                    Round zr = z.run();
+                    Round cr = other.join();
+                    for (Round last : List.of(zr, cr)) {
+                        rounds.add(last);
+                        out.printf(Locale.ROOT, "# faults %s %s round %d (together): %d ops, %d timed out, %d violations%n",
+                                recipe, last.library(), r + 1, last.ops(), last.timedOut(), last.violations());
+                    }
+                }
+                for (int r = 0; !options.together() && r < 2 * options.rounds(); r++) {
                     boolean zk = (r % 2 == 0) != (r / 2 % 2 == 1);     // zklock first in even pairs, Curator in odd
                     if (options.only() != null && zk != options.only().equals("zklock")) {
                         continue;
                     }
+                    server.newRound();
                     rounds.add(new RoundRun(options, server, recipe, zk, plan, r / 2, options.seconds()).run());
                     Round last = rounds.get(rounds.size() - 1);
                     out.printf(Locale.ROOT, "# faults %s %s round %d: %d ops, %d timed out, %d violations%n",
@@ -340,6 +366,29 @@ final class FaultMix {
     static final class Servers implements AutoCloseable {
         private final TestingServer single;
         private final TestingCluster cluster;
+        /** Server faults of the current round by planned offset: done once when two rounds run together. */
+        private final Map<Long, java.util.concurrent.CompletableFuture<Void>> bounces = new java.util.concurrent.ConcurrentHashMap<>();
+
+        void newRound() {
+            bounces.clear();
+        }
+
+        /** {@link #bounce} once for the fault planned at {@code atMs}, however many rounds ask for it. */
+        void bounceOnce(long atMs, boolean leader, int index, long downMs) throws Exception {
+            var mine = new java.util.concurrent.CompletableFuture<Void>();
+            var done = bounces.putIfAbsent(atMs, mine);
+            if (done != null) {
+                done.join();
+                return;
+            }
+            try {
+                bounce(leader, index, downMs);
+                mine.complete(null);
+            } catch (Exception | Error e) {
+                mine.completeExceptionally(e);
+                throw e;
+            }
+        }
 
         Servers(int count) throws Exception {
             if (count == 1) {
@@ -804,11 +853,11 @@ final class FaultMix {
                     }
                     case SERVER_RESTART -> {
                         w.client = -2;          // every client
-                        server.bounce(false, 0, 0);
+                        server.bounceOnce(p.atMs(), false, 0, 0);
                     }
                     case SERVER_KILL, LEADER_KILL -> {
                         w.client = -2;
-                        server.bounce(p.kind() == Kind.LEADER_KILL, p.client(), nominal);
+                        server.bounceOnce(p.atMs(), p.kind() == Kind.LEADER_KILL, p.client(), nominal);
                     }
                     case SHORT_PAUSE, LONG_PAUSE -> {
                         pausedUntil.set(target, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(nominal));
@@ -881,10 +930,11 @@ final class FaultMix {
     private static void print(Options options, List<Planned> plan, Map<String, List<Round>> results, PrintStream out) {
         out.println();
         out.printf(Locale.ROOT, "Fault mix: %d clients, each through its own proxy; session timeout %d ms; acquire "
-                        + "timeout %d ms; seed %d; %d faults in each %d s round; %d round(s) per library, alternating; "
+                        + "timeout %d ms; seed %d; %d faults in each %d s round; %d round(s) per library, %s; "
                         + "%s.%n",
                 options.clients(), options.sessionTimeoutMs(), options.acquireTimeoutMs(), options.seed(), plan.size(),
-                options.seconds(), options.rounds(), options.servers() == 1
+                options.seconds(), options.rounds(), options.together() ? "both libraries at once" : "alternating",
+                options.servers() == 1
                         ? "one embedded server (a kill or leader kill is a restart)" : "a " + options.servers() + "-server ensemble");
         Map<Kind, Integer> planned = new EnumMap<>(Kind.class);
         plan.forEach(p -> planned.merge(p.kind(), 1, Integer::sum));
@@ -967,7 +1017,7 @@ final class FaultMix {
             return "-";
         }
         Collections.sort(values);
-        return values.get(values.size() / 2) + " / " + values.get(values.size() - 1);
+        return values.get((values.size() - 1) / 2) + " / " + values.get(values.size() - 1);
     }
 
     private static String join(List<Round> rounds, java.util.function.ToIntFunction<Round> f) {
