@@ -13,6 +13,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -329,11 +332,11 @@ final class FaultMix {
                     server.newRound();
                     RoundRun z = new RoundRun(options, server, recipe, true, plan, r, options.seconds());
                     RoundRun c = new RoundRun(options, server, recipe, false, plan, r, options.seconds());
-                    var other = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    var other = CompletableFuture.supplyAsync(() -> {
                         try {
                             return c.run();
                         } catch (Exception e) {
-                            throw new java.util.concurrent.CompletionException(e);
+                            throw new CompletionException(e);
                         }
                     });
                     Round zr = z.run();
@@ -367,7 +370,7 @@ final class FaultMix {
         private final TestingServer single;
         private final TestingCluster cluster;
         /** Server faults of the current round by planned offset: done once when two rounds run together. */
-        private final Map<Long, java.util.concurrent.CompletableFuture<Void>> bounces = new java.util.concurrent.ConcurrentHashMap<>();
+        private final Map<Long, CompletableFuture<Void>> bounces = new ConcurrentHashMap<>();
 
         void newRound() {
             bounces.clear();
@@ -375,7 +378,7 @@ final class FaultMix {
 
         /** {@link #bounce} once for the fault planned at {@code atMs}, however many rounds ask for it. */
         void bounceOnce(long atMs, boolean leader, int index, long downMs) throws Exception {
-            var mine = new java.util.concurrent.CompletableFuture<Void>();
+            var mine = new CompletableFuture<Void>();
             var done = bounces.putIfAbsent(atMs, mine);
             if (done != null) {
                 done.join();
