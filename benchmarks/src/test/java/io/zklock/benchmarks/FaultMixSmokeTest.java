@@ -24,7 +24,7 @@ class FaultMixSmokeTest {
         Map<String, List<FaultMix.Round>> results;
         try (var out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
             results = FaultMix.run(FaultMix.parse("--scenario", "faults", "--seconds", "3", "--rounds", "1",
-                    "--recipe", "mutex", "--kinds", "expire_holder", "--warmup", "0"), out);
+                    "--recipe", "mutex", "--kinds", "expire_holder", "--warmup", "0", "--servers", "1"), out);
         }
         String printed = bytes.toString(StandardCharsets.UTF_8);
         List<FaultMix.Round> rounds = results.get("mutex");
