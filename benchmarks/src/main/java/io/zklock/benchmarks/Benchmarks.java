@@ -259,6 +259,16 @@ public final class Benchmarks {
             System.exit(0);
             return;
         }
+        if (Storm.selected(args)) {
+            try {
+                Storm.run(Storm.Options.parse(args), System.out);
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage());
+                System.exit(2);
+            }
+            System.exit(0);
+            return;
+        }
         if (LockDelayCost.selected(args)) {
             try {
                 LockDelayCost.run(LockDelayCost.Options.parse(args), System.out);

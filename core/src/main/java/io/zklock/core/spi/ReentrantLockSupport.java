@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.locks.Lock;
 
 import io.zklock.core.DistributedLock;
@@ -89,6 +89,8 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
         Choice decide(Lease held, Deadline deadline) throws InterruptedException;
     }
 
+    private static final AtomicIntegerFieldUpdater<Hold> COUNT = AtomicIntegerFieldUpdater.newUpdater(Hold.class, "count");
+
     private final LockEngine engine;
     private final ReentryPolicy policy;
     private final Map<Long, Hold> holds = new ConcurrentHashMap<>();
@@ -166,13 +168,13 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
     @Override
     public boolean isHeldByCurrentThread() {
         Hold hold = holds.get(Owners.current());
-        return hold != null && hold.count.get() > 0 && hold.base.state() == LeaseState.HELD;
+        return hold != null && hold.count > 0 && hold.lease().state() == LeaseState.HELD;
     }
 
     /** The current thread's hold count: 0 when it does not hold the lock. */
     public int holdCount() {
         Hold hold = holds.get(Owners.current());
-        return hold == null || ZkLease.isFinal(hold.base.state()) ? 0 : Math.max(0, hold.count.get());
+        return hold == null || ZkLease.isFinal(hold.lease().state()) ? 0 : Math.max(0, hold.count);
     }
 
     @Override
@@ -248,12 +250,12 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
         if (hold == null) {
             return Reentry.NONE;
         }
-        LeaseState state = hold.base.state();
+        LeaseState state = hold.lease().state();
         if (state != LeaseState.HELD && state != LeaseState.RELEASED) {
-            switch (policy.decide(hold.base, deadline)) {
+            switch (policy.decide(hold.lease(), deadline)) {
                 case REENTER -> { }
                 case REFUSE -> {
-                    return new Reentry(null, hold.base.state());
+                    return new Reentry(null, hold.lease().state());
                 }
                 case QUEUE_NEW -> {
                     holds.remove(owner, hold);
@@ -261,17 +263,17 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
                 }
             }
         }
-        if (hold.base.state() == LeaseState.RELEASED) {
+        if (hold.lease().state() == LeaseState.RELEASED) {
             holds.remove(owner, hold);
             return Reentry.NONE;
         }
         int n;
         do {
-            n = hold.count.get();
+            n = hold.count;
             if (n <= 0) {
                 return Reentry.NONE;
             }
-        } while (!hold.count.compareAndSet(n, n + 1));
+        } while (!COUNT.compareAndSet(hold, n, n + 1));
         return new Reentry(hold.newView(), null);
     }
 
@@ -282,29 +284,24 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
     }
 
 
-    private final class Hold {
+    /** One thread's hold, and the base its views share (one listener on the base for every view); kept small. */
+    private final class Hold extends HoldLease.Base {
         final Long owner;
-        final Lease base;
-        final HoldLease.Base views;            // one listener on the base for every view
-        final AtomicInteger count = new AtomicInteger(1);
+        volatile int count = 1;                // through COUNT
 
         Hold(Long owner, Lease base) {
+            super(base);
             this.owner = owner;
-            this.base = base;
-            this.views = new HoldLease.Base(base);
-        }
-
-        Lease newView() {
-            return views.newView(this::closeOne);
         }
 
         /** @return whether this was the last open view, whose close released the base lease */
-        boolean closeOne() {
-            if (count.decrementAndGet() != 0) {
+        @Override
+        protected boolean closeOne() {
+            if (COUNT.decrementAndGet(this) != 0) {
                 return false;
             }
             holds.remove(owner, this);
-            base.close();
+            lease().close();
             return true;
         }
     }

@@ -3,8 +3,6 @@ package io.zklock.core.internal.lease;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 import io.zklock.core.Lease;
@@ -24,12 +22,10 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
  */
 public final class HoldLease extends LeaseView {
     private final Base shared;
-    private final BooleanSupplier closeOne;
 
-    private HoldLease(Base shared, BooleanSupplier closeOne) {
+    private HoldLease(Base shared) {
         super(shared.lease.state());
         this.shared = shared;
-        this.closeOne = closeOne;
     }
 
     @Override
@@ -78,41 +74,52 @@ public final class HoldLease extends LeaseView {
      */
     @Override
     protected void closeOnce() {
-        if (!closeOne.getAsBoolean()) {
+        if (!shared.closeOne()) {
             detach();
-            if (state() == LeaseState.RELEASED) {
-                shared.views.remove(this);
+            List<HoldLease> listening = shared.views;
+            if (state() == LeaseState.RELEASED && listening != null) {
+                listening.remove(this);
             }
         }
     }
 
     /**
      * The base lease of one hold, shared by the hold's views: the base's news reach them through
-     * one listener on it, added when the first view gets a listener.
+     * one listener on it, added when the first view gets a listener. The hold extends it, and
+     * says what a view's close does ({@link #closeOne}): a hold is kept as long as it is held.
      */
-    public static final class Base {
+    public abstract static class Base {
         private final Lease lease;
-        private final List<HoldLease> views = new CopyOnWriteArrayList<>();   // those that listen, in order
-        private final AtomicBoolean listening = new AtomicBoolean();
+        private volatile List<HoldLease> views;    // those that listen, in order; made by the first (most holds have none)
 
         /** @param lease the lease of the shared node */
-        public Base(Lease lease) {
+        protected Base(Lease lease) {
             this.lease = lease;
         }
 
-        /**
-         * {@return a new view of the node}
-         *
-         * @param closeOne takes the view's share off the hold; true if it was the last, whose
-         *        close released the base lease
-         */
-        public HoldLease newView(BooleanSupplier closeOne) {
-            return new HoldLease(this, closeOne);
+        /** {@return the lease of the shared node} */
+        public final Lease lease() {
+            return lease;
         }
 
+        /** {@return a new view of the node} */
+        public final HoldLease newView() {
+            return new HoldLease(this);
+        }
+
+        /** Takes a view's share off the hold; true if it was the last, whose close released the base lease. */
+        protected abstract boolean closeOne();
+
         private void listen(HoldLease view) {
+            boolean first = false;
+            synchronized (this) {
+                if (views == null) {
+                    views = new CopyOnWriteArrayList<>();
+                    first = true;
+                }
+            }
             views.add(view);
-            if (listening.compareAndSet(false, true)) {
+            if (first) {
                 lease.addListener((l, state) -> views.forEach(v -> v.tell(state)));
             }
         }

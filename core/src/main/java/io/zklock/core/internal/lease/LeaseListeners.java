@@ -26,18 +26,19 @@ public final class LeaseListeners {
 
     private static final LeaseListener[] NONE = {};
 
-    // a lease is made per grant and most have no listener: no list of its own until the first
-    // one is added; copied on add (under pending), read without a lock
+    // a lease is made per grant, most have no listener, and a held one changes rarely: no list
+    // of its own until the first listener is added (copied on add, read without a lock), and no
+    // queue but while changes wait to be told (made by queue(), dropped once drained)
     private volatile LeaseListener[] listeners = NONE;
-    private final ArrayDeque<LeaseState> pending = new ArrayDeque<>(4);    // guarded by itself; rarely more than 2
-    private boolean draining;                                              // guarded by pending
+    private ArrayDeque<LeaseState> pending;    // guarded by this; null while empty
+    private boolean draining;                  // guarded by this
 
     /** @throws IllegalArgumentException if the listener is null */
     public void add(LeaseListener listener) {
         if (listener == null) {
             throw new IllegalArgumentException("listener is null");
         }
-        synchronized (pending) {
+        synchronized (this) {
             LeaseListener[] now = Arrays.copyOf(listeners, listeners.length + 1);
             now[now.length - 1] = listener;
             listeners = now;
@@ -46,14 +47,17 @@ public final class LeaseListeners {
 
     /** Queues a change of the lease; called under the lease's monitor, in the order of its changes. */
     public void queue(LeaseState state) {
-        synchronized (pending) {
+        synchronized (this) {
+            if (pending == null) {
+                pending = new ArrayDeque<>(2);
+            }
             pending.add(state);
         }
     }
 
     /** Tells every queued change of {@code lease} in order, unless another thread is telling them; never under a lock. */
     public void drain(Lease lease) {
-        synchronized (pending) {
+        synchronized (this) {
             if (draining) {
                 return;
             }
@@ -61,9 +65,10 @@ public final class LeaseListeners {
         }
         while (true) {
             LeaseState next;
-            synchronized (pending) {
-                next = pending.poll();
+            synchronized (this) {
+                next = pending == null ? null : pending.poll();
                 if (next == null) {
+                    pending = null;
                     draining = false;
                     return;
                 }

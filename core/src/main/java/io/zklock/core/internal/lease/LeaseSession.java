@@ -1,7 +1,10 @@
 package io.zklock.core.internal.lease;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
+
+import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
-import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.NodePaths;
 import io.zklock.core.internal.zk.SessionListener;
 import org.slf4j.Logger;
@@ -10,26 +13,107 @@ import org.slf4j.LoggerFactory;
 /**
  * What the session's news do to one {@link ZkLease} (its Overview's "session news" and
  * "session gone" moves): the lease's listener on the client's session monitor, from the grant
- * until its node is gone.
+ * until its node is gone. It is also the lease's monitor, and keeps what only some leases use,
+ * made by its first use (a held lease is kept as long as it is held, often by the thousand):
+ * the listeners (a listener hears the changes made after it was added), the answer a close
+ * waits for, the grant notice, and the opt-in to revocation (never made once the lease is
+ * final, so a late handler finds none).
  */
 final class LeaseSession implements SessionListener {
     private static final Logger LOG = LoggerFactory.getLogger(LeaseSession.class);
 
     private final ZkLease lease;
-    private final LockContext context;
-    private final long sessionId;
+    private LeaseListeners listeners;          // guarded by this; made by the first listener
+    private CompletableFuture<Void> firstDelete;   // guarded by this; made by the claim of the release
+    private GrantNotice notice;                // guarded by this
+    private RevocationOptIn revocation;        // guarded by this
 
-    LeaseSession(ZkLease lease, LockContext context, long sessionId) {
+    LeaseSession(ZkLease lease) {
         this.lease = lease;
-        this.context = context;
-        this.sessionId = sessionId;
+    }
+
+    synchronized void addListener(LeaseListener listener) {
+        if (listeners == null) {
+            listeners = new LeaseListeners();
+        }
+        listeners.add(listener);
+    }
+
+    /** Queues a change for the listeners (under this monitor, as the lease makes it); none if there is no listener. */
+    void queue(LeaseState state) {
+        if (listeners != null) {
+            listeners.queue(state);
+        }
+    }
+
+    /** Tells the queued changes (see LeaseListeners.drain), outside this monitor. */
+    void drain() {
+        LeaseListeners l;
+        synchronized (this) {
+            l = listeners;
+        }
+        if (l != null) {
+            l.drain(lease);
+        }
+    }
+
+    /** {@return the first delete attempt's answer; made if {@code make}, else a completed one if none was made} */
+    synchronized CompletableFuture<Void> firstDeleteAttempt(boolean make) {
+        if (firstDelete == null && make) {
+            firstDelete = new CompletableFuture<>();
+        }
+        return firstDelete != null ? firstDelete : CompletableFuture.completedFuture(null);
+    }
+
+    /** A close waiting on the first delete attempt returns. */
+    void firstDeleteAnswered() {
+        CompletableFuture<Void> f;
+        synchronized (this) {
+            f = firstDelete;
+        }
+        if (f != null) {
+            f.complete(null);
+        }
+    }
+
+    /** {@return the grant notice, made the first time} */
+    synchronized GrantNotice notice() {
+        if (notice == null) {
+            notice = new GrantNotice(lease.context().port(), lease.nodePath(), () -> lease.phase != LeasePhase.HELD && lease.phase != LeasePhase.SUSPENDED);
+        }
+        return notice;
+    }
+
+    /** Passes {@code arg} to the opt-in to revocation, made the first time; nothing once the lease is final. */
+    <T> void revocation(BiConsumer<RevocationOptIn, T> step, T arg) {
+        RevocationOptIn r;
+        synchronized (this) {
+            if (revocation == null && !lease.phase.isFinal()) {
+                revocation = new RevocationOptIn(lease.context(), lease, this::deletedUnderUs);
+            }
+            r = revocation;
+        }
+        if (r != null) {
+            step.accept(r, arg);
+        }
+    }
+
+    /** The lease is final (moved so before this call): its opt-in to revocation, if any, ends. */
+    void endRevocation() {
+        RevocationOptIn r;
+        synchronized (this) {
+            r = revocation;
+        }
+        if (r != null) {
+            r.end();
+        }
     }
 
     @Override
     public void suspended() {
         lease.tell(lease.move(LeasePhase::suspended));
         if (lease.phase.isReleasing()) {
-            lease.firstDeleteAnswered();       // a close waiting on the delete returns; retried on reconnection
+            firstDeleteAnswered();       // a close waiting on the delete returns; retried on reconnection
         }
     }
 
@@ -37,11 +121,21 @@ final class LeaseSession implements SessionListener {
     public void reconnected(long currentSession) {
         if (lease.phase == LeasePhase.LOST_UNDELETED) {
             deleteOrphan();
-        } else if (currentSession == sessionId) {
+        } else if (currentSession == lease.sessionId()) {
             lease.tell(lease.move(LeasePhase::reconnected));
             lease.retryDelete();               // if a close is unfinished
-            lease.notice.reconnected();      // if a grant notice went unanswered
-            lease.revocation.reconnected();
+            GrantNotice n;
+            RevocationOptIn r;
+            synchronized (this) {
+                n = notice;
+                r = revocation;
+            }
+            if (n != null) {
+                n.reconnected();               // if a grant notice went unanswered
+            }
+            if (r != null) {
+                r.reconnected();
+            }
         } else if (currentSession != 0) {
             lose();
         }
@@ -54,14 +148,14 @@ final class LeaseSession implements SessionListener {
      */
     @Override
     public void lost() {
-        if (lease.phase != LeasePhase.LOST_UNDELETED && sessionId != context.port().sessionId()) {
+        if (lease.phase != LeasePhase.LOST_UNDELETED && lease.sessionId() != lease.context().port().sessionId()) {
             lose();
         }
     }
 
     @Override
     public void closing() {
-        context.monitor().removeListener(this);
+        lease.context().monitor().removeListener(this);
         lose();                                // closing the client ends the session and its nodes
     }
 
@@ -84,14 +178,14 @@ final class LeaseSession implements SessionListener {
      * else's), after the holder has been told LOST.
      */
     void lose() {
-        lease.firstDeleteAnswered();
-        boolean closed = context.port().isClosed();
+        firstDeleteAnswered();
+        boolean closed = lease.context().port().isClosed();
         LeaseState lost = lease.move(now -> now.lost(!closed));
-        lease.revocation.end();
+        endRevocation();
         lease.tell(lost);                      // the holder hears first; only then can a waiter be let in
         if (closed) {
-            context.monitor().removeListener(this);
-        } else if (lost != null && context.port().isConnected()) {
+            lease.context().monitor().removeListener(this);
+        } else if (lost != null && lease.context().port().isConnected()) {
             deleteOrphan();                    // stays a listener until its node is deleted
         }
     }
@@ -102,12 +196,12 @@ final class LeaseSession implements SessionListener {
             return;
         }
         String nodePath = lease.nodePath();
-        context.port().delete(nodePath, false).whenComplete((reply, error) -> {
+        lease.context().port().delete(nodePath, false).whenComplete((reply, error) -> {
             if (error != null) {
                 LOG.debug("could not issue the delete of lost lease node {}: {}", nodePath, error.toString());
             } else if ((reply.ok() || reply.noNode()) && lease.orphanDeleted()) {
-                context.monitor().removeListener(this);
-                context.view().deleted(NodePaths.name(nodePath));
+                lease.context().monitor().removeListener(this);
+                lease.context().view().deleted(NodePaths.name(nodePath));
                 LOG.debug("deleted {}, the node of a lost lease ({})", nodePath, reply.rc());
             } else if (!reply.ok() && !reply.noNode()) {
                 LOG.debug("delete of lost lease node {} failed ({}); retried on reconnection", nodePath, reply.rc());

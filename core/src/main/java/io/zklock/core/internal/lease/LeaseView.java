@@ -1,7 +1,6 @@
 package io.zklock.core.internal.lease;
 
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 import io.zklock.core.Lease;
@@ -38,9 +37,8 @@ public abstract class LeaseView implements Lease {
     /** How far the view is from its end: its own end, beside the state it last told. */
     private enum End { OPEN, CLOSED, DETACHED }
 
-    private final LeaseListeners listeners = new LeaseListeners();
-    private final AtomicBoolean listening = new AtomicBoolean();
-    private final Object monitor = new Object();
+    private final LeaseListeners monitor = new LeaseListeners();   // the listeners, and the view's monitor (one object less)
+    private boolean listening;                 // guarded by monitor: listenToSources() was called
     private LeaseState told;                   // guarded by monitor: the state listeners know
     private End end = End.OPEN;                // guarded by monitor; DETACHED: ended on its own, RELEASED
 
@@ -86,8 +84,13 @@ public abstract class LeaseView implements Lease {
 
     @Override
     public final void addListener(LeaseListener listener) {
-        listeners.add(listener);
-        if (listening.compareAndSet(false, true)) {
+        monitor.add(listener);
+        boolean first;
+        synchronized (monitor) {
+            first = !listening;
+            listening = true;
+        }
+        if (first) {
             listenToSources();
         }
     }
@@ -129,9 +132,9 @@ public abstract class LeaseView implements Lease {
                 return;
             }
             told = next;
-            listeners.queue(next);
+            monitor.queue(next);
         }
-        listeners.drain(this);
+        monitor.drain(this);
     }
 
     /**
@@ -146,9 +149,9 @@ public abstract class LeaseView implements Lease {
             }
             end = End.DETACHED;
             told = LeaseState.RELEASED;
-            listeners.queue(LeaseState.RELEASED);
+            monitor.queue(LeaseState.RELEASED);
         }
-        listeners.drain(this);
+        monitor.drain(this);
     }
 
     /** {@return whether a source is LOST; then a close does not detach the view} */

@@ -25,9 +25,9 @@ import org.slf4j.LoggerFactory;
  * Overview.
  *
  * One granted node of one session. Its state is ONE value, a LeasePhase, changed only under
- * `monitor` (move()); state() derives the public LeaseState from it, and listeners are told of
- * a change of that after the monitor is released (the serialisation rule of this package is
- * written once, in LeaseView's comment). The moves:
+ * its monitor, its LeaseSession (move()); state() derives the public LeaseState from it, and
+ * listeners are told of a change of that after the monitor is released (the serialisation rule
+ * of this package is written once, in LeaseView's comment). The moves:
  *   session news  HELD <-> SUSPENDED (a release under way keeps its RELEASING mark);
  *   close         HELD/SUSPENDED -> RELEASING; the delete is issued in the background, made
  *                 again on every reconnection and, after a refusal, on a timer; its success
@@ -54,14 +54,9 @@ public final class ZkLease implements Lease {
     private final long fencingToken;
     private final long sessionId;
     private final LockNode predecessor;        // at the grant; null if none
-    private final LeaseListeners listeners = new LeaseListeners();
-    final GrantNotice notice;
-    private final CompletableFuture<Void> firstDeleteAttempt = new CompletableFuture<>();
-    private final Object monitor = new Object();
     volatile LeasePhase phase = LeasePhase.HELD;   // changed under monitor only
     private volatile Keeper keeper;            // set once by a cache that keeps the node; null if none
-    final RevocationOptIn revocation;
-    private final LeaseSession session;        // hears the session news; a listener of the monitor until the node is gone
+    private final LeaseSession session;        // the session news, the monitor, what few leases use (LeaseSession)
 
     /** A lease granted with no listing to hand on (its grant is known some other way). */
     public ZkLease(LockContext context, String nodePath, long fencingToken, long sessionId) {
@@ -75,9 +70,7 @@ public final class ZkLease implements Lease {
         this.fencingToken = fencingToken;
         this.sessionId = sessionId;
         this.predecessor = predecessor;
-        this.notice = new GrantNotice(context.port(), nodePath, () -> phase != LeasePhase.HELD && phase != LeasePhase.SUSPENDED);
-        this.session = new LeaseSession(this, context, sessionId);
-        this.revocation = new RevocationOptIn(context, this, session::deletedUnderUs);
+        this.session = new LeaseSession(this);
         context.monitor().addListener(session);
     }
 
@@ -88,6 +81,14 @@ public final class ZkLease implements Lease {
      */
     public Optional<LockNode> predecessorAtGrant() {
         return Optional.ofNullable(predecessor);
+    }
+
+    LockContext context() {
+        return context;
+    }
+
+    long sessionId() {       // the session that owns the node
+        return sessionId;
     }
 
     @Override
@@ -118,7 +119,7 @@ public final class ZkLease implements Lease {
 
     @Override
     public void addListener(LeaseListener listener) {
-        listeners.add(listener);
+        session.addListener(listener);
     }
 
     /** Built by the lock's client, so the path carries its namespace; no request is sent. */
@@ -133,7 +134,10 @@ public final class ZkLease implements Lease {
 
     @Override
     public void onRevocationRequested(Consumer<? super Lease> handler) {
-        revocation.add(handler);
+        if (handler == null) {
+            throw new IllegalArgumentException("handler is null");
+        }
+        session.revocation(RevocationOptIn::add, handler);
     }
 
     /**
@@ -143,7 +147,7 @@ public final class ZkLease implements Lease {
      */
     public void keptBy(Keeper keeper) {
         this.keeper = keeper;
-        revocation.keep(keeper);
+        session.revocation(RevocationOptIn::keep, keeper);
     }
 
     @Override
@@ -177,12 +181,13 @@ public final class ZkLease implements Lease {
      * @return false if the lease was already final or being released
      */
     public boolean claimRelease() {
-        synchronized (monitor) {
+        synchronized (session) {
             LeasePhase now = phase;
             if (now.isFinal() || now.isReleasing()) {
                 return false;
             }
             phase = now.releasing();
+            session.firstDeleteAttempt(true);
             return true;
         }
     }
@@ -192,8 +197,8 @@ public final class ZkLease implements Lease {
         context.view().deleted(NodePaths.name(nodePath));
         context.monitor().removeListener(session);
         LeaseState released = move(LeasePhase::deleted);
-        revocation.end();
-        firstDeleteAttempt.complete(null);
+        session.endRevocation();
+        session.firstDeleteAnswered();
         tell(released);
     }
 
@@ -203,13 +208,13 @@ public final class ZkLease implements Lease {
      */
     public static CompletableFuture<Void> releaseAll(List<ZkLease> leases) {
         leases.forEach(ZkLease::release);
-        return CompletableFuture.allOf(leases.stream().map(lease -> lease.firstDeleteAttempt).toArray(CompletableFuture[]::new))
+        return CompletableFuture.allOf(leases.stream().map(lease -> lease.session.firstDeleteAttempt(false)).toArray(CompletableFuture[]::new))
                 .completeOnTimeout(null, CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
     }
 
     /** Waits, like {@link #close()}, for the first delete attempt when that is safe. */
     public void awaitFirstDeleteAttempt() {
-        if (mayWait() && Threads.awaitUninterruptibly(firstDeleteAttempt, CLOSE_WAIT_MS)) {
+        if (mayWait() && Threads.awaitUninterruptibly(session.firstDeleteAttempt(false), CLOSE_WAIT_MS)) {
             Thread.currentThread().interrupt();
         }
     }
@@ -227,7 +232,7 @@ public final class ZkLease implements Lease {
         context.cleanup().release(nodePath, sessionId).whenComplete((reply, error) -> {
             if (error != null) {
                 LOG.warn("could not issue the delete of {}; retried on reconnection", nodePath, error);
-                firstDeleteAttempt.complete(null);
+                session.firstDeleteAnswered();
             } else {
                 deleted(reply.rc());
             }
@@ -252,7 +257,7 @@ public final class ZkLease implements Lease {
      * request), it is read and kept.
      */
     public void announceGrant(byte[] createdWith) {
-        notice.send(createdWith);
+        session.notice().send(createdWith);
     }
 
     // ---- session news (LeaseSession hears them; a request catching up tells them here) ----------
@@ -272,27 +277,22 @@ public final class ZkLease implements Lease {
         session.lose();
     }
 
-    /** A close waiting on the first delete attempt returns. */
-    void firstDeleteAnswered() {
-        firstDeleteAttempt.complete(null);
-    }
-
     /** The change of the one state value, under the monitor; returns the public state to tell, or null if it did not change. */
     LeaseState move(UnaryOperator<LeasePhase> step) {
-        synchronized (monitor) {
+        synchronized (session) {
             LeasePhase before = phase;
             phase = step.apply(before);
             if (phase.shown == before.shown) {
                 return null;
             }
-            listeners.queue(phase.shown);      // in the order of the changes; told by tell()
+            session.queue(phase.shown);        // in the order of the changes; told by tell()
             return phase.shown;
         }
     }
 
     /** Whether this call moved the lease from LOST_UNDELETED to LOST (one caller wins). */
     boolean orphanDeleted() {
-        synchronized (monitor) {
+        synchronized (session) {
             boolean was = phase == LeasePhase.LOST_UNDELETED;
             phase = phase.orphanDeleted();
             return was;
@@ -310,7 +310,7 @@ public final class ZkLease implements Lease {
         } else if (next == LeaseState.LOST) {
             LOG.warn("lease on {} lost with session 0x{}", nodePath, Long.toHexString(sessionId));
         }
-        listeners.drain(this);
+        session.drain();
     }
 
     public static boolean isFinal(LeaseState s) {

@@ -280,12 +280,12 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
 
     @Override
     public void reconnected(long sessionId) {
-        kick();                                // a new session has none of the old watches
+        kick(sessionId);                       // a new session has none of the old watches; the same one has them all
     }
 
     @Override
     public void lost() {
-        kick();
+        kick(0);
     }
 
     @Override
@@ -293,12 +293,12 @@ public final class Acquisition implements Request<Acquisition.End>, SessionListe
         giveUp(context.clientClosed());
     }
 
-    private void kick() {
+    private void kick(long sessionId) {
         lock.run(() -> {
             if (phase instanceof Phase.Creating creating) {
                 creating.creation().kick();
             } else if (phase instanceof Phase.Waiting waiting) {
-                waiting.grantWait().kick();
+                waiting.grantWait().kick(sessionId);
             }
         });
     }

@@ -47,8 +47,10 @@ import org.slf4j.LoggerFactory;
  * With a lock-delay, every listing's Stat also counts the deletions nobody marked, and a grant
  * while any are counted ends the wait only once the delay has passed (LockDelayWait).
  * A call that fails on the connection backs off and is issued again, or at once when the session
- * monitor reports the connection back (kick). Each call carries the step that issued it; a
- * reply of an older step only does watch bookkeeping, so two loops never run at once.
+ * monitor reports the connection back (kick); a wait whose watches (3) were all answered looks
+ * again only on a new session (ZooKeeper sets a session's watches again when it reconnects, and
+ * fires those whose node changed meanwhile). Each call carries the step that issued it; a reply
+ * of an older step only does watch bookkeeping, so two loops never run at once.
  */
 final class GrantWait {
     private static final Logger LOG = LoggerFactory.getLogger(GrantWait.class);
@@ -100,13 +102,13 @@ final class GrantWait {
         }
     }
 
-    /** The connection came back or the session was lost: look again. */
-    void kick() {
+    /** The connection came back on {@code session} (0: the session was lost): look again, unless set watching on the node's session. */
+    void kick(long session) {
         lock.run(() -> {
-            switch (state) {
-                case LISTING, CHECKING, WATCHING -> list(watchDirectory);
-                case BACKOFF -> retry.runNow();
-                case ENDED -> { }
+            if (state == State.BACKOFF) {
+                retry.runNow();
+            } else if (state != State.ENDED && (state != State.WATCHING || session != node.session() || watches.anyInFlight())) {
+                list(watchDirectory);
             }
         });
     }

@@ -118,6 +118,11 @@ public final class Watches {
         return epoch;
     }
 
+    /** {@return whether a registration of this wait is unanswered (of any step)} */
+    public boolean anyInFlight() {
+        return !inFlight.isEmpty();
+    }
+
     /** The watch registered at {@code step} fired: the server has dropped it. For a step that registered one key. */
     public void fired(int step) {
         confirmed.keySet().stream().filter(slot -> slot.step() == step).toList().forEach(slot -> fired(step, slot.key()));

@@ -53,7 +53,7 @@ class LeaseViewsAndNoticeTest {
     @Test
     void aViewClosedAsItsBaseIsLostSaysWhatItTold() throws InterruptedException {
         LosingOnRead probe = new LosingOnRead(base);
-        HoldLease view = new HoldLease.Base(probe).newView(() -> false);   // another view of the hold stays open
+        HoldLease view = new OpenHold(probe).newView();   // another view of the hold stays open
         List<LeaseState> told = new CopyOnWriteArrayList<>();
         view.addListener((lease, state) -> told.add(state));
         probe.armFor(Thread.currentThread());
@@ -71,14 +71,14 @@ class LeaseViewsAndNoticeTest {
      */
     @Test
     void closedViewsOfAHoldLeaveItsListener() throws InterruptedException {
-        HoldLease.Base hold = new HoldLease.Base(base);
-        HoldLease open = hold.newView(() -> false);
+        HoldLease.Base hold = new OpenHold(base);
+        HoldLease open = hold.newView();
         List<LeaseState> openHeard = new CopyOnWriteArrayList<>();
         open.addListener((lease, state) -> openHeard.add(state));
         List<LeaseState> closedHeard = new CopyOnWriteArrayList<>();
         List<WeakReference<HoldLease>> closed = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
-            HoldLease view = hold.newView(() -> false);
+            HoldLease view = hold.newView();
             view.addListener((lease, state) -> closedHeard.add(state));
             view.close();
             closed.add(new WeakReference<>(view));
@@ -228,6 +228,18 @@ class LeaseViewsAndNoticeTest {
         @Override
         public void close() {
             lease.close();
+        }
+    }
+
+    /** A hold whose other views stay open: no view's close is the last. */
+    private static final class OpenHold extends HoldLease.Base {
+        OpenHold(Lease lease) {
+            super(lease);
+        }
+
+        @Override
+        protected boolean closeOne() {
+            return false;
         }
     }
 }

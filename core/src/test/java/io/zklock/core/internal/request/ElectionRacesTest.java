@@ -73,6 +73,7 @@ class ElectionRacesTest {
         Acquisition candidate = queuedBehindLeader();
         String ours = port.calls(CREATE).get(0).nodeName(1);
         reconnect(SESSION);
+        port.fire(port.last(WATCH_DATA), EventType.NodeDeleted);   // the watch set again on the session: the leader went
         Call first = port.last(CHILDREN);
         reconnect(newSession ? NEW_SESSION : SESSION);
         Call second = port.last(CHILDREN);
@@ -150,6 +151,7 @@ class ElectionRacesTest {
     void pathRemovedWhileCutOffRequeuesAndLeadsOnlyOnItsNewNode() {
         Acquisition candidate = queuedBehindLeader();
         reconnect(SESSION);
+        port.fire(port.last(WATCH_DATA), EventType.NodeDeleted);   // the watch set again on the session: the leader went
         port.reply(port.last(CHILDREN), rc(Code.NONODE));
 
         assertFalse(candidate.result.isDone(), "led on a path that is gone");

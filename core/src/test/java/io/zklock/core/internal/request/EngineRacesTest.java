@@ -172,6 +172,30 @@ class EngineRacesTest {
         assertEquals(1, port.count(CHILDREN), "the early listing was wasted");
     }
 
+    /**
+     * A waiter whose watch was set lists nothing when its own session reconnects (ZooKeeper sets
+     * the watch again, and fires it if its node changed meanwhile); it lists again when the
+     * client reconnects on another session, and hears its watch's event on the same one.
+     */
+    @Test
+    void aSetWatchSurvivesTheSameSessionsReconnection() {
+        queuedBehindStranger();
+        Call watch = port.last(WATCH_DATA);
+        port.reply(watch, ok(watch.path, nodeStat(1, OTHER_SESSION)));
+        int listings = port.count(CHILDREN);
+        monitor.stateChanged(ConnectionState.SUSPENDED);
+        monitor.stateChanged(ConnectionState.RECONNECTED);
+        assertEquals(listings, port.count(CHILDREN), "the same session's reconnection listed again");
+        port.fire(watch, EventType.NodeDeleted);
+        assertEquals(listings + 1, port.count(CHILDREN), "the watch's event did not list again");
+        port.reply(port.last(CHILDREN), listing(DIR, dirStat(DIR_CZXID, 2, 2), STRANGER, port.last(CREATE).nodeName(1)));
+        Call again = port.last(WATCH_DATA);
+        port.reply(again, ok(again.path, nodeStat(1, OTHER_SESSION)));
+        port.sessionId = NEW_SESSION;
+        monitor.stateChanged(ConnectionState.RECONNECTED);
+        assertEquals(listings + 2, port.count(CHILDREN), "a new session's reconnection did not list again");
+    }
+
     /** After a kick starts a new loop, the older loops' replies (listings, a watch registration) and watch events drive nothing: one loop runs. */
     @Test
     void staleRepliesAndEventsAreDiscarded() {
@@ -188,10 +212,10 @@ class EngineRacesTest {
         port.reply(kicked, listing(DIR, dirStat(DIR_CZXID, 2, 2), STRANGER, ours));
         assertEquals(0, port.count(WATCH_DATA), "a stale listing drove a decision");
         port.reply(port.last(CHILDREN), listing(DIR, dirStat(DIR_CZXID, 2, 2), STRANGER, ours));
-        Call setWatch = port.last(WATCH_DATA);
-        port.reply(setWatch, ok(setWatch.path, nodeStat(1, OTHER_SESSION)));
+        Call setWatch = port.last(WATCH_DATA);     // in flight: a kick lists again (a set watch would be set again by ZooKeeper)
         Call watchInFlight = watchAfterKick(ours);
         Call watch = watchAfterKick(ours);
+        port.reply(setWatch, ok(setWatch.path, nodeStat(1, OTHER_SESSION)));
 
         port.reply(watchInFlight, rc(Code.NONODE));    // were it current: "the node went, list again"
         port.fire(setWatch, EventType.NodeDataChanged);
