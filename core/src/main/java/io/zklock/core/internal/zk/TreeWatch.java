@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * persistent recursive watches (ZooKeeper 3.6+) one watch per lock root and session does it: the
  * root is the parent of a lock directory (the lock directory itself if its parent is "/"), so a
  * client whose locks share a parent, however many, holds one watch. Per node path one watcher
- * is routed (route/unroute); per directory one listener may hear every node created there.
+ * is routed (route/unroute); one listener hears every node created under a covered root.
  *   1. ROUTE   the first route under a root (or the first after a session change, a failed add or
  *              a removal) issues addWatch(root, PERSISTENT_RECURSIVE). Its answer says how the
  *              node is watched: COVERED (the node's events come through its route from now on;
@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  *              own data watch; any other refusal: the same, for this root while it is in use),
  *              TROUBLE (outcome unknown: route again on reconnection).
  *   2. EVENTS  every event of a node with a route goes to it; a creation goes to its directory's
- *              listener. A removal of the root's watch that we did not make (PersistentWatchRemoved
+ *              listener (the client's lease caches). A removal of the root's watch that we did not make (PersistentWatchRemoved
  *              while in use) goes to every route under it, which routes again (1). A persistent
  *              watch is set again by the ZooKeeper client when the same session reconnects, but
  *              events missed while disconnected are not replayed: a route's owner reads its node
@@ -64,7 +64,7 @@ public final class TreeWatch {
     private final ZkPort port;
     private final Watcher watcher = this::event;
     private final Map<String, Watcher> routes = new ConcurrentHashMap<>();            // node server path -> its watcher
-    private final Map<String, BiConsumer<String, String>> creations = new ConcurrentHashMap<>();   // directory -> listener
+    private volatile BiConsumer<String, String> creations = (dir, name) -> { };   // told (directory, name) of each creation
     private final Map<String, Root> roots = new HashMap<>();                          // guarded by this
     private volatile boolean unsupported;      // the server answered UNIMPLEMENTED once: never asked again
 
@@ -151,14 +151,9 @@ public final class TreeWatch {
         }
     }
 
-    /** Tells {@code listener} (directory, child name) of every node created in the directory at {@code dir} (a server path) that a covered root watches. */
-    public void onCreated(String dir, BiConsumer<String, String> listener) {
-        creations.put(dir, listener);
-    }
-
-    /** Stops telling {@code listener} of the creations in {@code dir}. */
-    public void offCreated(String dir, BiConsumer<String, String> listener) {
-        creations.remove(dir, listener);
+    /** Tells {@code listener} (directory, name; server paths) of every node created under a covered root; one listener, set once. */
+    public void onCreated(BiConsumer<String, String> listener) {
+        creations = listener;
     }
 
     private void event(WatchedEvent event) {
@@ -176,9 +171,8 @@ public final class TreeWatch {
         }
         if (event.getType() == Watcher.Event.EventType.NodeCreated) {
             int slash = path.lastIndexOf('/');
-            BiConsumer<String, String> listener = slash > 0 ? creations.get(path.substring(0, slash)) : null;
-            if (listener != null) {
-                listener.accept(path.substring(0, slash), path.substring(slash + 1));
+            if (slash > 0) {
+                creations.accept(path.substring(0, slash), path.substring(slash + 1));
             }
         }
     }
