@@ -30,7 +30,9 @@ import org.slf4j.LoggerFactory;
  *              node is watched: COVERED (the node's events come through its route from now on;
  *              the caller reads the node afterwards, with no watch), UNSUPPORTED (the server
  *              answered UNIMPLEMENTED: never asked again on this client, the caller keeps its
- *              own data watch; any other refusal: the same, for this root while it is in use),
+ *              own data watch; a 3.5 server also closes the connection then, once per client,
+ *              which its leases ride out; any other refusal: the same, for this root while it is
+ *              in use; the system property PROPERTY=false: never asked),
  *              TROUBLE (outcome unknown: route again on reconnection).
  *   2. EVENTS  every event of a node with a route goes to it; a creation goes to its directory's
  *              listener (the client's lease caches). A removal of the root's watch that we did not make (PersistentWatchRemoved
@@ -47,6 +49,12 @@ import org.slf4j.LoggerFactory;
 /** One client's persistent recursive watches, one per lock root; see the comment above. */
 public final class TreeWatch {
     private static final Logger LOG = LoggerFactory.getLogger(TreeWatch.class);
+    /**
+     * The system property that turns tree watches off ({@code false}): every cached node keeps a
+     * data watch of its own and the server is never probed (for a fleet on 3.5 servers, which
+     * close the connection on the probe).
+     */
+    public static final String PROPERTY = "zklock.cache.treeWatch";
     /** How long a root's watch outlives its last route. */
     static final long LINGER_MS = 1_000;
 
@@ -66,7 +74,7 @@ public final class TreeWatch {
     private final Map<String, Watcher> routes = new ConcurrentHashMap<>();            // node server path -> its watcher
     private volatile BiConsumer<String, String> creations = (dir, name) -> { };   // told (directory, name) of each creation
     private final Map<String, Root> roots = new HashMap<>();                          // guarded by this
-    private volatile boolean unsupported;      // the server answered UNIMPLEMENTED once: never asked again
+    private volatile boolean unsupported = "false".equalsIgnoreCase(System.getProperty(PROPERTY));   // or answered UNIMPLEMENTED once
 
     private TreeWatch(ZkPort port) {
         this.port = port;
