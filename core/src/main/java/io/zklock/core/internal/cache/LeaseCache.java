@@ -28,8 +28,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class LeaseCache {
     private static final Logger LOG = LoggerFactory.getLogger(LeaseCache.class);
-    /** How many idle periods after its grant a node is granted again locally at most. */
-    static final int MAX_LIFE_IN_IDLE_PERIODS = 10;
+    static final int MAX_LIFE_IN_IDLE_PERIODS = 10;   // idle periods after its grant a node is granted again locally, at most
 
     private final LeaseCaches registry;
     private final LeaseCaches.Key key;
@@ -170,16 +169,18 @@ public final class LeaseCache {
         n.base.release();
     }
 
-    /** ASKED, heard from a creation behind a kept node that conflicts with it (locks of one holder at a time; see the Overview). */
+    /** ASKED, heard from a creation behind a kept read node that conflicts with it (a writer's; see the Overview). */
     void created(LockNode created) {
-        List<CachedNode> asked;
-        if (key.maxLeases() > 1) {
-            return;                            // a permit behind needs a node gone only when all are taken: a creation does not tell
+        if (!shared) {
+            return;                            // a mutex's or a semaphore's: see the Overview (ASKED)
         }
+        List<CachedNode> asked;
         synchronized (this) {
             asked = nodes.stream().filter(n -> !(n.use instanceof Use.Asked) && n.conflictsWith(created)).toList();
         }
-        asked.forEach(this::askedBack);
+        if (!asked.isEmpty()) {                // heard on the event thread; let go on a library thread, as an ask is
+            Threads.COMPLETION.execute(() -> asked.forEach(this::askedBack));
+        }
     }
 
     /** The idle timer: releases a node idle for its whole period; otherwise waits for the rest of it. */
@@ -315,8 +316,6 @@ public final class LeaseCache {
         }
         registry.dropIfEmpty(key, this);
     }
-
-    // ---- the registry and its probe -----------------------------------------------------------
 
     /** {@return whether the cache holds nothing: no node, no local wait, no lead} */
     synchronized boolean isEmpty() {

@@ -21,32 +21,51 @@ import org.apache.zookeeper.CreateMode;
 import org.junit.jupiter.api.Test;
 
 /**
- * ASKED, heard from a creation (a server with tree watches): a node created behind a cached
- * node that conflicts with it makes its holder let go although nobody writes an ask into it;
- * a node that does not conflict, or a semaphore's, does not.
+ * ASKED, heard from a creation (a server with tree watches): a writer's node created behind a
+ * cached read node makes its holder let go although nobody writes an ask into it; a node that
+ * does not conflict, or one behind a mutex's node, does not.
  */
 class CreationHeardTest {
     private static final RecipeDescriptor MUTEX = new RecipeDescriptor("lock", LockDriver.EXCLUSIVE, 1);
     private static final LeaseCaching HOUR = LeaseCaching.keepIdleFor(Duration.ofHours(1));
     private static final Duration WAIT = Await.scaled(Duration.ofSeconds(10));
 
-    /** A node of another client queued behind an idle cached mutex node, asking nothing: the cached node goes at once. */
+    /** A writer's node of another client queued behind an idle cached read node, asking nothing: the cached node goes at once. */
     @Test
-    void aConflictingCreationBehindAnIdleCachedNodeReleasesIt() throws Exception {
+    void aWritersCreationBehindAnIdleCachedReadNodeReleasesIt() throws Exception {
+        RecipeDescriptor read = new RecipeDescriptor("read", readDriver(), 1);
         try (TestingServer server = new TestingServer(true);
              CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000);
              CuratorFramework other = ZkTesting.client(server.getConnectString(), 60_000)) {
-            ReentrantLockSupport lock = new ReentrantLockSupport(new LockEngine(client, "/heard/a", MUTEX, HOUR));
+            ReentrantLockSupport lock = new ReentrantLockSupport(new LockEngine(client, "/heard/a", read, HOUR));
             Lease first = lock.acquire();
             String kept = first.nodePath();
             first.close();
             Thread.sleep(200);                 // the kept node's read answered: its watch covers it
-            String waiter = other.create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-                    .forPath("/heard/a/" + LockNode.protectedName(LockNode.newProtectedId(false), LockNode.namePrefix("lock")));
-            Await.equal("the cached node let go", List.of(NodePathsOf.name(waiter)), WAIT,
+            String writer = other.create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                    .forPath("/heard/a/" + LockNode.protectedName(LockNode.newProtectedId(false), LockNode.namePrefix("write")));
+            Await.equal("the cached node let go", List.of(NodePathsOf.name(writer)), WAIT,
                     () -> ZkTesting.children(client, "/heard/a"));
             assertTrue(!ZkTesting.children(client, "/heard/a").contains(NodePathsOf.name(kept)));
+            other.delete().forPath(writer);
+        }
+    }
+
+    /** A mutex's holder does not act on creations (its own process's threads queue behind it all the time): a node behind, asking nothing, leaves it kept. */
+    @Test
+    void aMutexNodeIsNotLetGoOnACreation() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000);
+             CuratorFramework other = ZkTesting.client(server.getConnectString(), 60_000)) {
+            ReentrantLockSupport lock = new ReentrantLockSupport(new LockEngine(client, "/heard/m", MUTEX, HOUR));
+            lock.acquire().close();
+            Thread.sleep(200);
+            String waiter = other.create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                    .forPath("/heard/m/" + LockNode.protectedName(LockNode.newProtectedId(false), LockNode.namePrefix("lock")));
+            Thread.sleep(500);
+            assertEquals(2, ZkTesting.children(client, "/heard/m").size(), "the cached mutex node kept");
             other.delete().forPath(waiter);
+            lock.engine().releaseCachedNodes();
         }
     }
 
