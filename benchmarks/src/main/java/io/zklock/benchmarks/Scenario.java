@@ -161,6 +161,10 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
                 List.of("read acquire+release", "write acquire+release"), (r, cs, root) -> readHeavy(r.cached(), cs, root, 200)));
         all.add(new Scenario("c3", "cached leases: scenario 5 with zklock's permits caching on (Curator as in 5)",
                 List.of("acquire+release (hold excluded)"), (r, cs, root) -> semaphore(r.cached(), cs, root)));
+        all.add(new Scenario("c4", "cached leases: scenario 3 with zklock's mutex caching on (Curator as in 3): the hand-off"
+                        + " of a cached node to a waiter of another session",
+                List.of("acquire+release", "hand-off", "hand-off across sessions"),
+                (r, cs, root) -> contendedAcross(r.cached(), cs, root, 4, 2)));
         return all;
     }
 
@@ -212,6 +216,41 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
                     if (previous != 0) {
                         m[1].add(granted - previous);
                     }
+                    releaseStarted.set(System.nanoTime());
+                    held.release();
+                    m[0].add(System.nanoTime() - t0);
+                });
+            }
+        }
+        return w;
+    }
+
+    /**
+     * Scenario 3, with a third metric: the hand-offs from a holder of one session to a thread of
+     * another (what a cached node costs a waiter of another process; the others can be local).
+     */
+    private static Workload contendedAcross(Recipes recipes, String connectString, String root, int sessions,
+            int threadsPerSession) {
+        var w = new Workload(connectString);
+        var releaseStarted = new AtomicLong();
+        var releasedBy = new java.util.concurrent.atomic.AtomicInteger(-1);
+        w.beforeEachRun.add(() -> releaseStarted.set(0));
+        for (int s = 0; s < sessions; s++) {
+            Lock lock = recipes.mutex(w.session(), root + "/lock");
+            int session = s;
+            for (int t = 0; t < threadsPerSession; t++) {
+                w.workers.add(m -> {
+                    long t0 = System.nanoTime();
+                    Held held = lock.acquire();
+                    long granted = System.nanoTime();
+                    long previous = releaseStarted.getAndSet(0);
+                    if (previous != 0) {
+                        m[1].add(granted - previous);
+                        if (releasedBy.get() != session) {
+                            m[2].add(granted - previous);
+                        }
+                    }
+                    releasedBy.set(session);
                     releaseStarted.set(System.nanoTime());
                     held.release();
                     m[0].add(System.nanoTime() - t0);

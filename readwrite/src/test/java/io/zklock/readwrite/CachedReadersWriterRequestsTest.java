@@ -1,6 +1,7 @@
 package io.zklock.readwrite;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,15 +26,17 @@ class CachedReadersWriterRequestsTest {
     private static final int READERS = 3;
 
     /**
-     * Behind 3 idle cached read nodes, a writer sends 11 requests: create and listing (2), an
-     * ask of each node (a read and a conditional write: 6), the watch of its predecessor (1),
-     * that watch again after its own ask fired it (1: a write into a node ahead changes no
-     * decision, so no listing), and the listing that grants it once the nodes are gone (1).
-     * Each reader's client sends 2: the delete of its node, which it starts on the data event
-     * of the ask without waiting for the read, and that read (its watch's).
+     * Behind 3 idle cached read nodes, each reader's client sends 1 request: the delete of its
+     * node, which it starts on the notification of the writer's create (its tree watch), before
+     * any ask reaches it, so it reads nothing. The writer sends at most the 11 it sends when the
+     * holders hear only its asks (create and listing: 2; an ask of each node, a read and a
+     * conditional write: 6; the watch of its predecessor: 1, and again after its ask fired it: 1;
+     * the listing that grants it: 1): fewer as its listing and its reads find the nodes going
+     * (a read that finds a node gone writes nothing). How many fewer is a race with the holders'
+     * deletes, so only the bound is pinned.
      */
     @Test
-    void aWriterBehindThreeIdleCachedReadNodesSendsElevenRequestsAndEachHolderTwo() throws Exception {
+    void aWriterBehindThreeIdleCachedReadNodesSendsAtMostElevenRequestsAndEachHolderOne() throws Exception {
         try (TestingServer server = new TestingServer(true);
              CuratorFramework writerClient = ZkTesting.client(server.getConnectString(), 60_000)) {
             List<CuratorFramework> readerClients = new ArrayList<>();
@@ -63,16 +66,14 @@ class CachedReadersWriterRequestsTest {
                     Map<Long, Long> before = probe.packetsBySession();
                     Lease w = writer.writeLock().acquire();
                     Map<Long, Long> granted = probe.packetsBySession();
-                    // each holder's read of the ask may land after the grant: wait for two requests of each (a third would be a ping)
-                    Await.until("each asked holder's delete and read", Duration.ofSeconds(10),
-                            () -> holderRequests(probe.packetsBySession(), before, readerSessions) >= 2);
+                    Thread.sleep(100);                     // a holder's read of an ask that reached it would land by now
                     Map<Long, Long> after = probe.packetsBySession();
                     w.close();
                     leastWriter = Math.min(leastWriter, granted.get(writerSession) - before.get(writerSession));
                     leastHolder = Math.min(leastHolder, holderRequests(after, before, readerSessions));
                 }
-                assertEquals(11, leastWriter, "requests of the writer's acquisition");
-                assertEquals(2, leastHolder, "requests of each asked holder");
+                assertTrue(leastWriter >= 2 && leastWriter <= 11, "requests of the writer's acquisition: " + leastWriter);
+                assertEquals(1, leastHolder, "requests of each holder");
             } finally {
                 readerClients.forEach(CuratorFramework::close);
             }

@@ -449,15 +449,25 @@ public abstract class ConformanceSupport implements PropertyTry {
     }
 
     /**
-     * How many of the try's lock nodes are caching ones ({@code LockNode.caches()}): each holds
-     * one data watch of its process's cache (for waiters' asks) while it lives.
+     * How many sessions own caching lock nodes of the try ({@code LockNode.caches()}): each holds
+     * one watch for them all (its tree watch on the root above the try's path; the embedded
+     * server has persistent recursive watches).
      */
     @Override
-    public int cachingNodes() {
+    public int cachingSessions() {
         CuratorFramework any = clients.get(0);
         return (int) ZkTesting.lockNodesBelow(any, path).stream()
-                .map(p -> io.zklock.core.spi.queue.LockNode.parse(p.substring(p.lastIndexOf('/') + 1)))
-                .filter(n -> n.isPresent() && n.get().caches()).count();
+                .filter(p -> io.zklock.core.spi.queue.LockNode.parse(p.substring(p.lastIndexOf('/') + 1))
+                        .map(io.zklock.core.spi.queue.LockNode::caches).orElse(false))
+                .mapToLong(p -> {
+                    try {
+                        org.apache.zookeeper.data.Stat stat = any.checkExists().forPath(p);
+                        return stat == null ? 0 : stat.getEphemeralOwner();
+                    } catch (Exception e) {
+                        throw new IllegalStateException("cannot read " + p, e);
+                    }
+                })
+                .filter(owner -> owner != 0).distinct().count();
     }
 
     /**

@@ -67,7 +67,7 @@ public interface PropertyTry {
 
     void assertClean();
 
-    int cachingNodes();
+    int cachingSessions();
 
     void releaseCaches();
 

@@ -175,7 +175,7 @@ public interface LockPromises extends PropertyTry {
         List<DistributedLock> locks = locksOnNewSessions(sessions);
         List<Lease> holders = shutOut(clients().get(0));
         int held = lockNodes();
-        int holderWatches = cachingNodes();     // a cached holder's node keeps its cache's watch
+        int holderWatches = cachingSessions();  // a session caching nodes under the try's root keeps one watch there
         for (int i = 0; i < waiters.size(); i++) {
             DistributedLock lock = recipe().create(clients().get(i % sessions), path());
             abandonWhileHeld(lock, waiters.get(i), timeoutMillis, held, holderWatches);

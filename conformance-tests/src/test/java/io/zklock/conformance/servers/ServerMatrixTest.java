@@ -29,6 +29,7 @@ import java.util.stream.Stream;
 import io.zklock.conformance.harness.FencedReadWriteResource;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
+import io.zklock.core.LeaseCaching;
 import io.zklock.core.LeaseState;
 import io.zklock.core.MultiLease;
 import io.zklock.multilock.ZkMultiLock;
@@ -67,6 +68,11 @@ import org.slf4j.LoggerFactory;
  * <li>contention: three sessions (two for the multi-lock) take turns on a fenced resource, which
  *     judges exclusion and that exclusive holders' fencing tokens strictly increase;
  * </ul>
+ * and, for the cached mutex, semaphore and read lock: a session keeps nodes of many locks after
+ * use (one server watch in all on 3.6+, a watch per node on 3.5, read with {@code wchs}),
+ * grants one again with no new node and the same token, gives one up to a conflicting waiter of
+ * another session (its ask is heard), and hears a kept node deleted by another session (its
+ * lease in use turns LOST);
  * and after every check no lock node is left, and every lease's fencing token is its node's
  * czxid, above zero. Every wait is bounded: a hang fails its check instead of the build.
  *
@@ -97,6 +103,8 @@ class ServerMatrixTest {
     private static final Duration BLOCKING_LIMIT = Await.scaled(Duration.ofSeconds(5));
     private static final int SESSION_TIMEOUT_MS = 10_000;
     private static final int ROUNDS = 3;
+    /** How many locks the cached checks keep a node of at once. */
+    private static final int CACHED_LOCKS = 20;
     private static final Logger LOG = LoggerFactory.getLogger(ServerMatrixTest.class);
     /** One line per check and version, logged and written next to the server jars at the end. */
     private static final Queue<String> SUMMARY = new ConcurrentLinkedQueue<>();
@@ -131,6 +139,9 @@ class ServerMatrixTest {
                     run.check(subject.name + ": contended by " + subject.contenders + " sessions", () -> contended(run, subject)))));
         }
         nodes.add(run.check("mutex: re-acquire x5 by blocking acquire()", BLOCKING_LIMIT, () -> blockingReacquire(run)));
+        for (CachedSubject subject : cachedSubjects()) {
+            nodes.add(run.check(subject.name + ": kept, re-granted, asked back, deleted", () -> cached(run, subject)));
+        }
         nodes.add(dynamicTest("[" + run.version + "] server stops", run::stop));
         return dynamicContainer("ZooKeeper " + run.version, nodes);
     }
@@ -187,7 +198,66 @@ class ServerMatrixTest {
                 new ZkSemaphore(client, path + "/c", 1)));
     }
 
+    /** A recipe with cached leases, and what conflicts with its kept node (taken by another session). */
+    private record CachedSubject(String name, BiFunction<CuratorFramework, String, DistributedLock> lock,
+            BiFunction<CuratorFramework, String, List<DistributedLock>> conflicting) {
+    }
+
+    private static List<CachedSubject> cachedSubjects() {
+        LeaseCaching hour = LeaseCaching.keepIdleFor(Duration.ofHours(1));
+        return List.of(
+                new CachedSubject("cached mutex", (c, p) -> new ZkMutex(c, p, hour), (c, p) -> List.of(new ZkMutex(c, p))),
+                new CachedSubject("cached semaphore(2)", (c, p) -> new ZkSemaphore(c, p, 2, hour),
+                        (c, p) -> List.of(new ZkSemaphore(c, p, 2), new ZkSemaphore(c, p, 2))),
+                new CachedSubject("cached read lock", (c, p) -> new ZkReadWriteLock(c, p, hour).readLock(),
+                        (c, p) -> List.of(new ZkReadWriteLock(c, p).writeLock())));
+    }
+
     // ---- the checks ----------------------------------------------------------------------------
+
+    private void cached(Run run, CachedSubject subject) throws Exception {
+        String root = "/matrix/" + subject.name.replaceAll("[^a-z0-9]+", "-");
+        CuratorFramework keeper = run.session();
+        // the first cached node probes the server's watches; a 3.5 server closes the connection
+        // on a request it does not know (addWatch), which the leases ride out: wait for it here
+        take(run, root, subject.lock.apply(keeper, root + "/warm-up")).close();
+        Thread.sleep(200);
+        take(run, root, subject.lock.apply(keeper, root + "/warm-up-2")).close();
+        List<DistributedLock> locks = new ArrayList<>();
+        List<Long> tokens = new ArrayList<>();
+        for (int i = 0; i < CACHED_LOCKS; i++) {
+            DistributedLock lock = subject.lock.apply(keeper, root + "/n" + i);
+            locks.add(lock);
+            Lease lease = take(run, root, lock);
+            tokens.add(lease.fencingToken());
+            lease.close();
+        }
+        int kept = ZkTesting.lockNodesBelow(run.observer, root).size();
+        assertTrue(kept >= CACHED_LOCKS, "every lock's node kept: " + kept);
+        int expected = run.version.startsWith("3.5.") ? kept : 1;   // a data watch per kept node, or one for the root
+        long until = System.nanoTime() + WAIT.toNanos();
+        while (run.server.watchCount() != expected && System.nanoTime() - until < 0) {
+            Thread.sleep(10);
+        }
+        assertEquals(expected, run.server.watchCount(), () -> "server watches of " + CACHED_LOCKS + " kept nodes; watched: "
+                + run.server.watchedPaths() + "; kept: " + ZkTesting.lockNodesBelow(run.observer, root));
+        Lease again = take(run, root, locks.get(0), "re-grant from the cache");
+        assertEquals(tokens.get(0), again.fencingToken(), "a local re-grant keeps the node and its token");
+        again.close();
+        List<Lease> taken = new ArrayList<>();
+        for (DistributedLock other : subject.conflicting.apply(run.session(), root + "/n0")) {
+            taken.add(take(run, root, other, "a conflicting waiter behind the kept node"));
+        }
+        assertTrue(taken.get(taken.size() - 1).fencingToken() > tokens.get(0), "the waiter's node comes after the kept one");
+        taken.forEach(Lease::close);
+        Lease held = take(run, root, locks.get(1), "re-grant of another kept node");
+        run.observer.delete().forPath(held.nodePath());
+        Await.equal("the kept node's deletion reaches its lease", LeaseState.LOST, WAIT, held::state);
+        run.closeSessions();
+        Await.equal("server watches once the sessions are closed", 0, WAIT, run.server::watchCount);
+        LOG.info("ZooKeeper {}: {} kept nodes cost {} server watch(es)", run.version, kept, expected);
+        assertNoLockNodes(run, root);
+    }
 
     private void uncontended(Run run, Subject subject) throws Exception {
         String path = run.path(subject, "uncontended");

@@ -67,14 +67,14 @@ final class ServerProcess implements AutoCloseable {
                 "clientPortAddress=127.0.0.1",
                 "maxClientCnxns=0",
                 "admin.enableServer=false",
-                "4lw.commands.whitelist=ruok,srvr",
+                "4lw.commands.whitelist=ruok,srvr,wchs,wchp",
                 ""));
         Files.createDirectories(log.getParent());
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Dzookeeper.admin.enableServer=false",
-                "-Dzookeeper.4lw.commands.whitelist=ruok,srvr",
+                "-Dzookeeper.4lw.commands.whitelist=ruok,srvr,wchs,wchp",
                 "-Dznode.container.checkIntervalMs=1000",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
                 "-cp", classpath.stream().map(Path::toString).collect(Collectors.joining(java.io.File.pathSeparator)),
@@ -103,6 +103,19 @@ final class ServerProcess implements AutoCloseable {
         return fourLetterWord("srvr").lines()
                 .filter(l -> l.startsWith("Zookeeper version:"))
                 .findFirst().orElse("?");
+    }
+
+    /** Watches the server holds over all sessions ({@code wchs}: "Total watches:N"). */
+    int watchCount() {
+        return fourLetterWord("wchs").lines()
+                .filter(l -> l.startsWith("Total watches:"))
+                .mapToInt(l -> Integer.parseInt(l.substring("Total watches:".length()).trim()))
+                .findFirst().orElseThrow(() -> new IllegalStateException("no watch total in wchs"));
+    }
+
+    /** The paths the server watches, per path its sessions ({@code wchp}): what a failed watch count shows. */
+    String watchedPaths() {
+        return fourLetterWord("wchp");
     }
 
     private void awaitReady(Duration timeout) {

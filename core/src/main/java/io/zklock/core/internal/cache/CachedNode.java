@@ -9,6 +9,7 @@ import io.zklock.core.LeaseState;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.lease.Keeper;
 import io.zklock.core.internal.lease.ZkLease;
+import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 
 /**
@@ -35,15 +36,17 @@ final class CachedNode implements Keeper {
 
     final LeaseCache cache;
     final ZkLease base;
+    final LockNode node;                       // the base's node, parsed
     private final LockContext context;
     private final long keepUntil;              // System.nanoTime() past which no local grant is made
     private final List<CachedLease> views = new CopyOnWriteArrayList<>();   // those that listen, in order
     volatile Use use;                          // guarded by the cache's monitor; volatile for idle()
     ScheduledFuture<?> timer;                  // guarded by the cache's monitor: the idle timer, one per idle stretch
 
-    CachedNode(LeaseCache cache, ZkLease base, LockContext context, long keepUntil, boolean asked) {
+    CachedNode(LeaseCache cache, ZkLease base, LockNode node, LockContext context, long keepUntil, boolean asked) {
         this.cache = cache;
         this.base = base;
+        this.node = node;
         this.context = context;
         this.keepUntil = keepUntil;
         this.use = asked ? new Use.Asked(1) : new Use.InUse(1);
@@ -79,6 +82,11 @@ final class CachedNode implements Keeper {
     /** {@return whether a local lease can be granted on it now: kept, and idle or (read nodes) any number at once} */
     boolean admits(boolean shared) {
         return kept() && (use instanceof Use.Idle || shared);
+    }
+
+    /** {@return whether {@code created}, a node created in the directory, queues behind this one and conflicts with it} */
+    boolean conflictsWith(LockNode created) {
+        return LockNode.QUEUE_ORDER.compare(node, created) < 0 && context.driver().conflicts(node, created);
     }
 
     void cancelTimer() {

@@ -28,8 +28,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class LeaseCache {
     private static final Logger LOG = LoggerFactory.getLogger(LeaseCache.class);
-    /** How many idle periods after its grant a node is granted again locally at most. */
-    static final int MAX_LIFE_IN_IDLE_PERIODS = 10;
+    static final int MAX_LIFE_IN_IDLE_PERIODS = 10;   // idle periods after its grant a node is granted again locally, at most
 
     private final LeaseCaches registry;
     private final LeaseCaches.Key key;
@@ -79,18 +78,19 @@ public final class LeaseCache {
         boolean asked = grant.granting() != null
                 && WhoAsks.askedAtGrant(grant.granting(), node, context.maxLeases(), context.driver());
         long keepUntil = System.nanoTime() + MAX_LIFE_IN_IDLE_PERIODS * idle.toNanos();
-        CachedNode adopted = registry.adding(key, shared, cache -> cache.add(base, context, keepUntil, asked));
+        CachedNode adopted = registry.adding(key, shared, cache -> cache.add(base, node, context, keepUntil, asked));
+        registry.hearCreations(context);
         adopted.keep();
         return adopted.newView(idle);
     }
 
-    private synchronized CachedNode add(ZkLease base, LockContext context, long keepUntil, boolean asked) {
-        CachedNode n = new CachedNode(this, base, context, keepUntil, asked);   // asked: its ask is in the node, or on its way
+    private synchronized CachedNode add(ZkLease base, LockNode node, LockContext context, long keepUntil, boolean asked) {
+        CachedNode n = new CachedNode(this, base, node, context, keepUntil, asked);   // asked: its ask is in the node, or on its way
         nodes.add(n);
         return n;
     }
 
-    /** Takes back (releases) the node of a grant handed out to a cancelled future; false if it is not here. */
+    /** Releases the node of a grant handed to a cancelled future; false if it is not here. */
     boolean abandon(ZkLease base) {
         synchronized (this) {
             CachedNode found = nodes.stream().filter(n -> n.base == base).findFirst().orElse(null);
@@ -104,11 +104,7 @@ public final class LeaseCache {
         return true;
     }
 
-    /**
-     * Releases every idle cached node now, and each one in use when its leases close: what a
-     * lock object's releaseCachedNodes() does. Returns once each idle node's delete was answered (as a
-     * lease's close() does: at most a moment, never on a ZooKeeper thread or while cut off).
-     */
+    /** Releases every idle node now, each one in use at its last close (releaseCachedNodes()); returns as close() does. */
     void clear() {
         List<CachedNode> idle = new ArrayList<>();
         synchronized (this) {
@@ -173,6 +169,20 @@ public final class LeaseCache {
         n.base.release();
     }
 
+    /** ASKED, heard from a creation behind a kept read node that conflicts with it (a writer's; see the Overview). */
+    void created(LockNode created) {
+        if (!shared) {
+            return;                            // a mutex's or a semaphore's: see the Overview (ASKED)
+        }
+        List<CachedNode> asked;
+        synchronized (this) {
+            asked = nodes.stream().filter(n -> !(n.use instanceof Use.Asked) && n.conflictsWith(created)).toList();
+        }
+        if (!asked.isEmpty()) {                // heard on the event thread; let go on a library thread, as an ask is
+            Threads.COMPLETION.execute(() -> asked.forEach(this::askedBack));
+        }
+    }
+
     /** The idle timer: releases a node idle for its whole period; otherwise waits for the rest of it. */
     private void idleEnded(CachedNode n) {
         synchronized (this) {
@@ -203,8 +213,7 @@ public final class LeaseCache {
         registry.dropIfEmpty(key, this);
     }
 
-    /** Out of the cache, for good. Under the monitor. */
-    private void remove(CachedNode n) {
+    private void remove(CachedNode n) {     // out of the cache, for good; under the monitor
         n.use = new Use.Gone();
         n.cancelTimer();
         nodes.remove(n);
@@ -213,12 +222,10 @@ public final class LeaseCache {
     // ---- WAIT: permits ------------------------------------------------------------------------
 
     /**
-     * WAIT, permits: a local wait for a node in use, for at most the escalation bound, while
-     * the directory check ({@link LocalWait}) finds every permit taken and nobody queued. Null
-     * means "queue a node as usual" (nothing to wait for, a permit may be free, a waiter queued,
-     * a node asked back or lost, the bound or the deadline passed).
-     *
-     * @throws InterruptedException if interrupted while waiting (nothing is kept for it)
+     * WAIT, permits: a local wait for a node in use, at most the escalation bound, while the
+     * directory check ({@link LocalWait}) finds every permit taken and nobody queued. Null: queue
+     * a node as usual (nothing to wait for, a permit may be free, a waiter queued, a node asked
+     * back or lost, the bound or the deadline passed). Interrupted: nothing is kept for it.
      */
     Lease awaitLocal(LockContext context, Duration idle, Deadline deadline) throws InterruptedException {
         if (deadline.isSingleAttempt() || deadline.hasExpired()) {
@@ -310,18 +317,12 @@ public final class LeaseCache {
         registry.dropIfEmpty(key, this);
     }
 
-    // ---- the registry and its probe -----------------------------------------------------------
-
     /** {@return whether the cache holds nothing: no node, no local wait, no lead} */
     synchronized boolean isEmpty() {
         return nodes.isEmpty() && waits.isEmpty() && lead == null;
     }
 
-    /**
-     * How many threads wait inside the process on this cache now: local waits for a busy
-     * permit, and readers blocked on the lead's acquisition (the lead's dependents). What a
-     * probe in this package reads; nothing counts for it.
-     */
+    /** Threads waiting in the process on this cache now (local waits, the lead's dependents): what a probe reads. */
     synchronized int localWaits() {
         return waits.size() + (lead == null ? 0 : lead.inFlight().getNumberOfDependents());
     }

@@ -2,11 +2,14 @@ package io.zklock.core.internal.cache;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.SessionMonitor;
+import io.zklock.core.internal.zk.TreeWatch;
+import io.zklock.core.spi.queue.LockNode;
 
 /**
  * The lease caches of one client, one per lock directory, node name prefix and
@@ -32,6 +35,8 @@ public final class LeaseCaches {
     }
 
     private final ConcurrentHashMap<Key, LeaseCache> caches = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Set<Key>> byDirectory = new ConcurrentHashMap<>();   // changed with caches, under its lock of the key
+    private volatile boolean hearing;          // the client's tree watch tells us of creations
     private volatile long escalationNanos = ESCALATION.toNanos();
 
     private LeaseCaches() {
@@ -60,7 +65,7 @@ public final class LeaseCaches {
     <T> T adding(Key key, boolean shared, Function<LeaseCache, T> add) {
         Object[] out = new Object[1];
         caches.compute(key, (k, cache) -> {
-            LeaseCache live = cache != null ? cache : new LeaseCache(this, k, shared);
+            LeaseCache live = cache != null ? cache : made(k, shared);
             out[0] = add.apply(live);
             return live;
         });
@@ -69,9 +74,41 @@ public final class LeaseCaches {
         return result;
     }
 
+    private LeaseCache made(Key key, boolean shared) {
+        byDirectory.computeIfAbsent(key.serverPath(), d -> ConcurrentHashMap.newKeySet()).add(key);
+        return new LeaseCache(this, key, shared);
+    }
+
     /** Drops {@code cache} if it is still the one of {@code key} and holds nothing; call without its monitor. */
     void dropIfEmpty(Key key, LeaseCache cache) {
-        caches.computeIfPresent(key, (k, now) -> now == cache && cache.isEmpty() ? null : now);
+        caches.computeIfPresent(key, (k, now) -> {
+            if (now != cache || !cache.isEmpty()) {
+                return now;
+            }
+            byDirectory.computeIfPresent(k.serverPath(), (d, keys) -> keys.remove(k) && keys.isEmpty() ? null : keys);
+            return null;
+        });
+    }
+
+    /** From a kept node on, the client's tree watch tells the caches of each directory of the nodes created there (ASKED). */
+    void hearCreations(LockContext context) {
+        if (!hearing) {
+            hearing = true;
+            TreeWatch.of(context.monitor(), context.port()).onCreated(this::created);
+        }
+    }
+
+    private void created(String directory, String name) {
+        Set<Key> keys = byDirectory.get(directory);
+        LockNode created = keys == null ? null : LockNode.parse(name).orElse(null);
+        if (created != null) {
+            keys.forEach(k -> {
+                LeaseCache cache = caches.get(k);
+                if (cache != null) {
+                    cache.created(created);
+                }
+            });
+        }
     }
 
     /** {@return the caches of the lock directory at {@code serverPath}, any kind} */

@@ -23,7 +23,14 @@
  *   <dd>a waiter's request that a cached node ahead of it be let go: a read of the node and a
  *       conditional write of an {@code asked-back-by} line into its data ({@code AskBack};
  *       which nodes, {@code WhoAsks}). The holder, which watches its node, hears it. It is not a
- *       revocation request: the leases' revocation handlers never hear it.</dd>
+ *       revocation request: the leases' revocation handlers never hear it. A holder of a cached
+ *       read node that hears a writer's node created behind it takes that as the ask, before
+ *       the write comes (see ASKED).</dd>
+ *   <dt>tree watch</dt>
+ *   <dd>how a client watches its cached nodes: on a server with persistent recursive watches
+ *       (ZooKeeper 3.6+), one such watch per lock root (the parent of a lock directory) and
+ *       session ({@code io.zklock.core.internal.zk.TreeWatch}), whatever the number of nodes;
+ *       on an older server (addWatch answered UNIMPLEMENTED), a data watch per node.</dd>
  *   <dt>escalation</dt>
  *   <dd>of a lock of several holders (a semaphore), a waiter first asks only the cached nodes it
  *       needs gone; once it has waited the escalation bound (25 ms) it asks every cached node
@@ -65,7 +72,11 @@
  *       listing shows a waiter behind it that asks it ({@code WhoAsks.askedAtGrant}), the node
  *       starts asked: that waiter's ask may be in the node already, and readers that joined the
  *       lead try the cache at once; granting them would put them ahead of a writer that queued
- *       before them. The node's data watch (its revocation watch, one getData) starts at once.</li>
+ *       before them. The node's watch (its revocation watch) starts at once: routed through the
+ *       client's tree watch (one addWatch per root and session, the first time), then one
+ *       getData with no watch; on a server without tree watches, one getData with a data watch.
+ *       A covered node is read again at every reconnection, since a persistent watch does not
+ *       replay what it missed while cut off.</li>
  *   <li><b>CLOSE.</b> The last local lease on a node closes: if the node was asked, the cache
  *       cleared, or the base is not HELD (a node whose session may be ending is not worth
  *       keeping), the base is released (the closing lease follows it until the node is gone);
@@ -78,16 +89,28 @@
  *       The ask is a read of the node and a write at the version read: no write without the
  *       read, since a conditional write replaces the whole data and the holder's owner lines
  *       (what status and revoke show) must stay. Nodes that are not cached cost nothing.</li>
- *   <li><b>ASKED.</b> The holder hears the write at its data watch's event (any write into a
- *       cached node means "let it go", so it does not wait for the read) or finds the line in a
- *       read: nothing more is granted on the node, every local wait goes to ZooKeeper, and an
- *       idle node is released at once, a node in use at its last close. An operator's revocation
- *       request does the same, and also reaches the leases' revocation handlers.</li>
+ *   <li><b>ASKED.</b> The holder hears the write at its watch's event (any write into a cached
+ *       node means "let it go", so it does not wait for the read) or finds the line in a read;
+ *       or, of a cached read node, the tree watch tells it of a writer's node created in the
+ *       directory behind it: the writer's create is its ask, heard one notification after it,
+ *       while the writer lists and asks as above. Nothing more is granted on the node, every
+ *       local wait goes to ZooKeeper, and an idle node is released at once, a node in use at its
+ *       last close. An operator's revocation request does the same, and also reaches the leases'
+ *       revocation handlers. A mutex's and a semaphore's holders do not act on creations: the
+ *       threads of a mutex's own process queue behind its node all the time (acting on their
+ *       creates showed no gain in the cross-session hand-offs of scenario c4, within its noise),
+ *       and a permit behind needs a node gone only when every permit is taken, which a creation
+ *       does not tell.</li>
  *   <li><b>FINAL.</b> The base LOST (session loss, forced deletion) or RELEASED: the node leaves
  *       the cache; the leases in use hear LOST through the base.</li>
  * </ol>
  * So a conflicting waiter waits for the leases in use and one notification, never for the
- * idle period. A local grant keeps the node's fencing token (a later node's is larger), and a
+ * idle period: of a writer behind cached read nodes under a tree watch, the notification of its
+ * own create (the ask's read and write are then off its critical path; they remain for a holder
+ * that did not hear the create: cut off at the time, on an older server, or adopting its node
+ * just then).
+ * The waiter's side does not depend on the holder hearing creations, so holders of any version
+ * and servers without tree watches keep the protocol whole. A local grant keeps the node's fencing token (a later node's is larger), and a
  * local hand-over never passes a queued waiter.
  *
  * <h2>Serialisation</h2>

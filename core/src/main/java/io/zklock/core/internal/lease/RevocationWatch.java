@@ -9,9 +9,11 @@ import io.zklock.core.RevocationRequest;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.NodeData;
 import io.zklock.core.internal.zk.Threads;
+import io.zklock.core.internal.zk.TreeWatch;
 import io.zklock.core.internal.zk.WatchKey;
 import io.zklock.core.internal.zk.Watches;
 import io.zklock.core.internal.zk.ZkPort;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.slf4j.Logger;
@@ -25,6 +27,9 @@ import org.slf4j.LoggerFactory;
  * a waiter's ask. Repeatedly, while the lease lives:
  *   1. READ    getData(our node) with a data watch, counted in the session's watch book (a
  *              waiter of this session that watches our node and gives up then cannot remove it).
+ *              A watch a keeper started is routed through the client's TreeWatch first: where
+ *              the server has persistent recursive watches, the root's one watch covers the
+ *              node and the read leaves no watch of its own (COVERED); otherwise as above.
  *   2. DECIDE  the data carries a request seen for the first time: tell every handler once;
  *              it carries an ask (NodeData.askedBack) and the keeper was not told yet: tell it
  *              (what an ask means is the cache's, see io.zklock.core.internal.cache). Each on a
@@ -41,7 +46,9 @@ import org.slf4j.LoggerFactory;
  * the keeper was told). One registration at a time. A request written while the client was
  * disconnected fires the watch when it reconnects (ZooKeeper re-registers watches with the last
  * zxid seen), and a read that failed is made again on reconnection: a holder that reconnects
- * sees a pending request. When the lease ends, a registration still confirmed is removed.
+ * sees a pending request. A covered node is read again at every reconnection, since a
+ * persistent watch does not replay what it missed. When the lease ends, a registration still
+ * confirmed is removed, and a route ended.
  */
 /** The revocation watch of one lease; see the comment above. */
 final class RevocationWatch {
@@ -65,6 +72,7 @@ final class RevocationWatch {
     private final Watcher watcher = this::event;
     private final List<Consumer<? super Lease>> handlers = new CopyOnWriteArrayList<>();
     private volatile Keeper keeper;            // set once, under this
+    private TreeWatch tree;                    // guarded by this; set at the start if a keeper started the watch
 
     private Watch state = new Watch(Phase.IDLE, 0, null, false);   // guarded by this
 
@@ -114,14 +122,15 @@ final class RevocationWatch {
 
     private void startIfIdle() {
         if (state.phase() == Phase.IDLE) {
+            tree = keeper != null ? TreeWatch.of(context.monitor(), context.port()) : null;   // a kept node: the client's tree watch
             read();
         }
     }
 
     /** The session reconnected: a read that failed is made again. */
     synchronized void reconnected() {
-        if (state.phase() == Phase.DISCONNECTED) {
-            read();
+        if (state.phase() == Phase.DISCONNECTED || state.phase() == Phase.WATCHING && tree != null) {
+            read();                            // a tree watch does not replay what was missed meanwhile
         }
     }
 
@@ -130,23 +139,51 @@ final class RevocationWatch {
         if (state.phase() != Phase.ENDED) {
             state = state.in(Phase.ENDED);
             watches.endAll();
+            if (tree != null) {
+                tree.unroute(key.path());
+            }
         }
     }
 
     private void read() {
         int s = state.step() + 1;
         state = new Watch(Phase.READING, s, state.request(), state.asked());
-        watches.register(key, () -> context.port().data(lease.nodePath(), watcher))
-                .whenComplete((reply, error) -> answered(reply, error, s));
+        if (tree == null) {
+            readWatching(s);
+        } else {
+            tree.route(key.path(), watcher).whenComplete((cover, error) -> routed(cover, s));
+        }
     }
 
-    private void answered(ZkPort.Reply reply, Throwable error, int s) {
+    /** A read that leaves a data watch on the node. Under the monitor. */
+    private void readWatching(int s) {
+        watches.register(key, () -> context.port().data(lease.nodePath(), watcher))
+                .whenComplete((reply, error) -> answered(reply, error, s, true));
+    }
+
+    /** The client's tree watch answered how the node is watched (it may answer within read()): read it, with a watch if it is not covered. */
+    private synchronized void routed(TreeWatch.Cover cover, int s) {
+        if (state.phase() != Phase.READING || s != state.step()) {
+            return;
+        }
+        if (cover == TreeWatch.Cover.COVERED) {
+            context.port().data(lease.nodePath(), null).whenComplete((reply, error) -> answered(reply, error, s, false));
+        } else if (cover == TreeWatch.Cover.UNSUPPORTED) {
+            readWatching(s);                   // the node's own data watch; the route stays until the end, unused
+        } else {
+            answered(new ZkPort.Reply(KeeperException.Code.CONNECTIONLOSS, null, null, null, null, null), null, s, false);   // unknown: as a lost read
+        }
+    }
+
+    private void answered(ZkPort.Reply reply, Throwable error, int s, boolean watched) {
         List<Consumer<? super Lease>> toTell = List.of();
         Keeper askToTell = null;
         RevocationRequest found = null;
         boolean gone = false;
         synchronized (this) {
-            watches.answered(error == null ? reply.rc() : null, key, s);
+            if (watched) {
+                watches.answered(error == null ? reply.rc() : null, key, s);
+            }
             if (state.phase() != Phase.READING || s != state.step()) {
                 return;
             }

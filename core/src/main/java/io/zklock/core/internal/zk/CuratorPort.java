@@ -10,6 +10,7 @@ import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.CuratorEventType;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.CreateOptions;
 import org.apache.zookeeper.KeeperException;
@@ -135,6 +136,12 @@ public final class CuratorPort implements ZkPort {
     @Override
     public CompletableFuture<Reply> removeWatches(WatchKey key) {
         return call(reply -> handle().removeAllWatches(key.path(), key.type(), false,
+                (rc, path, ctx) -> answer(reply, Reply.of(KeeperException.Code.get(rc)), null), null));
+    }
+
+    @Override
+    public CompletableFuture<Reply> addTreeWatch(String serverPath, Watcher watcher) {
+        return call(reply -> handle().addWatch(serverPath, watcher, AddWatchMode.PERSISTENT_RECURSIVE,
                 (rc, path, ctx) -> answer(reply, Reply.of(KeeperException.Code.get(rc)), null), null));
     }
 

@@ -72,6 +72,16 @@ public interface ZkPort {
     /** Removes every watch of this session of {@code key}'s type on {@code key}'s server path; never retried. */
     CompletableFuture<Reply> removeWatches(WatchKey key);
 
+    /**
+     * Sets a persistent recursive watch of this session on {@code serverPath} (a server path,
+     * taken as is), whose events {@code watcher} hears with server paths; never retried. A
+     * server without such watches (before 3.6) answers UNIMPLEMENTED, and so does a port that
+     * has none.
+     */
+    default CompletableFuture<Reply> addTreeWatch(String serverPath, Watcher watcher) {
+        return CompletableFuture.supplyAsync(() -> Reply.of(KeeperException.Code.UNIMPLEMENTED), Threads.COMPLETION);
+    }
+
     /** A create2 of an ephemeral-sequential node for {@link #multi}, with the client's ACL and namespace. */
     Op createOp(String path, byte[] data);
 

@@ -1,0 +1,208 @@
+package io.zklock.core.internal.zk;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.Watcher.WatcherType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Overview.
+ *
+ * The nodes a client keeps after use (cached nodes) want to hear of every write into them and of
+ * their deletion. A data watch per node costs the server one watch per node; on a server with
+ * persistent recursive watches (ZooKeeper 3.6+) one watch per lock root and session does it: the
+ * root is the parent of a lock directory (the lock directory itself if its parent is "/"), so a
+ * client whose locks share a parent, however many, holds one watch. Per node path one watcher
+ * is routed (route/unroute); one listener hears every node created under a covered root.
+ *   1. ROUTE   the first route under a root (or the first after a session change, a failed add or
+ *              a removal) issues addWatch(root, PERSISTENT_RECURSIVE). Its answer says how the
+ *              node is watched: COVERED (the node's events come through its route from now on;
+ *              the caller reads the node afterwards, with no watch), UNSUPPORTED (the server
+ *              answered UNIMPLEMENTED: never asked again on this client, the caller keeps its
+ *              own data watch; a 3.5 server also closes the connection then, once per client,
+ *              which its leases ride out; any other refusal: the same, for this root while it is
+ *              in use; the system property PROPERTY=false: never asked),
+ *              TROUBLE (outcome unknown: route again on reconnection).
+ *   2. EVENTS  every event of a node with a route goes to it; a creation goes to its directory's
+ *              listener (the client's lease caches). A removal of the root's watch that we did not make (PersistentWatchRemoved
+ *              while in use) goes to every route under it, which routes again (1). A persistent
+ *              watch is set again by the ZooKeeper client when the same session reconnects, but
+ *              events missed while disconnected are not replayed: a route's owner reads its node
+ *              again at every reconnection.
+ *   3. UNROUTE the last route under a root going starts a linger; a route within it keeps the
+ *              watch, otherwise the watch is removed (if set on the current session), so
+ *              adopting and releasing one node after another costs no addWatch each time.
+ * Guarded by this monitor; calls are issued under it, so a removal never overtakes an add
+ * issued before it (one session's requests are processed in order).
+ */
+/** One client's persistent recursive watches, one per lock root; see the comment above. */
+public final class TreeWatch {
+    private static final Logger LOG = LoggerFactory.getLogger(TreeWatch.class);
+    /**
+     * The system property that turns tree watches off ({@code false}): every cached node keeps a
+     * data watch of its own and the server is never probed (for a fleet on 3.5 servers, which
+     * close the connection on the probe).
+     */
+    public static final String PROPERTY = "zklock.cache.treeWatch";
+    /** How long a root's watch outlives its last route. */
+    static final long LINGER_MS = 1_000;
+
+    /** How a routed node is watched. */
+    public enum Cover { COVERED, UNSUPPORTED, TROUBLE }
+
+    /** One root's watch: the session it was added on, its add's answer, the routes under it, its linger. */
+    private static final class Root {
+        long session;
+        CompletableFuture<Cover> set;          // null: not added on this session (or removed)
+        int routes;
+        ScheduledFuture<?> linger;
+    }
+
+    private final ZkPort port;
+    private final Watcher watcher = this::event;
+    private final Map<String, Watcher> routes = new ConcurrentHashMap<>();            // node server path -> its watcher
+    private volatile BiConsumer<String, String> creations = (dir, name) -> { };   // told (directory, name) of each creation
+    private final Map<String, Root> roots = new HashMap<>();                          // guarded by this
+    private volatile boolean unsupported = "false".equalsIgnoreCase(System.getProperty(PROPERTY));   // or answered UNIMPLEMENTED once
+
+    private TreeWatch(ZkPort port) {
+        this.port = port;
+    }
+
+    /** {@return the tree watch of {@code monitor}'s client, made the first time} */
+    public static TreeWatch of(SessionMonitor monitor, ZkPort port) {
+        return monitor.attachment(TreeWatch.class, () -> new TreeWatch(port));
+    }
+
+    /** {@return the tree watch of {@code monitor}'s client if one was made, else null} */
+    public static TreeWatch existing(SessionMonitor monitor) {
+        return monitor.existingAttachment(TreeWatch.class);
+    }
+
+    /** {@return whether the server was found to have no persistent recursive watches} */
+    public boolean unsupported() {
+        return unsupported;
+    }
+
+    /**
+     * Routes the events of the node at {@code nodePath} (a server path) to {@code owner}, and
+     * answers how the node is watched (see ROUTE). Routing a node again while it is routed
+     * (a read again) keeps one route; one {@link #unroute} ends it. May complete in the call.
+     */
+    public synchronized CompletableFuture<Cover> route(String nodePath, Watcher owner) {
+        if (unsupported) {
+            return CompletableFuture.completedFuture(Cover.UNSUPPORTED);
+        }
+        String rootPath = rootOf(nodePath);
+        Root root = roots.computeIfAbsent(rootPath, p -> new Root());
+        if (routes.put(nodePath, owner) == null) {
+            root.routes++;
+            if (root.linger != null) {
+                root.linger.cancel(false);
+                root.linger = null;
+            }
+        }
+        long session = port.sessionId();
+        if (root.set == null || root.session != session || root.set.getNow(null) == Cover.TROUBLE) {
+            root.session = session;
+            root.set = port.addTreeWatch(rootPath, watcher).handle((reply, error) -> added(rootPath, reply, error));
+        }
+        return root.set;
+    }
+
+    private Cover added(String rootPath, ZkPort.Reply reply, Throwable error) {
+        if (error != null || reply.connectionTrouble()) {
+            return Cover.TROUBLE;
+        }
+        if (reply.ok()) {
+            return Cover.COVERED;
+        }
+        if (reply.rc() == KeeperException.Code.UNIMPLEMENTED) {
+            LOG.info("the server has no persistent recursive watches (before ZooKeeper 3.6): cached nodes keep a data watch each");
+            unsupported = true;
+        } else {
+            LOG.warn("cannot set a recursive watch on {} ({}): its cached nodes keep a data watch each", rootPath, reply.rc());
+        }
+        return Cover.UNSUPPORTED;
+    }
+
+    /** The node at {@code nodePath} needs its route no more; the last one under a root starts the linger. */
+    public synchronized void unroute(String nodePath) {
+        if (routes.remove(nodePath) == null) {
+            return;
+        }
+        String rootPath = rootOf(nodePath);
+        Root root = roots.get(rootPath);
+        if (root != null && --root.routes == 0) {
+            root.linger = Threads.TIMER.schedule(() -> lingered(rootPath, root), LINGER_MS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private synchronized void lingered(String rootPath, Root root) {
+        if (root.routes > 0 || roots.get(rootPath) != root) {
+            return;
+        }
+        roots.remove(rootPath);
+        if (root.set != null && root.session == port.sessionId() && root.set.getNow(Cover.COVERED) != Cover.UNSUPPORTED) {
+            port.removeWatches(new WatchKey(rootPath, WatcherType.Any));   // its answer changes nothing here
+        }
+    }
+
+    /** Tells {@code listener} (directory, name; server paths) of every node created under a covered root; one listener, set once. */
+    public void onCreated(BiConsumer<String, String> listener) {
+        creations = listener;
+    }
+
+    private void event(WatchedEvent event) {
+        String path = event.getPath();
+        if (event.getType() == Watcher.Event.EventType.None || path == null) {
+            return;                            // connection news: each route's owner reads again on reconnection
+        }
+        if (event.getType() == Watcher.Event.EventType.PersistentWatchRemoved) {
+            removed(path, event);
+            return;
+        }
+        Watcher owner = routes.get(path);
+        if (owner != null) {
+            owner.process(event);
+        }
+        if (event.getType() == Watcher.Event.EventType.NodeCreated) {
+            int slash = path.lastIndexOf('/');
+            if (slash > 0) {
+                creations.accept(path.substring(0, slash), path.substring(slash + 1));
+            }
+        }
+    }
+
+    /** The root's watch was removed: routed again by each route under it, if it is still in use. */
+    private void removed(String rootPath, WatchedEvent event) {
+        List<Watcher> owners;
+        synchronized (this) {
+            Root root = roots.get(rootPath);
+            if (root == null || root.routes == 0) {
+                return;                        // our own removal
+            }
+            root.set = null;
+            owners = routes.entrySet().stream().filter(e -> rootOf(e.getKey()).equals(rootPath)).map(Map.Entry::getValue).toList();
+        }
+        owners.forEach(owner -> owner.process(event));
+    }
+
+    /** {@return the root a node at {@code nodePath} is watched from: its directory's parent, or its directory under "/"} */
+    static String rootOf(String nodePath) {
+        int dirEnd = nodePath.lastIndexOf('/');
+        int parentEnd = dirEnd > 0 ? nodePath.lastIndexOf('/', dirEnd - 1) : -1;
+        return parentEnd > 0 ? nodePath.substring(0, parentEnd) : nodePath.substring(0, Math.max(dirEnd, 1));
+    }
+}
