@@ -57,14 +57,21 @@ import org.slf4j.LoggerFactory;
  *
  * Belief and violations. A holder believes it holds
  *   zklock:  while its lease says HELD;
- *   Curator: from acquire's return until release, unless its client's connection state went
- *            SUSPENDED or LOST meanwhile (a careful user stops writing at SUSPENDED).
- *   A check-and-write is made only while the writer believes, on a resource fenced for zklock's
- *   exclusive holders (a token below the highest admitted is refused and ends the hold, counted
- *   as fenced, not completed; Curator gives no token); at each write, the holders that
- *   believe at that moment are counted, and more conflicting believers than the lock admits
- *   (one writer; readers share; the semaphore's permits) is a violation.
- *   An operation counts as completed when all its writes were made while its holder believed.
+ *   Curator, the careful view: from acquire's return until release, unless its client's
+ *            connection state went SUSPENDED or LOST meanwhile (a careful user stops writing
+ *            at SUSPENDED);
+ *   Curator, the careless view: from acquire's return until release, whatever the connection
+ *            did.
+ *   A zklock holder makes a check-and-write only while it believes, on a resource fenced for
+ *   its exclusive holders (a token below the highest admitted is refused and ends the hold,
+ *   counted as fenced, not completed). Curator gives no token; its holders make all their
+ *   writes, as a careless user would, and each write is judged in both views: in the careful
+ *   view only a write made while the writer believes counts, against the others that believe;
+ *   in the careless view every write counts, against every other holder between acquire's
+ *   return and release. At a judged write, more conflicting holders than the lock admits (one
+ *   writer; readers share; the semaphore's permits) is a violation of that view.
+ *   An operation counts as completed when all its writes were made while its holder believed
+ *   (for Curator, in the careful view).
  *
  * Figures per fault kind: operations completed from that fault's start to the next fault's
  *   start; acquires timed out in that window; time from the fault's heal to the faulted
@@ -126,6 +133,7 @@ final class FaultMix {
         int ops;
         int timedOut;
         int violations;
+        int carelessViolations;
         long faultedGrantMs = -1;
         long anyGrantMs = -1;
 
@@ -134,9 +142,13 @@ final class FaultMix {
         }
     }
 
-    /** One library's round. */
+    /**
+     * One library's round. {@code violations} is zklock's, or Curator's in the careful view;
+     * {@code carelessViolations} Curator's in the careless view (zklock's holders stop at the
+     * first write their lease no longer says HELD: 0 for them).
+     */
     record Round(String library, List<Window> windows, int ops, int timedOut, int failed, int violations,
-            int fenced, String example) {
+            int carelessViolations, int fenced, String example) {
     }
 
     private FaultMix() {
@@ -295,8 +307,9 @@ final class FaultMix {
                     }
                     rounds.add(new RoundRun(options, server, recipe, zk, plan, r / 2, options.seconds()).run());
                     Round last = rounds.get(rounds.size() - 1);
-                    out.printf(Locale.ROOT, "# faults %s %s round %d: %d ops, %d timed out, %d violations%n",
-                            recipe, last.library(), r / 2 + 1, last.ops(), last.timedOut(), last.violations());
+                    out.printf(Locale.ROOT, "# faults %s %s round %d: %d ops, %d timed out, %d violations%s%n",
+                            recipe, last.library(), r / 2 + 1, last.ops(), last.timedOut(), last.violations(),
+                            zkRound(last) ? "" : " careful, " + last.carelessViolations() + " careless");
                 }
                 results.put(recipe, rounds);
             }
@@ -342,6 +355,7 @@ final class FaultMix {
         private final List<Long> completions = Collections.synchronizedList(new ArrayList<>());
         private final List<Long> timeouts = Collections.synchronizedList(new ArrayList<>());
         private final List<Long> violationTimes = Collections.synchronizedList(new ArrayList<>());
+        private final List<Long> carelessTimes = Collections.synchronizedList(new ArrayList<>());
         private final List<String> examples = new CopyOnWriteArrayList<>();
         private final Set<Holding> holdings = new HashSet<>();      // guarded by itself
         private final AtomicInteger failed = new AtomicInteger();
@@ -552,9 +566,9 @@ final class FaultMix {
                     holdings.add(holding);
                 }
                 boolean complete = true;
-                for (int k = 0; k < HOLD_WRITES && complete; k++) {
+                for (int k = 0; k < HOLD_WRITES && (complete || !zk); k++) {   // Curator's holders write on: the careless view
                     pause(1);
-                    complete = checkAndWrite(holding);
+                    complete &= checkAndWrite(holding);
                 }
                 synchronized (holdings) {
                     holdings.remove(holding);
@@ -572,9 +586,16 @@ final class FaultMix {
             }
         }
 
-        /** A write made only while {@code h} believes it holds; judged against every other believer at that moment. */
+        /**
+         * A write by {@code h}: judged in the careless view against every other holder (Curator
+         * only), and, if {@code h} believes it holds, in the careful view against every other
+         * believer at that moment; false if it does not believe, or its token was refused.
+         */
         private boolean checkAndWrite(Holding h) {
             synchronized (holdings) {
+                if (!zk && overCapacity(h, o -> true)) {
+                    carelessTimes.add(System.nanoTime());
+                }
                 if (!h.believes().getAsBoolean()) {
                     return false;
                 }
@@ -587,25 +608,29 @@ final class FaultMix {
                     }
                     highestToken = h.token();
                 }
-                int believers = 0;
-                int conflicting = 0;
-                for (Holding o : holdings) {
-                    if (o != h && o.believes().getAsBoolean()) {
-                        believers++;
-                        if (o.exclusive() || h.exclusive()) {
-                            conflicting++;
-                        }
-                    }
-                }
-                boolean violation = recipe.equals("semaphore") ? believers + 1 > capacity : conflicting > 0;
-                if (violation) {
+                if (overCapacity(h, o -> o.believes().getAsBoolean())) {
                     violationTimes.add(System.nanoTime());
                     if (examples.size() < 3) {
-                        examples.add("c" + h.client() + " wrote while " + (believers) + " other holder(s) believed they held");
+                        examples.add("c" + h.client() + " wrote while other holder(s) believed they held");
                     }
                 }
                 return true;
             }
+        }
+
+        /** Whether {@code h} and the other holders that {@code count} are more conflicting holders than the lock admits. */
+        private boolean overCapacity(Holding h, java.util.function.Predicate<Holding> count) {
+            int others = 0;
+            int conflicting = 0;
+            for (Holding o : holdings) {
+                if (o != h && count.test(o)) {
+                    others++;
+                    if (o.exclusive() || h.exclusive()) {
+                        conflicting++;
+                    }
+                }
+            }
+            return recipe.equals("semaphore") ? others + 1 > capacity : conflicting > 0;
         }
 
         private static void pause(long ms) {
@@ -713,6 +738,7 @@ final class FaultMix {
                 w.ops = count(completions, w.startNanos, w.endNanos);
                 w.timedOut = count(timeouts, w.startNanos, w.endNanos);
                 w.violations = count(violationTimes, w.startNanos, w.endNanos);
+                w.carelessViolations = count(carelessTimes, w.startNanos, w.endNanos);
                 long faulted = Long.MAX_VALUE;
                 long any = Long.MAX_VALUE;
                 synchronized (grants) {
@@ -730,7 +756,8 @@ final class FaultMix {
             }
             int ops = count(completions, start, end);
             return new Round(zk ? "zklock" : "Curator", windows, ops, count(timeouts, start, end), failed.get(),
-                    count(violationTimes, start, end), fenced.get(), examples.isEmpty() ? "" : examples.get(0));
+                    count(violationTimes, start, end), count(carelessTimes, start, end), fenced.get(),
+                    examples.isEmpty() ? "" : examples.get(0));
         }
 
         private static int count(List<Long> times, long from, long to) {
@@ -753,8 +780,12 @@ final class FaultMix {
         plan.forEach(p -> planned.merge(p.kind(), 1, Integer::sum));
         out.println("Timeline per round: " + planned);
         out.println();
-        out.println("| recipe | library | ops | timed out | failed | violations | stale writes fenced | ratio (ops zklock / Curator) |");
-        out.println("|---|---|--:|--:|--:|--:|--:|--:|");
+        out.println("Violations: zklock's (a write while more conflicting holders' leases said HELD than the lock admits), "
+                + "Curator's careful view (holders stop at SUSPENDED or LOST) and careless view (acquire's return until release).");
+        out.println();
+        out.println("| recipe | library | ops | timed out | failed | violations | careless-view violations "
+                + "| stale writes fenced | ratio (ops zklock / Curator) |");
+        out.println("|---|---|--:|--:|--:|--:|--:|--:|--:|");
         for (var e : results.entrySet()) {
             int[] ops = new int[2];
             for (Round r : e.getValue()) {
@@ -762,9 +793,10 @@ final class FaultMix {
             }
             for (String lib : List.of("zklock", "Curator")) {
                 var rs = e.getValue().stream().filter(r -> r.library().equals(lib)).toList();
-                out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s |%n", e.getKey(), lib,
+                out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", e.getKey(), lib,
                         join(rs, Round::ops), join(rs, Round::timedOut), join(rs, Round::failed),
-                        join(rs, Round::violations), join(rs, Round::fenced),
+                        join(rs, Round::violations), lib.equals("zklock") ? "-" : join(rs, Round::carelessViolations),
+                        join(rs, Round::fenced),
                         lib.equals("zklock") ? String.format(Locale.ROOT, "%.2f", ops[1] == 0 ? 0.0 : (double) ops[0] / ops[1]) : "");
             }
         }
@@ -774,7 +806,8 @@ final class FaultMix {
                 + "client's next grant, median / max; n = faults injected (skipped: no holder/waiter or no reply to drop).");
         out.println();
         out.println("| recipe | fault | n | zklock ops | Curator ops | ratio | zklock t/o | Curator t/o "
-                + "| zklock faulted->grant | Curator faulted->grant | zklock any->grant | Curator any->grant | violations z/C |");
+                + "| zklock faulted->grant | Curator faulted->grant | zklock any->grant | Curator any->grant "
+                + "| violations z/C careful/C careless |");
         out.println("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
         for (var e : results.entrySet()) {
             for (Kind kind : Kind.values()) {
@@ -785,14 +818,19 @@ final class FaultMix {
                 }
                 int zo = z.stream().mapToInt(w -> w.ops).sum();
                 int co = c.stream().mapToInt(w -> w.ops).sum();
-                out.printf(Locale.ROOT, "| %s | %s | %d/%d | %d | %d | %s | %d | %d | %s | %s | %s | %s | %d/%d |%n",
+                out.printf(Locale.ROOT, "| %s | %s | %d/%d | %d | %d | %s | %d | %d | %s | %s | %s | %s | %d/%d/%d |%n",
                         e.getKey(), kind, z.stream().filter(w -> w.client != -1).count(), z.size(), zo, co,
                         co == 0 ? "-" : String.format(Locale.ROOT, "%.2f", (double) zo / co),
                         z.stream().mapToInt(w -> w.timedOut).sum(), c.stream().mapToInt(w -> w.timedOut).sum(),
                         medMax(z, true), medMax(c, true), medMax(z, false), medMax(c, false),
-                        z.stream().mapToInt(w -> w.violations).sum(), c.stream().mapToInt(w -> w.violations).sum());
+                        z.stream().mapToInt(w -> w.violations).sum(), c.stream().mapToInt(w -> w.violations).sum(),
+                        c.stream().mapToInt(w -> w.carelessViolations).sum());
             }
         }
+    }
+
+    private static boolean zkRound(Round r) {
+        return r.library().equals("zklock");
     }
 
     private static List<Window> windows(List<Round> rounds, String library, Kind kind) {
