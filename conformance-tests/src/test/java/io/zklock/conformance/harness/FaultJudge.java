@@ -106,6 +106,11 @@ final class FaultJudge {
         expiredSessions.add(session);
     }
 
+    /** {@return whether the schedule expired {@code session} by force} */
+    boolean expiredByForce(long session) {
+        return expiredSessions.contains(session);
+    }
+
     /** The forced expiry of {@code session} did not happen after all: no excuse for late notices. */
     void notExpired(long session) {
         expiredSessions.remove(session);
