@@ -48,7 +48,8 @@ import org.slf4j.LoggerFactory;
  * Overview.
  *
  *   5 clients, each its own CuratorFramework through its own FaultProxy (ensembleTracker off),
- *   loop on one lock: timed acquire -> hold a few ms with 3 check-and-writes -> release.
+ *   loop on one lock: timed acquire -> hold with 3 check-and-writes, 1 ms apart (--hold-ms
+ *   spreads them over a longer hold) -> release.
  *   A timeline drawn from the seed (the same for both libraries) hits one client at a time:
  *   pause, fault, heal, pause, fault, ... Faults start at the same planned offsets in every
  *   round, so both libraries see the same faults at the same moments.
@@ -105,12 +106,15 @@ final class FaultMix {
      * @param kinds the fault kinds the timeline draws from (empty: no fault, a baseline)
      * @param only null for both libraries; "zklock" or "curator" for one alone (to study it, no ratio)
      * @param warmupSeconds an unmeasured round without faults per library and recipe, first (0: none)
+     * @param holdMs how long a holder holds: its writes are spread over it, one every holdMs / 3 ms
+     *        (at least 1 ms apart)
      */
     record Options(int seconds, long seed, List<String> recipes, int rounds, int clients, int sessionTimeoutMs,
-            int acquireTimeoutMs, List<Kind> kinds, String only, int warmupSeconds) {
+            int acquireTimeoutMs, List<Kind> kinds, String only, int warmupSeconds, int holdMs) {
         static final String USAGE = "fault mix: --scenario faults [--seconds 60] [--seed 21] "
                 + "[--recipe mutex,write,semaphore,multi] [--rounds 2] [--clients 5] [--session-timeout-ms 4000] "
-                + "[--acquire-timeout-ms 3000] [--kinds all|none|KIND,KIND...] [--only zklock|curator] [--warmup 5]";
+                + "[--acquire-timeout-ms 3000] [--kinds all|none|KIND,KIND...] [--only zklock|curator] [--warmup 5] "
+                + "[--hold-ms 3]";
     }
 
     /**
@@ -202,6 +206,7 @@ final class FaultMix {
         List<Kind> kinds = List.of(Kind.values());
         String only = null;
         int warmup = 5;
+        int holdMs = HOLD_WRITES;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "", "--quick" -> { }
@@ -221,6 +226,7 @@ final class FaultMix {
                 case "--clients" -> clients = positive(args, i++);
                 case "--session-timeout-ms" -> sessionTimeout = positive(args, i++);
                 case "--acquire-timeout-ms" -> acquireTimeout = positive(args, i++);
+                case "--hold-ms" -> holdMs = positive(args, i++);
                 case "--warmup" -> {
                     String text = value(args, i++);
                     try {
@@ -261,7 +267,7 @@ final class FaultMix {
         if (clients < 2) {
             throw new IllegalArgumentException("--clients " + clients + ": at least 2 (a holder and a waiter)");
         }
-        return new Options(seconds, seed, recipes, rounds, clients, sessionTimeout, acquireTimeout, kinds, only, warmup);
+        return new Options(seconds, seed, recipes, rounds, clients, sessionTimeout, acquireTimeout, kinds, only, warmup, holdMs);
     }
 
     private static String value(String[] args, int i) {
@@ -567,7 +573,7 @@ final class FaultMix {
                 }
                 boolean complete = true;
                 for (int k = 0; k < HOLD_WRITES && (complete || !zk); k++) {   // Curator's holders write on: the careless view
-                    pause(1);
+                    pause(Math.max(1, options.holdMs() / HOLD_WRITES));
                     complete &= checkAndWrite(holding);
                 }
                 synchronized (holdings) {
@@ -772,9 +778,10 @@ final class FaultMix {
     private static void print(Options options, List<Planned> plan, Map<String, List<Round>> results, PrintStream out) {
         out.println();
         out.printf(Locale.ROOT, "Fault mix: %d clients, each through its own proxy; session timeout %d ms; acquire "
-                        + "timeout %d ms; seed %d; %d faults in each %d s round; %d round(s) per library, alternating; "
-                        + "one embedded server (a restart stands for a leader kill).%n",
-                options.clients(), options.sessionTimeoutMs(), options.acquireTimeoutMs(), options.seed(), plan.size(),
+                        + "timeout %d ms; holds of %d ms (%d writes); seed %d; %d faults in each %d s round; %d round(s) "
+                        + "per library, alternating; one embedded server (a restart stands for a leader kill).%n",
+                options.clients(), options.sessionTimeoutMs(), options.acquireTimeoutMs(),
+                HOLD_WRITES * Math.max(1, options.holdMs() / HOLD_WRITES), HOLD_WRITES, options.seed(), plan.size(),
                 options.seconds(), options.rounds());
         Map<Kind, Integer> planned = new EnumMap<>(Kind.class);
         plan.forEach(p -> planned.merge(p.kind(), 1, Integer::sum));
