@@ -73,6 +73,9 @@ import org.slf4j.LoggerFactory;
  * one line per run: "unfenced writes of validity-checking holders, ..."), 3 schedules each,
  * plus one fixed schedule (a holder expired while a rival waits) run twice each way; about
  * 50 s.
+ *
+ * <p>Fixed schedules a property once shrank a failure to are kept as examples, each run a few
+ * times (a holder expired by force twice in a row: about 10 s).
  */
 @AddLifecycleHook(value = ScheduledFaultsTest.Settings.class, propagateTo = PropagationMode.DIRECT_DESCENDANTS)
 class ScheduledFaultsTest {
@@ -186,6 +189,26 @@ class ScheduledFaultsTest {
     @Property(tries = 5, shrinking = ShrinkingMode.FULL)
     void multiLockKeepsEveryInvariantUnderGeneratedFaults(@ForAll("singleServerSchedules") FaultSchedule schedule) {
         check(Recipe.MULTI_LOCK, schedule, server.getConnectString(), null, SESSION_MS);
+    }
+
+    /**
+     * The schedule this property once shrank a failure to: a multi-lock holder's session expired
+     * by force twice in a row while another client waits. The second injection comes before the
+     * holder has heard of the first expiry (it learns it when it reconnects, up to a second
+     * later), so it aims at the session the holder's handle still names, already closed: the
+     * server tells the twin Expired and the injection is skipped. The first expiry must still
+     * excuse the holder's notice, late by nature (its successor is granted and writes while it
+     * still says HELD, for some tens of milliseconds); the runner once withdrew that excuse on
+     * the skipped injection and the judge reported "a late notice without a forced expiry".
+     * Three runs, about 10 s.
+     */
+    @net.jqwik.api.Example
+    void aHolderExpiredByForceTwiceInARowIsExcusedByTheFirstExpiry() {
+        FaultSchedule twice = new FaultSchedule(List.of(new Acquire(0, 0, 55), new Acquire(1, 0, 50),
+                new Inject(Fault.HOLDER_EXPIRY, 0), new Inject(Fault.HOLDER_EXPIRY, 0)));
+        for (int i = 0; i < 3; i++) {
+            check(Recipe.MULTI_LOCK, twice, server.getConnectString(), null, SESSION_MS);
+        }
     }
 
     /**

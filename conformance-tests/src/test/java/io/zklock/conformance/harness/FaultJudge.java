@@ -32,16 +32,24 @@ import org.slf4j.LoggerFactory;
  * most `permits` bounded (semaphore) holders at once. A holder's writes are atomic with respect
  * to the judge.
  *
- * The judge records, at each write, every other open lease (granted, not yet closed by its
- * owner) that conflicts with the writer and still says HELD, and every write a FencedResource
- * refused as stale while the writer's lease said HELD. At the end, a lease is "dead" if it was
- * told LOST or its session was expired by the schedule (ZooKeeper tells a connected client
- * nothing of a forced expiry until its next request: those notices are late by nature).
+ * The judge records, at each write and with its time, every other open lease (granted, not
+ * yet closed by its owner) that conflicts with the writer and still says HELD, and every write
+ * a FencedResource refused as stale while the writer's lease said HELD. At the end, a lease is
+ * "dead" if it was told LOST or its session was expired by the schedule.
  *   - more HELD conflicting leases than the resource admits, not explained by dead ones:
  *     two valid holders;
- *   - a dead lease that still said HELD when a conflicting lease wrote, and whose session was
- *     not expired by force: the holder was not told (SUSPENDED or LOST) before its successor
- *     wrote;
+ *   - a dead lease that still said HELD when a conflicting lease wrote: the holder was not told
+ *     (SUSPENDED or LOST) before its successor wrote; excused only for a session the schedule
+ *     expired by force, and only for a write made from the moment the runner aimed at the
+ *     session to one session timeout after the server closed it. A forced expiry is not what
+ *     the holder's own silence causes: the server deletes the session's nodes the moment another
+ *     handle closes it, while the holder hears of it through its own connection (closed by the
+ *     server when the other handle attached, or found dead by its next ping) and its
+ *     connection-state thread, a race the holder may lose by some tens of milliseconds (late by
+ *     nature). Within a session timeout it has heard by any path: the client gives up on a
+ *     silent connection after two thirds of it. The excuse belongs to the session, not to an
+ *     injection: a later injection aimed at a session already expired by force (its client has
+ *     not yet heard of the expiry, so its handle still names that session) changes nothing;
  *     (Told LOST before the successor writes cannot hold for a partitioned holder: Curator
  *     reports LOST a whole session timeout after SUSPENDED, when the server has long expired
  *     the session. Holders told SUSPENDED in time but LOST only after a successor wrote are
@@ -68,7 +76,15 @@ final class FaultJudge {
     record Guard(String resource, Sharing sharing, int permits) {
     }
 
-    private record Candidate(String what, String resource, int allowed, List<Held> leases) {
+    /** What one write found, at {@code atNanos} (this JVM's monotonic clock). */
+    private record Candidate(String what, String resource, int allowed, List<Held> leases, long atNanos) {
+    }
+
+    /**
+     * A session the schedule expired by force: the runner aimed at it at {@code fromNanos}, and
+     * the server had closed it by {@code doneNanos} (equal until the runner says it is done).
+     */
+    private record ForcedExpiry(long fromNanos, long doneNanos) {
     }
 
     private final String subject;
@@ -78,7 +94,7 @@ final class FaultJudge {
     private final List<Candidate> candidates = new ArrayList<>();       // guarded by writes
     private final Object writes = new Object();
     private final Set<Held> suspendedOnly = ConcurrentHashMap.newKeySet();   // SUSPENDED, not yet LOST, at a successor's write
-    private final Set<Long> expiredSessions = ConcurrentHashMap.newKeySet();
+    private final Map<Long, ForcedExpiry> expiredSessions = new ConcurrentHashMap<>();
     private final List<String> violations = new CopyOnWriteArrayList<>();
     private final AtomicInteger written = new AtomicInteger();
     private final AtomicInteger lateForced = new AtomicInteger();
@@ -101,17 +117,30 @@ final class FaultJudge {
 
     // ---- what the runner tells ----------------------------------------------------------------
 
-    /** The schedule is about to expire {@code session} by force: late notices on it are excused. */
-    void expiringByForce(long session) {
-        expiredSessions.add(session);
+    /**
+     * The schedule is about to expire {@code session} by force: late notices on it are excused
+     * (see the Overview).
+     *
+     * @return false if the schedule expired it by force already: that expiry stands, whatever
+     *         becomes of this attempt (the runner then calls neither of the two methods below)
+     */
+    boolean expiringByForce(long session) {
+        long now = System.nanoTime();
+        return expiredSessions.putIfAbsent(session, new ForcedExpiry(now, now)) == null;
     }
 
-    /** {@return whether the schedule expired {@code session} by force} */
-    boolean expiredByForce(long session) {
-        return expiredSessions.contains(session);
+    /** {@return whether the schedule expired {@code session} by force, or is about to} */
+    boolean forcedExpiryOf(long session) {
+        return expiredSessions.containsKey(session);
     }
 
-    /** The forced expiry of {@code session} did not happen after all: no excuse for late notices. */
+    /** The forced expiry of {@code session} is done: the server has closed the session. */
+    void expiredByForce(long session) {
+        long now = System.nanoTime();
+        expiredSessions.computeIfPresent(session, (k, f) -> new ForcedExpiry(f.fromNanos, now));
+    }
+
+    /** The forced expiry of {@code session}, begun by the last {@link #expiringByForce}, did not happen: no excuse for late notices. */
     void notExpired(long session) {
         expiredSessions.remove(session);
     }
@@ -181,6 +210,7 @@ final class FaultJudge {
             if (h.lease.state() != LeaseState.HELD) {
                 return;
             }
+            long now = System.nanoTime();
             written.incrementAndGet();
             for (int i = 0; i < h.guards.size(); i++) {
                 Guard g = h.guards.get(i);
@@ -191,7 +221,7 @@ final class FaultJudge {
                     if (f.enter(token)) {
                         f.exit(token);
                     } else {
-                        candidates.add(new Candidate("write refused as stale while its lease said HELD", r, 0, List.of(h)));
+                        candidates.add(new Candidate("write refused as stale while its lease said HELD", r, 0, List.of(h), now));
                     }
                 }
                 List<Held> conflicting = new ArrayList<>();
@@ -209,7 +239,7 @@ final class FaultJudge {
                 int allowed = g.sharing == Sharing.BOUNDED ? g.permits : 1;
                 if (conflicting.size() + 1 > allowed) {
                     conflicting.add(h);
-                    candidates.add(new Candidate("conflicting leases all said HELD at a write", r, allowed, conflicting));
+                    candidates.add(new Candidate("conflicting leases all said HELD at a write", r, allowed, conflicting, now));
                 }
             }
         }
@@ -332,14 +362,37 @@ final class FaultJudge {
                 if (!h.dead()) {
                     continue;
                 }
-                if (h.forcedExpiry()) {
+                String unexcused = notExcusedByForce(h, c.atNanos);
+                if (unexcused == null) {
                     lateForced.incrementAndGet();
                 } else {
-                    report(said, "late notice: %s still said HELD while a conflicting lease wrote on %s (%s); its session ended without a forced expiry",
-                            h, c.resource, c.leases);
+                    report(said, "late notice: %s still said HELD while a conflicting lease wrote on %s (%s); %s",
+                            h, c.resource, c.leases, unexcused);
                 }
             }
         }
+    }
+
+    /**
+     * Why a forced expiry does not excuse {@code h}, a dead lease that said HELD at a conflicting
+     * write at {@code atNanos}; null if it does (see the Overview).
+     */
+    private String notExcusedByForce(Held h, long atNanos) {
+        ForcedExpiry f = expiredSessions.get(h.session);
+        if (f == null) {
+            return "its session ended without a forced expiry";
+        }
+        if (atNanos - f.fromNanos < 0) {
+            return String.format("%d ms before its session was expired by force", TimeUnit.NANOSECONDS.toMillis(f.fromNanos - atNanos));
+        }
+        long after = atNanos - f.doneNanos;
+        if (after > TimeUnit.MILLISECONDS.toNanos(sessionMs)) {
+            return String.format("%d ms after its session was expired by force (that excuses a notice late by a session timeout, %d ms, at most)",
+                    TimeUnit.NANOSECONDS.toMillis(after), sessionMs);
+        }
+        LOG.debug("{}: late notice, excused: {} ms after its session was expired by force: {}", subject,
+                TimeUnit.NANOSECONDS.toMillis(after), h);
+        return null;
     }
 
     List<String> violations() {
@@ -448,7 +501,7 @@ final class FaultJudge {
         }
 
         boolean forcedExpiry() {
-            return expiredSessions.contains(session);
+            return expiredSessions.containsKey(session);
         }
 
         boolean dead() {

@@ -1,16 +1,25 @@
 package io.zklock.conformance.harness;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
 import java.util.List;
 
+import io.zklock.conformance.harness.FaultJudge.Guard;
+import io.zklock.conformance.harness.FaultJudge.Held;
 import io.zklock.conformance.harness.FaultSchedule.Acquire;
 import io.zklock.conformance.harness.FaultSchedule.Fault;
 import io.zklock.conformance.harness.FaultSchedule.Inject;
 import io.zklock.conformance.harness.FaultSchedule.Pause;
 import io.zklock.conformance.harness.FaultScheduleRunner.Outcome;
+import io.zklock.conformance.harness.Recipe.Sharing;
+import io.zklock.core.Lease;
 import io.zklock.core.LockDelay;
+import io.zklock.mutex.ZkMutex;
+import io.zklock.testing.ZkTesting;
+import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.ServerSessions;
 import org.apache.curator.test.TestingServer;
@@ -75,5 +84,64 @@ class FaultJudgeSelfTest {
             assertTrue(outcome.violations().isEmpty(), "violations " + outcome.violations());
             assertTrue(outcome.granted() >= 3, "both requests and the probes granted: " + outcome);
         }
+    }
+
+    /**
+     * A forced expiry excuses a holder that still says HELD at its successor's write only from
+     * the moment the expiry is aimed at to a session timeout after it ended, and a second attempt
+     * at the same session (its client has not heard of the first yet) does not withdraw that
+     * excuse. Told to the judge directly, over two real leases that one resource stands for.
+     */
+    @Test
+    void aForcedExpiryExcusesALateNoticeOnlyWithinItsWindow() throws Exception {
+        int sessionMs = 300;
+        try (CuratorFramework a = ZkTesting.client(server.getConnectString(), 2_000);
+                CuratorFramework b = ZkTesting.client(server.getConnectString(), 2_000)) {
+            Lease older = new ZkMutex(a, "/judge/older").acquire();
+            Lease newer = new ZkMutex(b, "/judge/newer").acquire();
+            List<Guard> r = List.of(new Guard("r", Sharing.EXCLUSIVE, 1));
+            long session = a.getZookeeperClient().getZooKeeper().getSessionId();
+            long newerSession = b.getZookeeperClient().getZooKeeper().getSessionId();
+
+            FaultJudge before = new FaultJudge("before", sessionMs);
+            Held[] held = holding(before, r, older, newer, session, newerSession);
+            before.write(held[1]);                                   // the older one's session is not expired yet
+            assertTrue(before.expiringByForce(session));
+            before.expiredByForce(session);
+            before.resolve();
+            assertTrue(before.violations().stream().anyMatch(v -> v.startsWith("late notice:")
+                    && v.contains("before its session was expired by force")), "violations " + before.violations());
+
+            FaultJudge within = new FaultJudge("within", sessionMs);
+            held = holding(within, r, older, newer, session, newerSession);
+            assertTrue(within.expiringByForce(session));
+            within.expiredByForce(session);
+            assertFalse(within.expiringByForce(session), "a second attempt at the same session: the first stands");
+            within.write(held[1]);
+            within.resolve();
+            assertEquals(List.of(), within.violations());
+            assertTrue(within.lateNoticesAfterForcedExpiry() > 0, "counted as a late notice after a forced expiry");
+
+            FaultJudge after = new FaultJudge("after", sessionMs);
+            held = holding(after, r, older, newer, session, newerSession);
+            assertTrue(after.expiringByForce(session));
+            after.expiredByForce(session);
+            Thread.sleep(sessionMs + 200L);
+            after.write(held[1]);
+            after.resolve();
+            assertTrue(after.violations().stream().anyMatch(v -> v.startsWith("late notice:")
+                    && v.contains("after its session was expired by force")), "violations " + after.violations());
+            older.close();
+            newer.close();
+        }
+    }
+
+    /** Both leases granted and holding for {@code judge}, the older one on {@code session}, the newer on {@code newerSession}. */
+    private static Held[] holding(FaultJudge judge, List<Guard> r, Lease older, Lease newer, long session, long newerSession) {
+        Held o = judge.granted(0, "older", r, older, node -> session, () -> session);
+        Held n = judge.granted(1, "newer", r, newer, node -> newerSession, () -> newerSession);
+        judge.holding(o);
+        judge.holding(n);
+        return new Held[] {o, n};
     }
 }

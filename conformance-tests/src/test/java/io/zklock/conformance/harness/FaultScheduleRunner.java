@@ -213,7 +213,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
      * -1 if unknown): see ValidityReadings.
      */
     public FaultScheduleRunner judgingValidityAgainst(LongUnaryOperator serverExpiryMillis) {
-        readings = new ValidityReadings(serverExpiryMillis, judge::expiredByForce, MARGIN.fixed());
+        readings = new ValidityReadings(serverExpiryMillis, judge::forcedExpiryOf, MARGIN.fixed());
         return this;
     }
 
@@ -545,8 +545,10 @@ public final class FaultScheduleRunner implements AutoCloseable {
             }
             granted.incrementAndGet();
             Lease lease = got.get();
-            phase = Phase.HOLDING;
+            // the judge reads the lease's session (its node's owner) before a HOLDER_EXPIRY can pick this holder:
+            // a node already gone would leave it the client's session of the moment, perhaps a new one
             Held h = judge.granted(client.index, r.what, r.guards, lease, FaultScheduleRunner.this::ownerOf, client::session);
+            phase = Phase.HOLDING;
             try {
                 hold(h);
             } finally {
@@ -753,7 +755,9 @@ public final class FaultScheduleRunner implements AutoCloseable {
      * Expires {@code c}'s session on the server, as {@link io.zklock.testing.Sessions#expire}
      * does (a twin handle attaches to it and closes it), but gives up after a few seconds and
      * tells whether it did: the session may already be dead, or mid-reconnection, when a
-     * schedule aims at it.
+     * schedule aims at it. A session this schedule expired by force already (the client has not
+     * yet heard of it, so its handle still names it) stays so for the judge: the twin is then
+     * told Expired and this attempt is skipped, but the earlier expiry happened.
      */
     private boolean expire(Client c) throws Exception {
         ZooKeeper zk = c.curator.getZookeeperClient().getZooKeeper();
@@ -762,7 +766,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
         if (session == 0) {
             return false;
         }
-        judge.expiringByForce(session);          // before the server acts on it
+        boolean first = judge.expiringByForce(session);      // before the server acts on it
         java.util.concurrent.CompletableFuture<KeeperState> answer = new java.util.concurrent.CompletableFuture<>();
         ZooKeeper twin = new ZooKeeper(serverConnect, sessionMs, event -> {
             if (event.getState() == KeeperState.SyncConnected || event.getState() == KeeperState.Expired) {
@@ -775,11 +779,11 @@ public final class FaultScheduleRunner implements AutoCloseable {
         } catch (java.util.concurrent.TimeoutException e) {
             // not attached: the session is not ours to expire now
         } finally {
+            twin.close();                        // if attached, closing the twin ends the session
             if (attached) {
-                twin.close();                    // closing the twin ends the session
-            } else {
+                judge.expiredByForce(session);
+            } else if (first) {
                 judge.notExpired(session);       // not expired by us: no excuse for late notices
-                twin.close();
             }
         }
         return attached;
