@@ -26,21 +26,22 @@ import org.apache.curator.test.TestingServer;
  * mean nothing), {@code --scenario N[,N...]} (only scenario N and those named N plus letters,
  * e.g. {@code 7} for 7a-7c), the sizes of the scale scenarios 8-11 ({@link Options#USAGE}) and
  * {@code --jfr FILE}: a JFR recording of the run with a {@link RoundEvent} per measured round,
- * which {@link JfrCost} reads. Each round also counts the client threads' allocated bytes and
+ * which {@link JfrCost} reads; {@code --baseline DIR}: the second column is not Curator but an
+ * earlier commit's zklock ({@link BaselineRecipes}), alternating with this commit's in the same
+ * way, on the same server (scenarios 1-9 and 11). Each round also counts the client threads' allocated bytes and
  * waits ({@link ClientCost}), printed per operation under the table with or without JFR.
  */
 public final class Benchmarks {
-    private static final String[] SIDES = {"zklock", "Curator"};
 
     /**
      * Command-line options: the run's length, which scenarios, and the sizes of the scale
      * scenarios (8-11), whose defaults are the issue's and whose quick sizes are tiny.
      */
     record Options(boolean quick, String scenario, List<Integer> queues, int queueSessions, int[] herd,
-            int held, int heldThreads, int heldRounds, int[] crowd, String jfr) {
+            int held, int heldThreads, int heldRounds, int[] crowd, String jfr, String baseline) {
         static final String USAGE = "usage: [--quick] [--scenario N[,N...]] [--queue 1,8,64,256] [--queue-sessions 16] "
                 + "[--herd READERS,SESSIONS,WRITERS] [--held 10000] [--held-threads 4] [--held-rounds 1] [--crowd SESSIONS,LOCKS] "
-                + "[--jfr FILE]";
+                + "[--jfr FILE] [--baseline DIR]";
 
         static Options parse(String... args) {
             boolean quick = List.of(args).contains("--quick");
@@ -53,6 +54,7 @@ public final class Benchmarks {
             int heldRounds = 1;
             int[] crowd = quick ? new int[] {6, 2} : new int[] {200, 20};
             String jfr = null;
+            String baseline = null;
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "", "--quick" -> { }                  // "": an empty -Dbench.args
@@ -65,6 +67,7 @@ public final class Benchmarks {
                     case "--held-rounds" -> heldRounds = positives(args[i], value(args, i++), 1)[0];
                     case "--crowd" -> crowd = positives(args[i], value(args, i++), 2);
                     case "--jfr" -> jfr = value(args, i++);
+                    case "--baseline" -> baseline = value(args, i++);
                     default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "'; " + USAGE);
                 }
             }
@@ -72,7 +75,8 @@ public final class Benchmarks {
                 throw new IllegalArgumentException("--herd " + herd[0] + "," + herd[1] + "," + herd[2]
                         + ": more reader sessions than readers");
             }
-            return new Options(quick, scenario, queues, queueSessions, herd, held, heldThreads, heldRounds, crowd, jfr);
+            return new Options(quick, scenario, queues, queueSessions, herd, held, heldThreads, heldRounds, crowd, jfr,
+                    baseline);
         }
 
         private static String value(String[] args, int i) {
@@ -133,6 +137,19 @@ public final class Benchmarks {
         int rounds() {
             return quick ? 1 : 3;
         }
+
+        /** The two columns: this commit's zklock, and Curator or (with {@code --baseline}) an earlier commit's zklock. */
+        String[] sides() {
+            return new String[] {"zklock", baseline == null ? "Curator" : "baseline"};
+        }
+
+        /**
+         * Whether a scenario runs against the baseline: its own JVM (10) and cached leases (c*) are
+         * this commit's zklock and Curator only.
+         */
+        boolean baselineRuns(String id) {
+            return baseline == null || !(id.equals("10") || id.startsWith("c"));
+        }
     }
 
     /**
@@ -140,7 +157,7 @@ public final class Benchmarks {
      * notifications by {@link NotificationCounter.Kind}, and the figures its rounds reported.
      */
     record Side(Run.Result result, long packets, long[] notifications, long cpuNanos, long serverCpuNanos,
-            long clientBytes, long clientWaits, Map<String, List<Double>> figures) {
+            long clientBytes, long clientWaits, long clientThreadCpuNanos, Map<String, List<Double>> figures) {
         double opsPerSecond() {
             return result.ops() / (result.wallNanos / 1e9);
         }
@@ -157,6 +174,11 @@ public final class Benchmarks {
         /** Bytes the client threads allocated per operation of the first metric (see {@link ClientCost}). */
         double clientBytesPerOp() {
             return (double) clientBytes / result.ops();
+        }
+
+        /** CPU time of the client threads (no GC, no compilation) per operation of the first metric, microseconds. */
+        double clientThreadCpuMicrosPerOp() {
+            return clientThreadCpuNanos / 1e3 / result.ops();
         }
 
         /** Client thread waits (each a hop between threads) per operation of the first metric. */
@@ -285,40 +307,49 @@ public final class Benchmarks {
         }
         try (var server = embedded; var recording = JfrCost.start(options.jfr())) {
             var counter = new ServerCounters(server.getPort());
+            Recipes against = options.baseline() == null ? Recipes.CURATOR
+                    : BaselineRecipes.load(java.nio.file.Path.of(options.baseline()));
+            if (options.baseline() != null) {
+                out.println("# this commit's zklock against " + against.name() + " (" + options.baseline() + ")");
+            }
             for (Scenario scenario : Scenario.all(options)) {
-                if (options.selects(scenario.id())) {
-                    outcomes.add(measure(scenario, options, server.getConnectString(), counter));
+                if (options.selects(scenario.id()) && options.baselineRuns(scenario.id())) {
+                    outcomes.add(measure(scenario, options, server.getConnectString(), counter, against));
                     out.printf(Locale.ROOT, "# scenario %s done (%.0f s elapsed)%n", scenario.id(),
                             (System.nanoTime() - started) / 1e9);
                 }
             }
         }
         if (outcomes.isEmpty()) {
-            throw new IllegalArgumentException("no scenario " + options.scenario() + "; scenarios are 1-11 and c1-c3");
+            throw new IllegalArgumentException("no scenario " + options.scenario() + "; scenarios are 1-11 and c1-c3"
+                    + (options.baseline() == null ? "" : " (with --baseline: 1-9 and 11)"));
         }
         printTable(outcomes, options, out);
         printScale(outcomes, options, out);
-        printTargets(outcomes, out);
+        if (options.baseline() == null) {
+            printTargets(outcomes, out);
+        }
         out.printf(Locale.ROOT, "%nTotal run time %.0f s.%n", (System.nanoTime() - started) / 1e9);
         return outcomes;
     }
 
-    private static Outcome measure(Scenario scenario, Options options, String connectString, ServerCounters counter)
-            throws Exception {
+    private static Outcome measure(Scenario scenario, Options options, String connectString, ServerCounters counter,
+            Recipes against) throws Exception {
         int metricCount = scenario.metrics().size();
-        Recipes[] recipes = {Recipes.ZKLOCK, Recipes.CURATOR};
+        Recipes[] recipes = {Recipes.ZKLOCK, against};
+        String[] sides = options.sides();
         var workloads = new Scenario.Workload[2];
         var pooled = new Run.Result[] {new Run.Result(metricCount), new Run.Result(metricCount)};
         long[] packets = new long[2];
         long[][] notifications = new long[2][NotificationCounter.snapshot().length];
         long[] cpu = new long[2];
         long[] serverCpu = new long[2];
-        long[][] clientCost = new long[2][2];
+        long[][] clientCost = new long[2][3];
         var cost = new ClientCost(counter.nonClientThreads());
         try {
             for (int s = 0; s < 2; s++) {
                 workloads[s] = scenario.opener().open(recipes[s], connectString,
-                        "/bench/" + scenario.id() + "/" + SIDES[s]);
+                        "/bench/" + scenario.id() + "/" + sides[s]);
                 workloads[s].counters = counter;
             }
             for (int s = 0; s < 2; s++) {
@@ -342,6 +373,7 @@ public final class Benchmarks {
                     long[] used = cost.end();
                     clientCost[s][0] += used[0];
                     clientCost[s][1] += used[1];
+                    clientCost[s][2] += used[2];
                     long serverCpuUsed = counter.serverCpuNanos() - serverCpuBefore;
                     serverCpu[s] += serverCpuUsed;
                     cpu[s] += result.cpuNanos >= 0 ? result.cpuNanos + serverCpuUsed
@@ -351,7 +383,7 @@ public final class Benchmarks {
                     packets[s] += requests;
                     if (event.shouldCommit()) {
                         event.scenario = scenario.id();
-                        event.library = SIDES[s];
+                        event.library = sides[s];
                         event.round = round;
                         event.ops = result.ops();
                         event.requests = requests;
@@ -374,28 +406,30 @@ public final class Benchmarks {
             }
         }
         return new Outcome(scenario, new Side(pooled[0], packets[0], notifications[0], cpu[0], serverCpu[0],
-                clientCost[0][0], clientCost[0][1], workloads[0].figures),
+                clientCost[0][0], clientCost[0][1], clientCost[0][2], workloads[0].figures),
                 new Side(pooled[1], packets[1], notifications[1], cpu[1], serverCpu[1],
-                        clientCost[1][0], clientCost[1][1], workloads[1].figures));
+                        clientCost[1][0], clientCost[1][1], clientCost[1][2], workloads[1].figures));
     }
 
     private static void printTable(List<Outcome> outcomes, Options options, PrintStream out) {
+        String other = options.sides()[1];
         out.println();
-        out.printf(Locale.ROOT, "zklock vs Curator %s, %s: %d measured round(s) of %d ms per library "
+        out.printf(Locale.ROOT, "zklock vs " + (options.baseline() == null ? "Curator" : "baseline zklock ("
+                        + options.baseline() + "), both on Curator") + " %s, %s: %d measured round(s) of %d ms per library "
                         + "after a %d ms warm-up, alternating.%n",
                 org.apache.curator.framework.CuratorFramework.class.getPackage().getImplementationVersion() == null
                         ? "5.9" : org.apache.curator.framework.CuratorFramework.class.getPackage()
                                 .getImplementationVersion(),
                 options.quick() ? "QUICK smoke run (timings meaningless)" : "full run",
                 options.rounds(), options.roundNanos() / 1_000_000, options.warmupNanos() / 1_000_000);
-        out.println("Latencies in ms (median / p99). Ratios are Curator time / zklock time, so > 1 means zklock "
-                + "is faster: 'med ratio' = Curator median / zklock median; 'tput ratio' = zklock ops/s / "
-                + "Curator ops/s. req/op = server packets received / operations of the scenario's first metric; "
+        out.println("Latencies in ms (median / p99). Ratios are " + other + " time / zklock time, so > 1 means zklock "
+                + "is faster: 'med ratio' = " + other + " median / zklock median; 'tput ratio' = zklock ops/s / "
+                + other + " ops/s. req/op = server packets received / operations of the scenario's first metric; "
                 + "wake/op = watch notifications the server sent / the same operations.");
         out.println();
-        out.println("| # | metric | zklock med | zklock p99 | Curator med | Curator p99 | med ratio "
-                + "| zklock ops/s | Curator ops/s | tput ratio | zklock req/op | Curator req/op "
-                + "| zklock wake/op | Curator wake/op |");
+        out.println("| # | metric | zklock med | zklock p99 | " + other + " med | " + other + " p99 | med ratio "
+                + "| zklock ops/s | " + other + " ops/s | tput ratio | zklock req/op | " + other + " req/op "
+                + "| zklock wake/op | " + other + " wake/op |");
         out.println("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
         for (Outcome o : outcomes) {
             List<String> metrics = o.scenario().metrics();
@@ -419,7 +453,7 @@ public final class Benchmarks {
             out.printf("%s: %s%n", o.scenario().id(), o.scenario().title());
         }
         out.println();
-        out.println("CPU per operation of the first metric, microseconds, zklock / Curator: less sensitive to other "
+        out.println("CPU per operation of the first metric, microseconds, zklock / " + other + ": less sensitive to other "
                 + "work on the machine than the timings. Clients: the process less the server's threads (both "
                 + "libraries' clients, the other one idle, with garbage collection and compilation; scenario 10: "
                 + "its client JVM); server: the embedded server's threads.");
@@ -430,7 +464,7 @@ public final class Benchmarks {
                 "%s %.0f / %.0f", o.scenario().id(), o.zklock().serverCpuMicrosPerOp(),
                 o.curator().serverCpuMicrosPerOp())).toList()));
         out.println();
-        out.println("Client cost per operation of the first metric, zklock / Curator: bytes allocated by the client "
+        out.println("Client cost per operation of the first metric, zklock / " + other + ": bytes allocated by the client "
                 + "threads (ThreadMXBean, exact) and their waits (parks, Object.wait, sleeps: each wake-up is a hop "
                 + "between threads). Both libraries' client threads count (the other library's idle); "
                 + "scenario 10's client runs in a JVM of its own and is not counted here. --jfr FILE records a "
@@ -441,6 +475,10 @@ public final class Benchmarks {
         out.println("  waits/op: " + String.join("; ", outcomes.stream().map(o -> String.format(Locale.ROOT,
                 "%s %.2f / %.2f", o.scenario().id(), o.zklock().clientWaitsPerOp(),
                 o.curator().clientWaitsPerOp())).toList()));
+        out.println("  thread CPU us/op (the client threads' own CPU time: no GC or compilation; less sensitive to "
+                + "the machine's load than the timings): " + String.join("; ", outcomes.stream().map(o -> String.format(
+                        Locale.ROOT, "%s %.0f / %.0f", o.scenario().id(), o.zklock().clientThreadCpuMicrosPerOp(),
+                        o.curator().clientThreadCpuMicrosPerOp())).toList()));
     }
 
     /** The scale scenarios' own figures: the queue's flatness, the herd's wake-ups by release, held locks. */
@@ -460,7 +498,7 @@ public final class Benchmarks {
                 for (int s = 0; s < 2; s++) {
                     Side side = s == 0 ? o.zklock() : o.curator();
                     out.printf(Locale.ROOT, "| %s | %d | %s | %.2f | %.2f | %.2f | %.3f | %.3f | %.0f |%n",
-                            o.scenario().id(), waiters, SIDES[s], side.requestsPerOp(), side.wakeUpsPerOp(),
+                            o.scenario().id(), waiters, options.sides()[s], side.requestsPerOp(), side.wakeUpsPerOp(),
                             side.prematurePerOp(), side.medianMs(1),
                             side.p99Ms(1), side.opsPerSecond());
                 }
@@ -469,7 +507,7 @@ public final class Benchmarks {
             for (int s = 0; s < 2; s++) {
                 int side = s;
                 out.printf(Locale.ROOT, "  %-8s by queue length %s: req/hand-off %s; wake-ups/hand-off %s "
-                                + "(premature %s); hand-off median ms %s; p99 ms %s%n", SIDES[s],
+                                + "(premature %s); hand-off median ms %s; p99 ms %s%n", options.sides()[s],
                         series(queues, o -> (double) options.queues().get(o.scenario().id().charAt(1) - 'a'), "%.0f"),
                         series(queues, o -> pick(o, side).requestsPerOp(), "%.2f"),
                         series(queues, o -> pick(o, side).wakeUpsPerOp(), "%.2f"),
@@ -487,7 +525,7 @@ public final class Benchmarks {
             for (int s = 0; s < 2; s++) {
                 Side side = s == 0 ? o.zklock() : o.curator();
                 out.printf(Locale.ROOT, "  %-8s per writer release %.2f (premature %.2f), per reader release %.2f "
-                                + "(premature %.2f), other notifications %d (%d write and %d read releases)%n", SIDES[s],
+                                + "(premature %.2f), other notifications %d (%d write and %d read releases)%n", options.sides()[s],
                         side.wakeUpsPer(write, 1), side.prematurePer(write, 1),
                         side.wakeUpsPer(read, 0), side.prematurePer(read, 0),
                         side.notifications()[NotificationCounter.Kind.OTHER.ordinal()],
@@ -499,7 +537,7 @@ public final class Benchmarks {
                 out.println();
                 out.println(o.scenario().id() + ": figures per round (rounds in order)");
                 for (String figure : o.zklock().figures().keySet()) {
-                    out.printf(Locale.ROOT, "  %-45s zklock %s   Curator %s%n", figure,
+                    out.printf(Locale.ROOT, "  %-45s zklock %s   " + options.sides()[1] + " %s%n", figure,
                             values(o.zklock().figures().get(figure)), values(o.curator().figures().get(figure)));
                 }
             }

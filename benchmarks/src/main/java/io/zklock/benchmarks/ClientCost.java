@@ -9,8 +9,11 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The client side's cost of a round, exact and cheap: bytes the client threads allocated
- * ({@code com.sun.management.ThreadMXBean#getThreadAllocatedBytes}) and how often they waited
- * ({@link ThreadInfo#getWaitedCount()}: parks, {@code Object.wait}, sleeps). A thread that
+ * ({@code com.sun.management.ThreadMXBean#getThreadAllocatedBytes}), how often they waited
+ * ({@link ThreadInfo#getWaitedCount()}: parks, {@code Object.wait}, sleeps) and the CPU time
+ * they used ({@code getThreadCpuTime}: time on a core, so less sensitive than wall time to
+ * other work on the machine; garbage collection and compilation run in no Java thread and are
+ * not in it). A thread that
  * waits and is woken is one hop of a reply between threads (the ZooKeeper send thread's own
  * selector waits are native and not counted; they are the same for both libraries, one per
  * reply batch).
@@ -32,6 +35,7 @@ final class ClientCost {
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     private static final LongAdder WORKER_BYTES = new LongAdder();
     private static final LongAdder WORKER_WAITS = new LongAdder();
+    private static final LongAdder WORKER_CPU = new LongAdder();
 
     private final Set<Long> excluded;
     private Map<Long, long[]> before;
@@ -56,18 +60,21 @@ final class ClientCost {
         before = snapshot();
         WORKER_BYTES.reset();
         WORKER_WAITS.reset();
+        WORKER_CPU.reset();
     }
 
-    /** {@return bytes allocated and waits by client threads since {@link #begin()}, index 0 and 1} */
+    /** {@return bytes allocated, waits and CPU nanoseconds of client threads since {@link #begin()}, index 0, 1 and 2} */
     long[] end() {
         long bytes = WORKER_BYTES.sum();
         long waits = WORKER_WAITS.sum();
+        long cpu = WORKER_CPU.sum();
         for (Map.Entry<Long, long[]> now : snapshot().entrySet()) {
-            long[] then = before.getOrDefault(now.getKey(), new long[2]);
+            long[] then = before.getOrDefault(now.getKey(), new long[3]);
             bytes += now.getValue()[0] - then[0];
             waits += now.getValue()[1] - then[1];
+            cpu += now.getValue()[2] - then[2];
         }
-        return new long[] {bytes, waits};
+        return new long[] {bytes, waits, cpu};
     }
 
     private Map<Long, long[]> snapshot() {
@@ -79,8 +86,9 @@ final class ClientCost {
                 continue;                       // gone, the server's, or a worker (which counts itself)
             }
             long bytes = THREADS.getThreadAllocatedBytes(info.getThreadId());
+            long cpu = THREADS.getThreadCpuTime(info.getThreadId());
             if (bytes >= 0) {
-                figures.put(info.getThreadId(), new long[] {bytes, info.getWaitedCount()});
+                figures.put(info.getThreadId(), new long[] {bytes, info.getWaitedCount(), Math.max(0, cpu)});
             }
         }
         return figures;
@@ -88,13 +96,14 @@ final class ClientCost {
 
     /** A worker's figures now, taken on the worker thread after it was told to start. */
     static long[] workerStarted() {
-        return new long[] {THREADS.getCurrentThreadAllocatedBytes(), waitedCount()};
+        return new long[] {THREADS.getCurrentThreadAllocatedBytes(), waitedCount(), THREADS.getCurrentThreadCpuTime()};
     }
 
     /** Adds the worker's figures since {@code started} to the round's. */
     static void workerStopped(long[] started) {
         WORKER_BYTES.add(THREADS.getCurrentThreadAllocatedBytes() - started[0]);
         WORKER_WAITS.add(waitedCount() - started[1]);
+        WORKER_CPU.add(THREADS.getCurrentThreadCpuTime() - started[2]);
     }
 
     private static long waitedCount() {

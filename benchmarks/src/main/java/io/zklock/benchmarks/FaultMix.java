@@ -1,6 +1,7 @@
 package io.zklock.benchmarks;
 
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -12,11 +13,17 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
@@ -36,6 +43,8 @@ import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.ZooDefs.OpCode;
 import org.slf4j.Logger;
@@ -79,7 +88,11 @@ import org.slf4j.LoggerFactory;
  *   client's next grant and to any client's next grant (median, max); violations.
  * </pre>
  *
- * One embedded server (no ensemble: no leader kill; a server restart stands for it).
+ * A 3-server ensemble by default ({@code --servers 1}: one embedded server, where a server or
+ * leader kill is a restart). A process pause (SHORT_PAUSE, LONG_PAUSE) freezes the client as a
+ * whole, as near as one JVM can: its proxy holds every frame both ways and its worker does
+ * nothing until the pause ends (the library's own threads and timers run on, as the monotonic
+ * clock of a paused process would).
  */
 final class FaultMix {
     private static final Logger LOG = LoggerFactory.getLogger(FaultMix.class);
@@ -90,7 +103,15 @@ final class FaultMix {
     /** The fault kinds of the timeline. */
     enum Kind {
         SHORT_CUT, LONG_CUT, FREEZE, DEAFEN, LOST_CREATE_REPLY, LOST_DELETE_REPLY, EXPIRE_HOLDER,
-        EXPIRE_WAITER, SERVER_RESTART
+        EXPIRE_WAITER, SERVER_RESTART,
+        /** A process pause shorter than the session timeout: the client's connection frozen and its worker stopped. */
+        SHORT_PAUSE,
+        /** A process pause past the session timeout. */
+        LONG_PAUSE,
+        /** One server of the ensemble killed and restarted 1 s later (on one server: a restart). */
+        SERVER_KILL,
+        /** The ensemble's leader killed and restarted 1 s later (on one server: a restart). */
+        LEADER_KILL
     }
 
     /**
@@ -106,15 +127,19 @@ final class FaultMix {
      * @param kinds the fault kinds the timeline draws from (empty: no fault, a baseline)
      * @param only null for both libraries; "zklock" or "curator" for one alone (to study it, no ratio)
      * @param warmupSeconds an unmeasured round without faults per library and recipe, first (0: none)
+     * @param servers 1 (one embedded server) or 3 (an ensemble)
+     * @param together both libraries' rounds at once (each its own clients, proxies and lock), a server fault
+     *     hitting both: what the machine's load does falls on both alike
      * @param holdMs how long a holder holds: its writes are spread over it, one every holdMs / 3 ms
      *        (at least 1 ms apart)
      */
     record Options(int seconds, long seed, List<String> recipes, int rounds, int clients, int sessionTimeoutMs,
-            int acquireTimeoutMs, List<Kind> kinds, String only, int warmupSeconds, int holdMs) {
+            int acquireTimeoutMs, List<Kind> kinds, String only, int warmupSeconds, int servers, boolean together,
+            int holdMs) {
         static final String USAGE = "fault mix: --scenario faults [--seconds 60] [--seed 21] "
                 + "[--recipe mutex,write,semaphore,multi] [--rounds 2] [--clients 5] [--session-timeout-ms 4000] "
                 + "[--acquire-timeout-ms 3000] [--kinds all|none|KIND,KIND...] [--only zklock|curator] [--warmup 5] "
-                + "[--hold-ms 3]";
+                + "[--servers 3|1] [--together] [--hold-ms 3]";
     }
 
     /**
@@ -152,27 +177,32 @@ final class FaultMix {
      * first write their lease no longer says HELD: 0 for them).
      */
     record Round(String library, List<Window> windows, int ops, int timedOut, int failed, int violations,
-            int carelessViolations, int fenced, String example) {
+            int fenced, String example, int readOps, int carelessViolations) {
     }
 
     private FaultMix() {
     }
 
-    /** The timeline of one round, drawn from {@code seed}. */
+    /** The timeline of one round, drawn from {@code seed}: the kinds in turn, each once per turn, in a seeded order. */
     static List<Planned> timeline(long seed, int seconds, int clients, int sessionTimeoutMs, List<Kind> from) {
         Random random = new Random(seed);
         List<Planned> plan = new ArrayList<>();
         long at = 1_500;
-        Kind[] kinds = from.toArray(new Kind[0]);
-        while (kinds.length > 0) {
-            Kind kind = kinds[random.nextInt(kinds.length)];
+        List<Kind> bag = new ArrayList<>();
+        while (!from.isEmpty()) {
+            if (bag.isEmpty()) {
+                bag.addAll(from);                  // every kind once, in a seeded order, then again
+                Collections.shuffle(bag, random);
+            }
+            Kind kind = bag.remove(bag.size() - 1);
             int client = random.nextInt(clients);
             long pause = 1_500 + random.nextInt(1_500);
             if (at + nominalMs(kind, sessionTimeoutMs) + 1_000 > seconds * 1000L) {
                 return plan;
             }
             int role = switch (kind) {
-                case SHORT_CUT, LONG_CUT, FREEZE, DEAFEN -> random.nextBoolean() ? HOLDING : WAITING;
+                case SHORT_CUT, LONG_CUT, FREEZE, DEAFEN, SHORT_PAUSE, LONG_PAUSE ->
+                        random.nextBoolean() ? HOLDING : WAITING;
                 case EXPIRE_HOLDER -> HOLDING;
                 case EXPIRE_WAITER -> WAITING;
                 default -> 0;
@@ -186,12 +216,12 @@ final class FaultMix {
     /** How long a fault lasts before its heal (or at most, for the lost replies). */
     static long nominalMs(Kind kind, int sessionTimeoutMs) {
         return switch (kind) {
-            case SHORT_CUT -> 1_000;
-            case LONG_CUT -> sessionTimeoutMs + 2_000L;
+            case SHORT_CUT, SHORT_PAUSE -> 1_000;
+            case LONG_CUT, LONG_PAUSE -> sessionTimeoutMs + 2_000L;
             case FREEZE, DEAFEN -> 3_000;
             case LOST_CREATE_REPLY, LOST_DELETE_REPLY -> 2_000;
             case EXPIRE_HOLDER, EXPIRE_WAITER -> 200;
-            case SERVER_RESTART -> 1_000;
+            case SERVER_RESTART, SERVER_KILL, LEADER_KILL -> 1_000;
         };
     }
 
@@ -206,6 +236,8 @@ final class FaultMix {
         List<Kind> kinds = List.of(Kind.values());
         String only = null;
         int warmup = 5;
+        int servers = 3;
+        boolean together = false;
         int holdMs = HOLD_WRITES;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -224,6 +256,13 @@ final class FaultMix {
                 }
                 case "--rounds" -> rounds = positive(args, i++);
                 case "--clients" -> clients = positive(args, i++);
+                case "--together" -> together = true;
+                case "--servers" -> {
+                    servers = positive(args, i++);
+                    if (servers != 1 && servers != 3) {
+                        throw new IllegalArgumentException("--servers " + servers + ": 1 or 3");
+                    }
+                }
                 case "--session-timeout-ms" -> sessionTimeout = positive(args, i++);
                 case "--acquire-timeout-ms" -> acquireTimeout = positive(args, i++);
                 case "--hold-ms" -> holdMs = positive(args, i++);
@@ -267,7 +306,8 @@ final class FaultMix {
         if (clients < 2) {
             throw new IllegalArgumentException("--clients " + clients + ": at least 2 (a holder and a waiter)");
         }
-        return new Options(seconds, seed, recipes, rounds, clients, sessionTimeout, acquireTimeout, kinds, only, warmup, holdMs);
+        return new Options(seconds, seed, recipes, rounds, clients, sessionTimeout, acquireTimeout, kinds, only, warmup, servers,
+                together && only == null, holdMs);
     }
 
     private static String value(String[] args, int i) {
@@ -296,7 +336,7 @@ final class FaultMix {
         Map<String, List<Round>> results = new java.util.LinkedHashMap<>();
         List<Planned> plan = timeline(options.seed(), options.seconds(), options.clients(), options.sessionTimeoutMs(),
                 options.kinds());
-        try (var server = new TestingServer(true)) {
+        try (var server = new Servers(options.servers())) {
             for (String recipe : options.recipes()) {
                 List<Round> rounds = new ArrayList<>();
                 if (options.warmupSeconds() > 0) {
@@ -306,22 +346,128 @@ final class FaultMix {
                         }
                     }
                 }
-                for (int r = 0; r < 2 * options.rounds(); r++) {
+                for (int r = 0; options.together() && r < options.rounds(); r++) {
+                    // both libraries at once, on the same ensemble, faults at the same moments: the
+                    // machine's load (other processes) falls on both alike
+                    server.newRound();
+                    RoundRun z = new RoundRun(options, server, recipe, true, plan, r, options.seconds());
+                    RoundRun c = new RoundRun(options, server, recipe, false, plan, r, options.seconds());
+                    var other = CompletableFuture.supplyAsync(() -> {
+                        try {
+                            return c.run();
+                        } catch (Exception e) {
+                            throw new CompletionException(e);
+                        }
+                    });
+                    Round zr = z.run();
+                    Round cr = other.join();
+                    for (Round last : List.of(zr, cr)) {
+                        rounds.add(last);
+                        out.printf(Locale.ROOT, "# faults %s %s round %d (together): %d ops, %d timed out, %d violations%s%n",
+                                recipe, last.library(), r + 1, last.ops(), last.timedOut(), last.violations(), careless(last));
+                    }
+                }
+                for (int r = 0; !options.together() && r < 2 * options.rounds(); r++) {
                     boolean zk = (r % 2 == 0) != (r / 2 % 2 == 1);     // zklock first in even pairs, Curator in odd
                     if (options.only() != null && zk != options.only().equals("zklock")) {
                         continue;
                     }
+                    server.newRound();
                     rounds.add(new RoundRun(options, server, recipe, zk, plan, r / 2, options.seconds()).run());
                     Round last = rounds.get(rounds.size() - 1);
                     out.printf(Locale.ROOT, "# faults %s %s round %d: %d ops, %d timed out, %d violations%s%n",
-                            recipe, last.library(), r / 2 + 1, last.ops(), last.timedOut(), last.violations(),
-                            zkRound(last) ? "" : " careful, " + last.carelessViolations() + " careless");
+                            recipe, last.library(), r / 2 + 1, last.ops(), last.timedOut(), last.violations(), careless(last));
                 }
                 results.put(recipe, rounds);
             }
         }
         print(options, plan, results, out);
         return results;
+    }
+
+    /** One embedded server, or a 3-server ensemble, with the kills the faults need. */
+    static final class Servers implements AutoCloseable {
+        private final TestingServer single;
+        private final TestingCluster cluster;
+        /** Server faults of the current round by planned offset: done once when two rounds run together. */
+        private final Map<Long, CompletableFuture<Void>> bounces = new ConcurrentHashMap<>();
+
+        void newRound() {
+            bounces.clear();
+        }
+
+        /** {@link #bounce} once for the fault planned at {@code atMs}, however many rounds ask for it. */
+        void bounceOnce(long atMs, boolean leader, int index, long downMs) throws Exception {
+            var mine = new CompletableFuture<Void>();
+            var done = bounces.putIfAbsent(atMs, mine);
+            if (done != null) {
+                done.join();
+                return;
+            }
+            try {
+                bounce(leader, index, downMs);
+                mine.complete(null);
+            } catch (Exception | Error e) {
+                mine.completeExceptionally(e);
+                throw e;
+            }
+        }
+
+        Servers(int count) throws Exception {
+            if (count == 1) {
+                single = new TestingServer(true);
+                cluster = null;
+            } else {
+                single = null;
+                cluster = new TestingCluster(count);
+                cluster.start();
+            }
+        }
+
+        String getConnectString() {
+            return single != null ? single.getConnectString() : cluster.getConnectString();
+        }
+
+        /** Kills the ensemble's leader ({@code leader}) or one server drawn by {@code index}, and restarts it after {@code downMs}. */
+        void bounce(boolean leader, int index, long downMs) throws Exception {
+            if (single != null) {
+                single.restart();
+                return;
+            }
+            InstanceSpec victim = leader ? leaderOf(cluster) : List.copyOf(cluster.getInstances()).get(index % 3);
+            LOG.debug("killing server {}{}", victim.getServerId(), leader ? " (the leader)" : "");
+            cluster.killServer(victim);
+            Thread.sleep(downMs);
+            cluster.restartServer(victim);
+        }
+
+        /** The server leading the ensemble now, read from the servers' JMX beans. */
+        private static InstanceSpec leaderOf(TestingCluster cluster) throws Exception {
+            MBeanServer mbeans = ManagementFactory.getPlatformMBeanServer();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (System.nanoTime() - deadline < 0) {
+                for (ObjectName name : mbeans.queryNames(new ObjectName("org.apache.ZooKeeperService:name2=Leader,*"), null)) {
+                    String replica = name.getKeyProperty("name1");            // "replica.<id>"
+                    int id = Integer.parseInt(replica.substring(replica.indexOf('.') + 1));
+                    for (InstanceSpec spec : cluster.getInstances()) {
+                        if (spec.getServerId() == id) {
+                            return spec;
+                        }
+                    }
+                }
+                Thread.sleep(50);
+            }
+            throw new IllegalStateException("no leader elected within 10 s");
+        }
+
+        @Override
+        public void close() throws Exception {
+            if (single != null) {
+                single.close();
+            } else {
+                cluster.close();
+            }
+        }
     }
 
     // ---- one round -----------------------------------------------------------------------------
@@ -353,7 +499,7 @@ final class FaultMix {
 
     private static final class RoundRun {
         private final Options options;
-        private final TestingServer server;
+        private final Servers server;
         private final String recipe;
         private final boolean zk;
         private final List<Window> windows = new ArrayList<>();
@@ -361,6 +507,7 @@ final class FaultMix {
         private final List<Long> completions = Collections.synchronizedList(new ArrayList<>());
         private final List<Long> timeouts = Collections.synchronizedList(new ArrayList<>());
         private final List<Long> violationTimes = Collections.synchronizedList(new ArrayList<>());
+        private final List<Long> readCompletions = Collections.synchronizedList(new ArrayList<>());
         private final List<Long> carelessTimes = Collections.synchronizedList(new ArrayList<>());
         private final List<String> examples = new CopyOnWriteArrayList<>();
         private final Set<Holding> holdings = new HashSet<>();      // guarded by itself
@@ -374,11 +521,12 @@ final class FaultMix {
         private final List<AtomicLong> trouble = new ArrayList<>();      // per client: SUSPENDED/LOST count
         private final java.util.concurrent.atomic.AtomicIntegerArray state;   // per client: 0 idle, 1 waiting, 2 holding
         private final java.util.concurrent.atomic.AtomicLongArray waitingSince;
+        private final java.util.concurrent.atomic.AtomicLongArray pausedUntil;   // per client: its process pause's end
         private volatile boolean running = true;
 
         private final int seconds;
 
-        RoundRun(Options options, TestingServer server, String recipe, boolean zk, List<Planned> plan, int round,
+        RoundRun(Options options, Servers server, String recipe, boolean zk, List<Planned> plan, int round,
                 int seconds) {
             this.options = options;
             this.seconds = seconds;
@@ -389,6 +537,7 @@ final class FaultMix {
             this.base = "/faultmix/" + recipe + "/" + (zk ? "zklock" : "curator") + "-" + (round < 0 ? "warmup" : round);
             this.state = new java.util.concurrent.atomic.AtomicIntegerArray(options.clients());
             this.waitingSince = new java.util.concurrent.atomic.AtomicLongArray(options.clients());
+            this.pausedUntil = new java.util.concurrent.atomic.AtomicLongArray(options.clients());
             plan.forEach(p -> windows.add(new Window(p)));
         }
 
@@ -545,6 +694,7 @@ final class FaultMix {
             Duration timeout = Duration.ofMillis(options.acquireTimeoutMs());
             while (running) {
                 Held held;
+                awaitPause(i);
                 waitingSince.set(i, System.nanoTime());
                 state.set(i, 1);
                 try {
@@ -558,6 +708,7 @@ final class FaultMix {
                     pause(20);
                     continue;
                 }
+                awaitPause(i);         // a paused process handles its acquire's outcome when it runs again
                 if (held == null) {
                     LOG.debug("c{} timed out", i);
                     state.set(i, 0);
@@ -574,8 +725,10 @@ final class FaultMix {
                 boolean complete = true;
                 for (int k = 0; k < HOLD_WRITES && (complete || !zk); k++) {   // Curator's holders write on: the careless view
                     pause(Math.max(1, options.holdMs() / HOLD_WRITES));
+                    awaitPause(i);
                     complete &= checkAndWrite(holding);
                 }
+                awaitPause(i);
                 synchronized (holdings) {
                     holdings.remove(holding);
                 }
@@ -587,8 +740,20 @@ final class FaultMix {
                 }
                 LOG.debug("c{} released{}", i, complete ? "" : " (stopped writing: no longer believed it held)");
                 if (complete) {
-                    completions.add(System.nanoTime());
+                    long now = System.nanoTime();
+                    completions.add(now);
+                    if (!exclusive) {
+                        readCompletions.add(now);
+                    }
                 }
+            }
+        }
+
+        /** While client {@code i}'s process is paused (a PAUSE fault), its worker does nothing. */
+        private void awaitPause(int i) {
+            long left = pausedUntil.get(i) - System.nanoTime();
+            if (left > 0) {
+                pause(TimeUnit.NANOSECONDS.toMillis(left) + 1);
             }
         }
 
@@ -625,7 +790,7 @@ final class FaultMix {
         }
 
         /** Whether {@code h} and the other holders that {@code count} are more conflicting holders than the lock admits. */
-        private boolean overCapacity(Holding h, java.util.function.Predicate<Holding> count) {
+        private boolean overCapacity(Holding h, Predicate<Holding> count) {
             int others = 0;
             int conflicting = 0;
             for (Holding o : holdings) {
@@ -709,7 +874,16 @@ final class FaultMix {
                     }
                     case SERVER_RESTART -> {
                         w.client = -2;          // every client
-                        server.restart();
+                        server.bounceOnce(p.atMs(), false, 0, 0);
+                    }
+                    case SERVER_KILL, LEADER_KILL -> {
+                        w.client = -2;
+                        server.bounceOnce(p.atMs(), p.kind() == Kind.LEADER_KILL, p.client(), nominal);
+                    }
+                    case SHORT_PAUSE, LONG_PAUSE -> {
+                        pausedUntil.set(target, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(nominal));
+                        proxy.freeze();
+                        Thread.sleep(nominal);
                     }
                 }
             } finally {
@@ -762,8 +936,8 @@ final class FaultMix {
             }
             int ops = count(completions, start, end);
             return new Round(zk ? "zklock" : "Curator", windows, ops, count(timeouts, start, end), failed.get(),
-                    count(violationTimes, start, end), count(carelessTimes, start, end), fenced.get(),
-                    examples.isEmpty() ? "" : examples.get(0));
+                    count(violationTimes, start, end), fenced.get(), examples.isEmpty() ? "" : examples.get(0),
+                    count(readCompletions, start, end), count(carelessTimes, start, end));
         }
 
         private static int count(List<Long> times, long from, long to) {
@@ -778,11 +952,13 @@ final class FaultMix {
     private static void print(Options options, List<Planned> plan, Map<String, List<Round>> results, PrintStream out) {
         out.println();
         out.printf(Locale.ROOT, "Fault mix: %d clients, each through its own proxy; session timeout %d ms; acquire "
-                        + "timeout %d ms; holds of %d ms (%d writes); seed %d; %d faults in each %d s round; %d round(s) "
-                        + "per library, alternating; one embedded server (a restart stands for a leader kill).%n",
+                        + "timeout %d ms; holds of %d ms (%d writes); seed %d; %d faults in each %d s round; "
+                        + "%d round(s) per library, %s; %s.%n",
                 options.clients(), options.sessionTimeoutMs(), options.acquireTimeoutMs(),
                 HOLD_WRITES * Math.max(1, options.holdMs() / HOLD_WRITES), HOLD_WRITES, options.seed(), plan.size(),
-                options.seconds(), options.rounds());
+                options.seconds(), options.rounds(), options.together() ? "both libraries at once" : "alternating",
+                options.servers() == 1
+                        ? "one embedded server (a kill or leader kill is a restart)" : "a " + options.servers() + "-server ensemble");
         Map<Kind, Integer> planned = new EnumMap<>(Kind.class);
         plan.forEach(p -> planned.merge(p.kind(), 1, Integer::sum));
         out.println("Timeline per round: " + planned);
@@ -790,21 +966,25 @@ final class FaultMix {
         out.println("Violations: zklock's (a write while more conflicting holders' leases said HELD than the lock admits), "
                 + "Curator's careful view (holders stop at SUSPENDED or LOST) and careless view (acquire's return until release).");
         out.println();
-        out.println("| recipe | library | ops | timed out | failed | violations | careless-view violations "
-                + "| stale writes fenced | ratio (ops zklock / Curator) |");
-        out.println("|---|---|--:|--:|--:|--:|--:|--:|--:|");
+        out.println("| recipe | library | ops | of which reads | timed out | failed | violations | careless violations "
+                + "| stale writes fenced | ratio (ops zklock / Curator) | ratio, writes / reads |");
+        out.println("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
         for (var e : results.entrySet()) {
             int[] ops = new int[2];
+            int[] reads = new int[2];
             for (Round r : e.getValue()) {
                 ops[r.library().equals("zklock") ? 0 : 1] += r.ops();
+                reads[r.library().equals("zklock") ? 0 : 1] += r.readOps();
             }
             for (String lib : List.of("zklock", "Curator")) {
                 var rs = e.getValue().stream().filter(r -> r.library().equals(lib)).toList();
-                out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", e.getKey(), lib,
-                        join(rs, Round::ops), join(rs, Round::timedOut), join(rs, Round::failed),
-                        join(rs, Round::violations), lib.equals("zklock") ? "-" : join(rs, Round::carelessViolations),
-                        join(rs, Round::fenced),
-                        lib.equals("zklock") ? String.format(Locale.ROOT, "%.2f", ops[1] == 0 ? 0.0 : (double) ops[0] / ops[1]) : "");
+                boolean z = lib.equals("zklock");
+                out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", e.getKey(), lib,
+                        join(rs, Round::ops), join(rs, Round::readOps), join(rs, Round::timedOut), join(rs, Round::failed),
+                        join(rs, Round::violations), z ? "(same)" : join(rs, Round::carelessViolations),
+                        join(rs, Round::fenced), z ? ratio(ops[0], ops[1]) : "",
+                        z && reads[0] + reads[1] > 0 ? ratio(ops[0] - reads[0], ops[1] - reads[1]) + " / "
+                                + ratio(reads[0], reads[1]) : "");
             }
         }
         out.println();
@@ -836,8 +1016,13 @@ final class FaultMix {
         }
     }
 
-    private static boolean zkRound(Round r) {
-        return r.library().equals("zklock");
+    /** Curator's careless-view count for a round's progress line (none for zklock: one view). */
+    private static String careless(Round r) {
+        return r.library().equals("zklock") ? "" : " careful, " + r.carelessViolations() + " careless";
+    }
+
+    private static String ratio(int zklock, int curator) {
+        return String.format(Locale.ROOT, "%.2f", curator == 0 ? 0.0 : (double) zklock / curator);
     }
 
     private static List<Window> windows(List<Round> rounds, String library, Kind kind) {
@@ -865,7 +1050,7 @@ final class FaultMix {
             return "-";
         }
         Collections.sort(values);
-        return values.get(values.size() / 2) + " / " + values.get(values.size() - 1);
+        return values.get((values.size() - 1) / 2) + " / " + values.get(values.size() - 1);
     }
 
     private static String join(List<Round> rounds, java.util.function.ToIntFunction<Round> f) {

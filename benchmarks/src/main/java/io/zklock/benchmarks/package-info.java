@@ -13,7 +13,11 @@
  * deadline), {@code Samples} (latencies and their order statistics),
  * {@code ServerCounters} (the server's own count of requests and of the watches it holds),
  * {@code NotificationCounter} (the server's connection factory, counting and judging every
- * watch notification it sends) and {@code HeldLocks} (scenario 10, whose client runs in a JVM
- * of its own so that its heap can be measured).
+ * watch notification it sends), {@code HeldLocks} (scenario 10, whose client runs in a JVM
+ * of its own so that its heap can be measured), {@code ClientCost} (the client threads' bytes,
+ * waits and CPU per round), {@code BaselineRecipes} ({@code --baseline DIR}: an earlier
+ * commit's zklock, loaded apart, in the second column instead of Curator) and
+ * {@code ThreadSplit} (an uncontended cycle's CPU by thread, one library per JVM). The counts
+ * per operation that the build pins are in the module's {@code OperationCostTest}.
  */
 package io.zklock.benchmarks;

@@ -25,7 +25,7 @@ class FaultMixSmokeTest {
         Map<String, List<FaultMix.Round>> results;
         try (var out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
             results = FaultMix.run(FaultMix.parse("--scenario", "faults", "--seconds", "3", "--rounds", "1",
-                    "--recipe", "mutex", "--kinds", "expire_holder", "--warmup", "0"), out);
+                    "--recipe", "mutex", "--kinds", "expire_holder", "--warmup", "0", "--servers", "1"), out);
         }
         String printed = bytes.toString(StandardCharsets.UTF_8);
         List<FaultMix.Round> rounds = results.get("mutex");
@@ -39,7 +39,7 @@ class FaultMixSmokeTest {
         FaultMix.Round curator = rounds.get(1);
         assertTrue(curator.carelessViolations() >= curator.violations(),
                 "every write judged in the careful view is judged in the careless view too: " + printed);
-        assertTrue(printed.contains("careless-view violations"), printed);
+        assertTrue(printed.contains("| careless violations |"), printed);
         assertTrue(printed.contains("| mutex | EXPIRE_HOLDER |"), printed);
     }
 

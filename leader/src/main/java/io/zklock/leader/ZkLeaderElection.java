@@ -321,23 +321,36 @@ public final class ZkLeaderElection implements DistributedLock, AutoCloseable {
      */
     public Optional<LeaderInfo> currentLeader() {
         for (int read = 0; read < MAX_READS; read++) {
+            List<LockNode> sorted;
             try {
-                List<LockNode> sorted = LockNode.sorted(client.getChildren().forPath(path()));
-                if (sorted.isEmpty() || !sorted.get(0).is(KIND)) {
-                    return Optional.empty();
-                }
-                LockNode first = sorted.get(0);
-                String nodePath = ZKPaths.makePath(path(), first.name());
-                Stat stat = new Stat();
-                byte[] data = client.getData().storingStatIn(stat).forPath(nodePath);
-                return Optional.of(info(nodePath, stat, data));
+                sorted = LockNode.sorted(client.getChildren().forPath(path()));
             } catch (KeeperException.NoNodeException e) {
-                // the path, or the leader's node, went between the two reads: read again
+                return Optional.empty();       // no such path: nobody leads
             } catch (Exception e) {
                 throw new LockException("reading the leader of " + path() + " failed: " + e, e);
             }
+            if (sorted.isEmpty() || !sorted.get(0).is(KIND)) {
+                return Optional.empty();
+            }
+            Optional<LeaderInfo> leader = read(ZKPaths.makePath(path(), sorted.get(0).name()));
+            if (leader.isPresent()) {
+                return leader;
+            }
         }
         throw new LockException("the leader of " + path() + " changed on each of " + MAX_READS + " reads");
+    }
+
+    /** The leader the node at {@code nodePath} is; empty if the node went since it was listed. */
+    private Optional<LeaderInfo> read(String nodePath) {
+        try {
+            Stat stat = new Stat();
+            byte[] data = client.getData().storingStatIn(stat).forPath(nodePath);
+            return Optional.of(info(nodePath, stat, data));
+        } catch (KeeperException.NoNodeException e) {
+            return Optional.empty();           // the leader's node went between the two reads: read again
+        } catch (Exception e) {
+            throw new LockException("reading the leader of " + path() + " failed: " + e, e);
+        }
     }
 
     /** The leader that the node at {@code nodePath}, read with {@code stat} and {@code data}, is. */

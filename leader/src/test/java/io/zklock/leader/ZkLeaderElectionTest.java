@@ -21,9 +21,11 @@ import io.zklock.core.LockOptions;
 import io.zklock.core.LockStatus;
 import io.zklock.testing.Await;
 import io.zklock.testing.EmbeddedServerTest;
+import io.zklock.testing.FaultProxy;
 import io.zklock.testing.Sessions;
 import io.zklock.testing.ZkProbe;
 import io.zklock.testing.ZkTesting;
+import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -89,6 +91,42 @@ class ZkLeaderElectionTest extends EmbeddedServerTest {
         second.close();
         assertEquals(Optional.empty(), a.currentLeader());
         assertEquals(List.of(), ZkTesting.children(client, PATH));
+    }
+
+    /** On a path nobody made yet (an observer that starts before any candidate), nobody leads and nobody is queued. */
+    @Test
+    void aPathNobodyMadeHasNoLeaderAndNoCandidates() {
+        ZkLeaderElection observer = new ZkLeaderElection(client, "/elections/never-made", "observer");
+        assertEquals(Optional.empty(), observer.currentLeader());
+        assertEquals(List.of(), observer.participants());
+    }
+
+    /**
+     * Candidates lead in the order the server made their nodes, not in the order their calls
+     * were made: a create held up on its way (its client frozen) is queued behind one sent later,
+     * and its future waits until that one has led.
+     */
+    @Test
+    void candidatesLeadInTheOrderTheServerQueuedThem() throws Exception {
+        ZkLeaderElection leader = new ZkLeaderElection(client, PATH, "leader");
+        Leadership lead = leader.awaitLeadership();
+        try (FaultProxy proxy = FaultProxy.to(server.getConnectString());
+                CuratorFramework slow = ZkTesting.client(proxy.connectString(), 10_000)) {
+            proxy.freeze();
+            CompletableFuture<Leadership> calledFirst = new ZkLeaderElection(slow, PATH, "called-first").leadershipAsync();
+            CompletableFuture<Leadership> calledSecond = new ZkLeaderElection(other, PATH, "called-second").leadershipAsync();
+            Await.until("the second call's node queued", LONG, () -> ZkTesting.children(client, PATH).size() == 2);
+            proxy.heal();
+            Await.until("the first call's node queued too", LONG, () -> ZkTesting.children(client, PATH).size() == 3);
+            assertEquals(List.of("leader", "called-second", "called-first"), leader.participants());
+
+            lead.close();
+            Leadership next = calledSecond.get(LONG.toSeconds(), TimeUnit.SECONDS);
+            assertEquals("called-second", next.participantId());
+            assertFalse(calledFirst.isDone(), "the first call's candidate waits behind the node made before its own");
+            next.close();
+            calledFirst.get(LONG.toSeconds(), TimeUnit.SECONDS).close();
+        }
     }
 
     /** requeue() hands leadership to the next candidate and puts the participant at the back; alone, it leads again with a larger epoch. */

@@ -172,6 +172,8 @@ public final class MultiLockEngine {
                 mine.forEach(ZkLease::retryDelete);   // one by one: NoNode for a lost one must not stop the rest
             }
         });
-        mine.forEach(ZkLease::awaitFirstDeleteAttempt);
+        for (int i = mine.size() - 1; i >= 0; i--) {
+            mine.get(i).awaitFirstDeleteAttempt();   // the last first: the reply marks them in order, so one wake-up
+        }
     }
 }

@@ -157,7 +157,7 @@ public final class MultiLockSupport {
         });
         MultiLease first = grant.firstLease();   // before the records: a grant with no lease is not live
         holds.put(owner, grant);
-        queue.forEach(e -> MultiLockHolds.register(owner, e.context(), grant));
+        MultiLockHolds.registerAll(owner, queue.stream().map(LockEngine::context).toList(), grant);
         return first;
     }
 

@@ -173,8 +173,16 @@ public final class MultiGrant implements MultiLockHolds.Holder {
 
     @Override
     public boolean isLive() {
-        return count.get() > 0 && heldState() != LeaseState.LOST
-                && leases.stream().map(WeakReference::get).anyMatch(lease -> lease != null && lease.isOpen());
+        if (count.get() <= 0 || heldState() == LeaseState.LOST) {
+            return false;
+        }
+        for (WeakReference<MultiLeaseView> ref : leases) {     // no stream: every acquisition asks
+            MultiLeaseView lease = ref.get();
+            if (lease != null && lease.isOpen()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** {@return whether the grant is live and every component HELD} */

@@ -18,7 +18,7 @@ import org.apache.curator.framework.CuratorFramework;
  * acquisition creates a node in that directory for that owner, and removed when the
  * multi-lock's last lease closes or is LOST. An entry whose holder is no longer live (closed,
  * LOST, or none of its open leases reachable: a lease dropped unclosed) is dropped by the next
- * lookup of it and by the next registration of any entry, so it does not outlive its lease.
+ * lookup of it and by the next registration (of any entries), so it does not outlive its lease.
  * Owner ids are thread ids (the SPI's Owners.current()); no Thread object is retained.
  */
 /**
@@ -49,8 +49,19 @@ public final class MultiLockHolds {
 
     /** Records that {@code owner} holds {@code directory} through {@code holder}. */
     public static void register(Long owner, LockContext directory, Holder holder) {
+        registerAll(owner, java.util.List.of(directory), holder);
+    }
+
+    /**
+     * Records that {@code owner} holds each of {@code directories} through {@code holder}; the
+     * entries no longer live are dropped once for them all (a sweep per directory would cost a
+     * multi-lock over n locks n sweeps of its n entries on every acquisition).
+     */
+    public static void registerAll(Long owner, java.util.List<LockContext> directories, Holder holder) {
         HOLDS.values().removeIf(h -> !h.isLive());   // entries of leases closed, lost or dropped unclosed
-        HOLDS.put(Key.of(owner, directory), holder);
+        for (LockContext directory : directories) {
+            HOLDS.put(Key.of(owner, directory), holder);
+        }
     }
 
     /** Removes the record {@link #register} made, if it is still {@code holder}'s. */
