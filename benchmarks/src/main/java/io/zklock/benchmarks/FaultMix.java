@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
@@ -56,7 +57,8 @@ import org.slf4j.LoggerFactory;
  * Overview.
  *
  *   5 clients, each its own CuratorFramework through its own FaultProxy (ensembleTracker off),
- *   loop on one lock: timed acquire -> hold a few ms with 3 check-and-writes -> release.
+ *   loop on one lock: timed acquire -> hold with 3 check-and-writes, 1 ms apart (--hold-ms
+ *   spreads them over a longer hold) -> release.
  *   A timeline drawn from the seed (the same for both libraries) hits one client at a time:
  *   pause, fault, heal, pause, fault, ... Faults start at the same planned offsets in every
  *   round, so both libraries see the same faults at the same moments.
@@ -65,14 +67,21 @@ import org.slf4j.LoggerFactory;
  *
  * Belief and violations. A holder believes it holds
  *   zklock:  while its lease says HELD;
- *   Curator: from acquire's return until release, unless its client's connection state went
- *            SUSPENDED or LOST meanwhile (a careful user stops writing at SUSPENDED).
- *   A check-and-write is made only while the writer believes, on a resource fenced for zklock's
- *   exclusive holders (a token below the highest admitted is refused and ends the hold, counted
- *   as fenced, not completed; Curator gives no token); at each write, the holders that
- *   believe at that moment are counted, and more conflicting believers than the lock admits
- *   (one writer; readers share; the semaphore's permits) is a violation.
- *   An operation counts as completed when all its writes were made while its holder believed.
+ *   Curator, the careful view: from acquire's return until release, unless its client's
+ *            connection state went SUSPENDED or LOST meanwhile (a careful user stops writing
+ *            at SUSPENDED);
+ *   Curator, the careless view: from acquire's return until release, whatever the connection
+ *            did.
+ *   A zklock holder makes a check-and-write only while it believes, on a resource fenced for
+ *   its exclusive holders (a token below the highest admitted is refused and ends the hold,
+ *   counted as fenced, not completed). Curator gives no token; its holders make all their
+ *   writes, as a careless user would, and each write is judged in both views: in the careful
+ *   view only a write made while the writer believes counts, against the others that believe;
+ *   in the careless view every write counts, against every other holder between acquire's
+ *   return and release. At a judged write, more conflicting holders than the lock admits (one
+ *   writer; readers share; the semaphore's permits) is a violation of that view.
+ *   An operation counts as completed when all its writes were made while its holder believed
+ *   (for Curator, in the careful view).
  *
  * Figures per fault kind: operations completed from that fault's start to the next fault's
  *   start; acquires timed out in that window; time from the fault's heal to the faulted
@@ -121,13 +130,16 @@ final class FaultMix {
      * @param servers 1 (one embedded server) or 3 (an ensemble)
      * @param together both libraries' rounds at once (each its own clients, proxies and lock), a server fault
      *     hitting both: what the machine's load does falls on both alike
+     * @param holdMs how long a holder holds: its writes are spread over it, one every holdMs / 3 ms
+     *        (at least 1 ms apart)
      */
     record Options(int seconds, long seed, List<String> recipes, int rounds, int clients, int sessionTimeoutMs,
-            int acquireTimeoutMs, List<Kind> kinds, String only, int warmupSeconds, int servers, boolean together) {
+            int acquireTimeoutMs, List<Kind> kinds, String only, int warmupSeconds, int servers, boolean together,
+            int holdMs) {
         static final String USAGE = "fault mix: --scenario faults [--seconds 60] [--seed 21] "
                 + "[--recipe mutex,write,semaphore,multi] [--rounds 2] [--clients 5] [--session-timeout-ms 4000] "
                 + "[--acquire-timeout-ms 3000] [--kinds all|none|KIND,KIND...] [--only zklock|curator] [--warmup 5] "
-                + "[--servers 3|1] [--together]";
+                + "[--servers 3|1] [--together] [--hold-ms 3]";
     }
 
     /**
@@ -150,6 +162,7 @@ final class FaultMix {
         int ops;
         int timedOut;
         int violations;
+        int carelessViolations;
         long faultedGrantMs = -1;
         long anyGrantMs = -1;
 
@@ -158,7 +171,11 @@ final class FaultMix {
         }
     }
 
-    /** One library's round. */
+    /**
+     * One library's round. {@code violations} is zklock's, or Curator's in the careful view;
+     * {@code carelessViolations} Curator's in the careless view (zklock's holders stop at the
+     * first write their lease no longer says HELD: 0 for them).
+     */
     record Round(String library, List<Window> windows, int ops, int timedOut, int failed, int violations,
             int fenced, String example, int readOps, int carelessViolations) {
     }
@@ -221,6 +238,7 @@ final class FaultMix {
         int warmup = 5;
         int servers = 3;
         boolean together = false;
+        int holdMs = HOLD_WRITES;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "", "--quick" -> { }
@@ -247,6 +265,7 @@ final class FaultMix {
                 }
                 case "--session-timeout-ms" -> sessionTimeout = positive(args, i++);
                 case "--acquire-timeout-ms" -> acquireTimeout = positive(args, i++);
+                case "--hold-ms" -> holdMs = positive(args, i++);
                 case "--warmup" -> {
                     String text = value(args, i++);
                     try {
@@ -287,7 +306,8 @@ final class FaultMix {
         if (clients < 2) {
             throw new IllegalArgumentException("--clients " + clients + ": at least 2 (a holder and a waiter)");
         }
-        return new Options(seconds, seed, recipes, rounds, clients, sessionTimeout, acquireTimeout, kinds, only, warmup, servers, together && only == null);
+        return new Options(seconds, seed, recipes, rounds, clients, sessionTimeout, acquireTimeout, kinds, only, warmup, servers,
+                together && only == null, holdMs);
     }
 
     private static String value(String[] args, int i) {
@@ -343,8 +363,8 @@ final class FaultMix {
                     Round cr = other.join();
                     for (Round last : List.of(zr, cr)) {
                         rounds.add(last);
-                        out.printf(Locale.ROOT, "# faults %s %s round %d (together): %d ops, %d timed out, %d violations%n",
-                                recipe, last.library(), r + 1, last.ops(), last.timedOut(), last.violations());
+                        out.printf(Locale.ROOT, "# faults %s %s round %d (together): %d ops, %d timed out, %d violations%s%n",
+                                recipe, last.library(), r + 1, last.ops(), last.timedOut(), last.violations(), careless(last));
                     }
                 }
                 for (int r = 0; !options.together() && r < 2 * options.rounds(); r++) {
@@ -355,8 +375,8 @@ final class FaultMix {
                     server.newRound();
                     rounds.add(new RoundRun(options, server, recipe, zk, plan, r / 2, options.seconds()).run());
                     Round last = rounds.get(rounds.size() - 1);
-                    out.printf(Locale.ROOT, "# faults %s %s round %d: %d ops, %d timed out, %d violations%n",
-                            recipe, last.library(), r / 2 + 1, last.ops(), last.timedOut(), last.violations());
+                    out.printf(Locale.ROOT, "# faults %s %s round %d: %d ops, %d timed out, %d violations%s%n",
+                            recipe, last.library(), r / 2 + 1, last.ops(), last.timedOut(), last.violations(), careless(last));
                 }
                 results.put(recipe, rounds);
             }
@@ -488,7 +508,7 @@ final class FaultMix {
         private final List<Long> timeouts = Collections.synchronizedList(new ArrayList<>());
         private final List<Long> violationTimes = Collections.synchronizedList(new ArrayList<>());
         private final List<Long> readCompletions = Collections.synchronizedList(new ArrayList<>());
-        private final AtomicInteger carelessViolations = new AtomicInteger();
+        private final List<Long> carelessTimes = Collections.synchronizedList(new ArrayList<>());
         private final List<String> examples = new CopyOnWriteArrayList<>();
         private final Set<Holding> holdings = new HashSet<>();      // guarded by itself
         private final AtomicInteger failed = new AtomicInteger();
@@ -703,10 +723,10 @@ final class FaultMix {
                     holdings.add(holding);
                 }
                 boolean complete = true;
-                for (int k = 0; k < HOLD_WRITES && complete; k++) {
-                    pause(1);
+                for (int k = 0; k < HOLD_WRITES && (complete || !zk); k++) {   // Curator's holders write on: the careless view
+                    pause(Math.max(1, options.holdMs() / HOLD_WRITES));
                     awaitPause(i);
-                    complete = checkAndWrite(holding);
+                    complete &= checkAndWrite(holding);
                 }
                 awaitPause(i);
                 synchronized (holdings) {
@@ -738,20 +758,14 @@ final class FaultMix {
         }
 
         /**
-         * A write made only while {@code h} believes it holds; judged against every other believer at that moment.
-         * Curator is also judged carelessly: every holder between acquire and release believes (counted, not written).
+         * A write by {@code h}: judged in the careless view against every other holder (Curator
+         * only), and, if {@code h} believes it holds, in the careful view against every other
+         * believer at that moment; false if it does not believe, or its token was refused.
          */
         private boolean checkAndWrite(Holding h) {
             synchronized (holdings) {
-                if (!zk) {
-                    for (Holding o : holdings) {
-                        boolean over = recipe.equals("semaphore") ? holdings.size() > capacity
-                                : o != h && (o.exclusive() || h.exclusive());
-                        if (over) {
-                            carelessViolations.incrementAndGet();
-                            break;
-                        }
-                    }
+                if (!zk && overCapacity(h, o -> true)) {
+                    carelessTimes.add(System.nanoTime());
                 }
                 if (!h.believes().getAsBoolean()) {
                     return false;
@@ -765,25 +779,29 @@ final class FaultMix {
                     }
                     highestToken = h.token();
                 }
-                int believers = 0;
-                int conflicting = 0;
-                for (Holding o : holdings) {
-                    if (o != h && o.believes().getAsBoolean()) {
-                        believers++;
-                        if (o.exclusive() || h.exclusive()) {
-                            conflicting++;
-                        }
-                    }
-                }
-                boolean violation = recipe.equals("semaphore") ? believers + 1 > capacity : conflicting > 0;
-                if (violation) {
+                if (overCapacity(h, o -> o.believes().getAsBoolean())) {
                     violationTimes.add(System.nanoTime());
                     if (examples.size() < 3) {
-                        examples.add("c" + h.client() + " wrote while " + (believers) + " other holder(s) believed they held");
+                        examples.add("c" + h.client() + " wrote while other holder(s) believed they held");
                     }
                 }
                 return true;
             }
+        }
+
+        /** Whether {@code h} and the other holders that {@code count} are more conflicting holders than the lock admits. */
+        private boolean overCapacity(Holding h, Predicate<Holding> count) {
+            int others = 0;
+            int conflicting = 0;
+            for (Holding o : holdings) {
+                if (o != h && count.test(o)) {
+                    others++;
+                    if (o.exclusive() || h.exclusive()) {
+                        conflicting++;
+                    }
+                }
+            }
+            return recipe.equals("semaphore") ? others + 1 > capacity : conflicting > 0;
         }
 
         private static void pause(long ms) {
@@ -900,6 +918,7 @@ final class FaultMix {
                 w.ops = count(completions, w.startNanos, w.endNanos);
                 w.timedOut = count(timeouts, w.startNanos, w.endNanos);
                 w.violations = count(violationTimes, w.startNanos, w.endNanos);
+                w.carelessViolations = count(carelessTimes, w.startNanos, w.endNanos);
                 long faulted = Long.MAX_VALUE;
                 long any = Long.MAX_VALUE;
                 synchronized (grants) {
@@ -918,7 +937,7 @@ final class FaultMix {
             int ops = count(completions, start, end);
             return new Round(zk ? "zklock" : "Curator", windows, ops, count(timeouts, start, end), failed.get(),
                     count(violationTimes, start, end), fenced.get(), examples.isEmpty() ? "" : examples.get(0),
-                    count(readCompletions, start, end), carelessViolations.get());
+                    count(readCompletions, start, end), count(carelessTimes, start, end));
         }
 
         private static int count(List<Long> times, long from, long to) {
@@ -933,15 +952,19 @@ final class FaultMix {
     private static void print(Options options, List<Planned> plan, Map<String, List<Round>> results, PrintStream out) {
         out.println();
         out.printf(Locale.ROOT, "Fault mix: %d clients, each through its own proxy; session timeout %d ms; acquire "
-                        + "timeout %d ms; seed %d; %d faults in each %d s round; %d round(s) per library, %s; "
-                        + "%s.%n",
-                options.clients(), options.sessionTimeoutMs(), options.acquireTimeoutMs(), options.seed(), plan.size(),
+                        + "timeout %d ms; holds of %d ms (%d writes); seed %d; %d faults in each %d s round; "
+                        + "%d round(s) per library, %s; %s.%n",
+                options.clients(), options.sessionTimeoutMs(), options.acquireTimeoutMs(),
+                HOLD_WRITES * Math.max(1, options.holdMs() / HOLD_WRITES), HOLD_WRITES, options.seed(), plan.size(),
                 options.seconds(), options.rounds(), options.together() ? "both libraries at once" : "alternating",
                 options.servers() == 1
                         ? "one embedded server (a kill or leader kill is a restart)" : "a " + options.servers() + "-server ensemble");
         Map<Kind, Integer> planned = new EnumMap<>(Kind.class);
         plan.forEach(p -> planned.merge(p.kind(), 1, Integer::sum));
         out.println("Timeline per round: " + planned);
+        out.println();
+        out.println("Violations: zklock's (a write while more conflicting holders' leases said HELD than the lock admits), "
+                + "Curator's careful view (holders stop at SUSPENDED or LOST) and careless view (acquire's return until release).");
         out.println();
         out.println("| recipe | library | ops | of which reads | timed out | failed | violations | careless violations "
                 + "| stale writes fenced | ratio (ops zklock / Curator) | ratio, writes / reads |");
@@ -970,7 +993,8 @@ final class FaultMix {
                 + "client's next grant, median / max; n = faults injected (skipped: no holder/waiter or no reply to drop).");
         out.println();
         out.println("| recipe | fault | n | zklock ops | Curator ops | ratio | zklock t/o | Curator t/o "
-                + "| zklock faulted->grant | Curator faulted->grant | zklock any->grant | Curator any->grant | violations z/C |");
+                + "| zklock faulted->grant | Curator faulted->grant | zklock any->grant | Curator any->grant "
+                + "| violations z/C careful/C careless |");
         out.println("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
         for (var e : results.entrySet()) {
             for (Kind kind : Kind.values()) {
@@ -981,14 +1005,20 @@ final class FaultMix {
                 }
                 int zo = z.stream().mapToInt(w -> w.ops).sum();
                 int co = c.stream().mapToInt(w -> w.ops).sum();
-                out.printf(Locale.ROOT, "| %s | %s | %d/%d | %d | %d | %s | %d | %d | %s | %s | %s | %s | %d/%d |%n",
+                out.printf(Locale.ROOT, "| %s | %s | %d/%d | %d | %d | %s | %d | %d | %s | %s | %s | %s | %d/%d/%d |%n",
                         e.getKey(), kind, z.stream().filter(w -> w.client != -1).count(), z.size(), zo, co,
                         co == 0 ? "-" : String.format(Locale.ROOT, "%.2f", (double) zo / co),
                         z.stream().mapToInt(w -> w.timedOut).sum(), c.stream().mapToInt(w -> w.timedOut).sum(),
                         medMax(z, true), medMax(c, true), medMax(z, false), medMax(c, false),
-                        z.stream().mapToInt(w -> w.violations).sum(), c.stream().mapToInt(w -> w.violations).sum());
+                        z.stream().mapToInt(w -> w.violations).sum(), c.stream().mapToInt(w -> w.violations).sum(),
+                        c.stream().mapToInt(w -> w.carelessViolations).sum());
             }
         }
+    }
+
+    /** Curator's careless-view count for a round's progress line (none for zklock: one view). */
+    private static String careless(Round r) {
+        return r.library().equals("zklock") ? "" : " careful, " + r.carelessViolations() + " careless";
     }
 
     private static String ratio(int zklock, int curator) {

@@ -16,7 +16,8 @@ class FaultMixSmokeTest {
     /**
      * A 3 s round per library with one fault (a holder's session expired on the server): both
      * libraries complete operations, the fault is injected in both rounds at the same planned
-     * moment, and zklock's holders never overlap (no violation).
+     * moment, zklock's holders never overlap (no violation), and Curator's are judged in both
+     * views (the careless one counts at least what the careful one does).
      */
     @Test
     void oneRoundEachOnTheSameTimelineAndZklockHasNoViolation() throws Exception {
@@ -35,6 +36,10 @@ class FaultMixSmokeTest {
             assertEquals(FaultMix.Kind.EXPIRE_HOLDER, r.windows().get(0).planned.kind());
         }
         assertEquals(0, rounds.get(0).violations(), "zklock holders overlapped: " + rounds.get(0).example());
+        FaultMix.Round curator = rounds.get(1);
+        assertTrue(curator.carelessViolations() >= curator.violations(),
+                "every write judged in the careful view is judged in the careless view too: " + printed);
+        assertTrue(printed.contains("| careless violations |"), printed);
         assertTrue(printed.contains("| mutex | EXPIRE_HOLDER |"), printed);
     }
 

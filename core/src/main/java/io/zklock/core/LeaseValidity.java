@@ -28,7 +28,8 @@ import java.time.Duration;
  * (milliseconds) and {@value #RATE_PROPERTY} (a fraction), or the defaults above: the system
  * properties are the process-wide default, an option overrides them for one lock.
  * The margin does not cover a pause of the holder's process between its check and its action:
- * that is the holder's to bound, or a lock-delay's (see {@link LockDelay}).
+ * that is the holder's to bound, or a lock-delay's (see {@link LockDelay}). The client's clock
+ * is the monotonic clock, unless it was given another ({@link ValidityClock}).
  */
 public final class LeaseValidity {
     /** The system property of the fixed part, in milliseconds. */

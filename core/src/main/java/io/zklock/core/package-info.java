@@ -16,6 +16,9 @@
  *       ({@link io.zklock.core.Participant}s in queue order, each with its
  *       {@link io.zklock.core.OwnerInfo}) and writes
  *       {@link io.zklock.core.RevocationRequest}s ({@link io.zklock.core.RevocationResult}).</li>
+ *   <li><b>Validity.</b> A lease's {@code validFor()} keeps a {@link io.zklock.core.LeaseValidity}
+ *       margin (per lock with {@link io.zklock.core.LockOptions}) and is counted on the client's
+ *       {@link io.zklock.core.ValidityClock}, the monotonic clock unless another is given.</li>
  *   <li><b>Paths.</b> {@link io.zklock.core.LockPaths} validates a lock path and maps a name a
  *       user gives (a lock key, a job name) to one node name; the integrations build their
  *       paths with it.</li>

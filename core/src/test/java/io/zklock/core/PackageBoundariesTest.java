@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
  *   <li>Inside core, the packages stand on {@link #LAYERS layers} and every reference points to
  *       its own layer or a lower one; the units of one layer form no cycle. The one exception:
  *       the types of the user's API ({@code io.zklock.core}) may name each other, though
- *       {@code LockAdmin}, an entry point over the inspection, stands on the top layer.</li>
+ *       {@code LockAdmin}, an entry point over the inspection, and {@code ValidityClock}, which
+ *       sets a client's session clock, stand on the top layer.</li>
  * </ul>
  */
 class PackageBoundariesTest {
@@ -80,7 +81,7 @@ class PackageBoundariesTest {
      */
     static final List<List<String>> LAYERS = List.of(
             List.of("io.zklock.core.spi.queue"),        // vocabulary: node names, kinds, drivers, decisions, deadlines
-            List.of("io.zklock.core"),                  // the user's API: values, leases, errors (LockAdmin apart)
+            List.of("io.zklock.core"),                  // the user's API: values, leases, errors (LockAdmin, ValidityClock apart)
             List.of("io.zklock.core.observe"),          // the observer SPI
             List.of("io.zklock.core.internal.zk"),      // the ZooKeeper door, the session, watches, directory views
             List.of("io.zklock.core.internal"),         // what every stage shares: LockContext, Cleanup, NodeData
@@ -89,7 +90,8 @@ class PackageBoundariesTest {
             List.of("io.zklock.core.internal.request"), // one request, from its start to its lease
             List.of("io.zklock.core.internal.inspect"), // status and revocation requests
             List.of("io.zklock.core.spi",               // entry points: the recipes' facades
-                    "io.zklock.core.LockAdmin"));       //   and the user's inspection
+                    "io.zklock.core.LockAdmin",         //   and the user's inspection
+                    "io.zklock.core.ValidityClock"));   //   and the clock a client's leases count validity on
     private static final String API = "io.zklock.core";
     private static final Pattern CORE_TYPE = Pattern.compile("\\bio\\.zklock\\.core(?:\\.[a-z]\\w*)*\\.[A-Z]\\w*");
     private static final Pattern PACKAGE = Pattern.compile("(?m)^package ([\\w.]+);");

@@ -15,6 +15,7 @@ import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
 import io.zklock.core.LockException;
+import io.zklock.core.LockOptions;
 import io.zklock.core.Participant;
 import io.zklock.core.spi.JucLockView;
 import io.zklock.core.spi.LockEngine;
@@ -108,7 +109,30 @@ public final class ZkLeaderElection implements DistributedLock, AutoCloseable {
      * @throws IllegalArgumentException naming the bad argument
      */
     public ZkLeaderElection(CuratorFramework client, String path, String participantId) {
-        this.engine = new LockEngine(client, path, RECIPE).withParticipant(participantId);
+        this(client, path, participantId, LockOptions.defaults());
+    }
+
+    /**
+     * An election whose leaderships keep {@code options}' validity margin in
+     * {@link Lease#validFor()} (see {@link LockOptions#withValidityMargin(java.time.Duration, double)});
+     * the other options do not apply to an election and must be left at their defaults.
+     *
+     * @param client a started Curator client; may be shared with other locks and elections
+     * @param path the election's ZooKeeper path, absolute
+     * @param participantId who this participant is, as for {@link #ZkLeaderElection(CuratorFramework, String, String)}
+     * @param options {@link LockOptions#defaults()}, with a validity margin or not
+     * @throws IllegalArgumentException naming the bad argument, or an option an election does not take
+     */
+    public ZkLeaderElection(CuratorFramework client, String path, String participantId, LockOptions options) {
+        if (options == null) {
+            throw new IllegalArgumentException("options is null; use LockOptions.defaults()");
+        }
+        LockOptions marginOnly = options.validityMargin().map(LockOptions.defaults()::withValidityMargin).orElse(LockOptions.defaults());
+        if (!options.equals(marginOnly)) {
+            throw new IllegalArgumentException("an election takes a validity margin only (no caching, compatibility or "
+                    + "lock-delay), was " + options);
+        }
+        this.engine = new LockEngine(client, path, RECIPE, options).withParticipant(participantId);
         this.client = client;
         this.participantId = participantId;
     }

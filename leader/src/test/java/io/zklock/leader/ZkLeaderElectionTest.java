@@ -16,6 +16,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.zklock.core.LeaseState;
 import io.zklock.core.LockAdmin;
+import io.zklock.core.LockDelay;
+import io.zklock.core.LockOptions;
 import io.zklock.core.LockStatus;
 import io.zklock.testing.Await;
 import io.zklock.testing.EmbeddedServerTest;
@@ -31,6 +33,28 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** {@link ZkLeaderElection} on a real server: leading, stepping down, observing, and what a session's end does. */
 class ZkLeaderElectionTest extends EmbeddedServerTest {
     private static final String PATH = "/elections/e";
+
+    /**
+     * An election built with a validity margin of its own keeps it in its leaderships'
+     * validFor(), where one built without keeps the client's; options an election does not
+     * take are refused by name.
+     */
+    @Test
+    void aValidityMarginOfItsOwnIsKeptByItsLeaderships() throws Exception {
+        LockOptions wide = LockOptions.defaults().withValidityMargin(Duration.ofSeconds(15), 0.05);
+        int negotiated = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
+        long most = negotiated - 15_000 - (long) (0.05 * negotiated);
+        try (Leadership lead = new ZkLeaderElection(client, PATH, "a", wide).awaitLeadership()) {
+            long valid = lead.validFor().toMillis();
+            assertTrue(valid > 0 && valid <= most, "validFor " + valid + " ms with the wide margin, at most " + most);
+        }
+        try (Leadership usual = new ZkLeaderElection(client, PATH, "b").awaitLeadership()) {
+            assertTrue(usual.validFor().toMillis() > most, "the client's margin is narrower: " + usual.validFor());
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new ZkLeaderElection(client, PATH, "c",
+                LockOptions.defaults().withLockDelay(LockDelay.of(Duration.ofSeconds(1)))));
+        assertTrue(e.getMessage().contains("validity margin only"), e.getMessage());
+    }
 
     /** The first candidate leads; its epoch is its node's czxid; observers see it, the queue in order, and status an election. */
     @Test

@@ -9,11 +9,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 
 import io.zklock.core.Lease;
-import io.zklock.core.LeaseCaching;
 import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
 import io.zklock.core.LockCompatibility;
 import io.zklock.core.LockException;
+import io.zklock.core.LockOptions;
 import io.zklock.core.spi.LockEngine;
 import io.zklock.core.spi.queue.Deadline;
 import io.zklock.core.spi.queue.Decision;
@@ -89,13 +89,20 @@ final class CuratorLayoutPermits {
     private final LockEngine guard;
     private final LockEngine leases;
 
-    CuratorLayoutPermits(CuratorFramework client, String path, int maxLeases) {
-        this.permits = new LockEngine(client, path, SemaphoreDriver.compatibilityRecipe(maxLeases), LeaseCaching.off(),
-                LockCompatibility.CURATOR);
+    /**
+     * @param options the semaphore's: {@link LockCompatibility#CURATOR}, no caching, no lock-delay
+     *        (the semaphore refuses the others), and its validity margin, which all three engines
+     *        keep (a permit's {@code validFor()} is the least of its two nodes')
+     */
+    CuratorLayoutPermits(CuratorFramework client, String path, int maxLeases, LockOptions options) {
+        if (options.compatibility() != LockCompatibility.CURATOR || options.caching().isOn() || options.lockDelay().isOn()) {
+            throw new IllegalArgumentException("Curator's layout takes compatibility CURATOR, no caching, no lock-delay: " + options);
+        }
+        this.permits = new LockEngine(client, path, SemaphoreDriver.compatibilityRecipe(maxLeases), options);
         this.guard = new LockEngine(client, ZKPaths.makePath(path, GUARD_DIRECTORY),
-                new RecipeDescriptor(GUARD_KIND, LockDriver.EXCLUSIVE, 1), LeaseCaching.off(), LockCompatibility.CURATOR);
+                new RecipeDescriptor(GUARD_KIND, LockDriver.EXCLUSIVE, 1), options);
         this.leases = new LockEngine(client, ZKPaths.makePath(path, LEASES_DIRECTORY),
-                new RecipeDescriptor(LEASE_KIND, LEASES, maxLeases), LeaseCaching.off(), LockCompatibility.CURATOR);
+                new RecipeDescriptor(LEASE_KIND, LEASES, maxLeases), options);
     }
 
     /** The engine of step 1: the default-mode permits of the path. */

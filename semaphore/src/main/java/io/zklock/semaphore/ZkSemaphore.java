@@ -151,7 +151,7 @@ public final class ZkSemaphore implements DistributedLock, AutoCloseable {
                 throw new IllegalArgumentException(options.lockDelay() + " with compatibility CURATOR on semaphore " + path
                         + ": Curator's guarded protocol cannot tell a release from a session's end; use LockDelay.off() in this mode");
             }
-            this.curatorLayout = new CuratorLayoutPermits(client, path, maxLeases);
+            this.curatorLayout = new CuratorLayoutPermits(client, path, maxLeases, options);
             this.engine = curatorLayout.permits();
             String refusal = "semaphore " + path + " is in LockCompatibility.CURATOR: its permits follow Curator's"
                     + " guarded protocol, which a multi-lock's one transaction cannot; a multi-lock takes default-mode"

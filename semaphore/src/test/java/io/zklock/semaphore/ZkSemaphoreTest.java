@@ -16,6 +16,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.zklock.core.Lease;
+import io.zklock.core.LockCompatibility;
+import io.zklock.core.LockOptions;
 import io.zklock.testing.Await;
 import io.zklock.testing.EmbeddedServerTest;
 import io.zklock.testing.ZkProbe;
@@ -31,6 +33,24 @@ class ZkSemaphoreTest extends EmbeddedServerTest {
     }
 
     /** maxLeases below 1, a null client and a bad path are refused at construction, naming the value. */
+    /**
+     * A semaphore in Curator's layout built with a validity margin of its own keeps it in its
+     * permits' validFor() (both nodes of a permit keep it), where one built without keeps the client's.
+     */
+    @Test
+    void aCuratorLayoutSemaphoreKeepsItsOwnValidityMargin() throws Exception {
+        LockOptions curator = LockOptions.defaults().withCompatibility(LockCompatibility.CURATOR);
+        int negotiated = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
+        long most = negotiated - 15_000 - (long) (0.05 * negotiated);
+        ZkSemaphore wide = new ZkSemaphore(client, "/semaphores/margin", 2, curator.withValidityMargin(Duration.ofSeconds(15), 0.05));
+        ZkSemaphore usual = new ZkSemaphore(client, "/semaphores/margin", 2, curator);
+        try (Lease a = wide.acquire(); Lease b = usual.acquire()) {
+            long valid = a.validFor().toMillis();
+            assertTrue(valid > 0 && valid <= most, "validFor " + valid + " ms with the wide margin, at most " + most);
+            assertTrue(b.validFor().toMillis() > most, "the client's margin is narrower: " + b.validFor());
+        }
+    }
+
     @Test
     void badArgumentsAreRefused() {
         IllegalArgumentException zero = assertThrows(IllegalArgumentException.class, () -> new ZkSemaphore(client, "/s", 0));

@@ -38,6 +38,7 @@ import net.jqwik.api.lifecycle.PropertyExecutionResult;
 import net.jqwik.api.lifecycle.PropertyExecutor;
 import net.jqwik.api.lifecycle.PropertyLifecycleContext;
 import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.ServerSessions;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
 import org.slf4j.Logger;
@@ -91,7 +92,7 @@ class ScheduledFaultsTest {
     /** What a holder that checks its lease's validity and writes without fencing meets. */
     static final List<Fault> UNFENCED_FAULTS = List.of(Fault.HOLDER_EXPIRY, Fault.SHORT_CUT, Fault.LONG_CUT,
             Fault.FREEZE_PAST_TIMEOUT, Fault.DEAFEN, Fault.LOST_CREATE_REPLY, Fault.LOST_DELETE_REPLY, Fault.LOST_MULTI_REPLY,
-            Fault.PROCESS_PAUSE);
+            Fault.PROCESS_PAUSE, Fault.CLOCK_SKEW);
     /** The lock-delay of the unfenced properties: a session timeout covers what a holder that checks can still send. */
     static final LockDelay UNFENCED_DELAY = LockDelay.of(Duration.ofMillis(SESSION_MS));
 
@@ -287,9 +288,38 @@ class ScheduledFaultsTest {
         }
     }
 
+    /**
+     * A holder whose clock runs slow by the margin's rate part (the direction the margin must
+     * cover: a slow clock sees less of the timeout gone) while it checks and writes: its readings
+     * of validFor() fall at its clock's rate, not the monotonic clock's (so the skew changed
+     * them), none with the fixed part added back reaches past the server's expiry, and no write
+     * lands after a later holder's grant.
+     */
+    @net.jqwik.api.Example
+    void aHolderWhoseClockRunsSlowByTheRatePartReadsValidityOnItsOwnClock() {
+        FaultSchedule skewed = new FaultSchedule(List.of(new Acquire(0, 0, 2_000), new Pause(100),
+                new Inject(Fault.CLOCK_SKEW, 0), new Acquire(1, 0, 300), new Pause(2_000)));
+        Outcome outcome = runUnfenced(UNFENCED_DELAY, skewed);
+        FaultScheduleRunner.Validity v = outcome.validity();
+        LOG.info("{}: {}", skewed, v);
+        if (!outcome.unfencedOverlaps().isEmpty()) {
+            throw new ExclusionViolation("unfenced overlaps under " + skewed + ": " + outcome.unfencedOverlaps());
+        }
+        if (v.skewedClients() != 1 || v.skewedReadings() == 0 || v.pairsAtClockRate() == 0
+                || v.pairsAtClockRate() <= v.pairsAtMonotonicRate()) {
+            throw new AssertionError("the skewed holder's readings must fall at its clock's rate: " + v);
+        }
+    }
+
     private static List<String> checkUnfenced(LockDelay delay, FaultSchedule schedule) {
+        return runUnfenced(delay, schedule).unfencedOverlaps();
+    }
+
+    /** Runs {@code schedule} on the validity-checking mutex with {@code delay}; throws on any violation but an unfenced overlap. */
+    private static Outcome runUnfenced(LockDelay delay, FaultSchedule schedule) {
         Outcome outcome;
-        try (FaultScheduleRunner runner = FaultScheduleRunner.checkingValidity(delay, CLIENTS, SESSION_MS, server.getConnectString())) {
+        try (FaultScheduleRunner runner = FaultScheduleRunner.checkingValidity(delay, CLIENTS, SESSION_MS, server.getConnectString())
+                .judgingValidityAgainst(ScheduledFaultsTest::serverExpiry)) {
             outcome = runner.run(schedule);
         }
         TALLY.add(Recipe.MUTEX, outcome);
@@ -303,12 +333,20 @@ class ScheduledFaultsTest {
             throw Violation.of("validity-checking mutex, " + delay + ", under " + schedule + ": " + outcome.violations().size()
                     + " violation(s):\n  " + String.join("\n  ", outcome.violations()), outcome.violations());
         }
-        return outcome.unfencedOverlaps();
+        return outcome;
+    }
+
+    /** The single server's own expiry of {@code session} (ms on {@code System.nanoTime() / 1e6}), or -1. */
+    private static long serverExpiry(long session) {
+        return ServerSessions.expiryMillis(server, session);
     }
 
     private static void check(Recipe target, FaultSchedule schedule, String connect, TestingCluster ensemble, int sessionMs) {
         Outcome outcome;
         try (FaultScheduleRunner runner = new FaultScheduleRunner(target, CLIENTS, sessionMs, connect, ensemble)) {
+            if (ensemble == null) {
+                runner.judgingValidityAgainst(ScheduledFaultsTest::serverExpiry);   // the single server's expiry is readable here
+            }
             outcome = runner.run(schedule);
         }
         TALLY.add(target, outcome);
@@ -484,6 +522,7 @@ class ScheduledFaultsTest {
         private final AtomicInteger lateForced = new AtomicInteger();
         private final AtomicInteger beforeLost = new AtomicInteger();
         private final AtomicInteger lostNodeChecks = new AtomicInteger();
+        private final int[] validity = new int[5];     // readings judged, skewed clients, skewed readings, pairs at the clock's rate, at the monotonic rate
         private final List<Long> recovery = new ArrayList<>();
         private final Map<Fault, List<Long>> faultRecovery = new EnumMap<>(Fault.class);   // by the kind healed
         private final AtomicInteger orphans = new AtomicInteger();
@@ -510,6 +549,11 @@ class ScheduledFaultsTest {
             lateForced.addAndGet(o.lateNoticesAfterForcedExpiry());
             beforeLost.addAndGet(o.successorWroteBeforeLost());
             lostNodeChecks.addAndGet(o.lostNodeChecks());
+            validity[0] += o.validity().readings();
+            validity[1] += o.validity().skewedClients();
+            validity[2] += o.validity().skewedReadings();
+            validity[3] += o.validity().pairsAtClockRate();
+            validity[4] += o.validity().pairsAtMonotonicRate();
             recovery.addAll(o.recoveryMillis());
             o.faultRecoveryMillis().forEach((k, v) -> faultRecovery.computeIfAbsent(k, x -> new ArrayList<>()).addAll(v));
             orphans.addAndGet((int) o.violations().stream().filter(v -> v.startsWith("orphans")).count());
@@ -527,6 +571,9 @@ class ScheduledFaultsTest {
                     + "; re-grant after healing " + rec
                     + (faultRecovery.isEmpty() ? "" : "; recovery (fault healed -> the faulted client granted) by kind " + recoveryByKind())
                     + "; LOST-node cleanup checks " + lostNodeChecks
+                    + "; validFor() readings judged against the server's expiry " + validity[0] + " (clients with a skewed clock "
+                    + validity[1] + ", readings on a skewed clock " + validity[2] + ", their pairs falling at the skewed clock's rate "
+                    + validity[3] + ", at the monotonic clock's " + validity[4] + ")"
                     + "; orphan checks failed " + orphans + ", stranded waiters " + stranded
                     + "; violations " + violations + " in " + failedSchedules + " schedule(s)"
                     + (firstViolations.isEmpty() ? "" : ", first: " + firstViolations);

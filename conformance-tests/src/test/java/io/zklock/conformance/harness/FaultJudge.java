@@ -129,6 +129,11 @@ final class FaultJudge {
         return expiredSessions.putIfAbsent(session, new ForcedExpiry(now, now)) == null;
     }
 
+    /** {@return whether the schedule expired {@code session} by force, or is about to} */
+    boolean forcedExpiryOf(long session) {
+        return expiredSessions.containsKey(session);
+    }
+
     /** The forced expiry of {@code session} is done: the server has closed the session. */
     void expiredByForce(long session) {
         long now = System.nanoTime();

@@ -12,13 +12,16 @@ import io.zklock.conformance.harness.FaultJudge.Held;
 import io.zklock.conformance.harness.FaultSchedule.Acquire;
 import io.zklock.conformance.harness.FaultSchedule.Fault;
 import io.zklock.conformance.harness.FaultSchedule.Inject;
+import io.zklock.conformance.harness.FaultSchedule.Pause;
 import io.zklock.conformance.harness.FaultScheduleRunner.Outcome;
 import io.zklock.conformance.harness.Recipe.Sharing;
 import io.zklock.core.Lease;
+import io.zklock.core.LockDelay;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.ServerSessions;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -26,7 +29,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The {@link FaultJudge} of {@link ScheduledFaultsTest} can fail: run against a "lock" that
- * excludes nothing (each client locks a path of its own), it reports what a broken lock does.
+ * excludes nothing (each client locks a path of its own), it reports what a broken lock does;
+ * and the validity readings' judge reports a clock skewed far beyond the margin.
  */
 class FaultJudgeSelfTest {
     private static TestingServer server;
@@ -55,6 +59,19 @@ class FaultJudgeSelfTest {
                 "violations " + outcome.violations());
         assertTrue(outcome.violations().stream().anyMatch(v -> v.contains("write refused as stale while its lease said HELD")),
                 "violations " + outcome.violations());
+    }
+
+    /** A holder whose clock runs 30 % slow, far beyond the margin's rate part, reads validFor() past the server's expiry: reported. */
+    @Test
+    void aClockSkewedBeyondTheMarginIsReported() {
+        try (FaultScheduleRunner runner = FaultScheduleRunner.checkingValidity(LockDelay.off(), 2, 2_000, server.getConnectString())
+                .judgingValidityAgainst(session -> ServerSessions.expiryMillis(server, session)).skewingBy(-0.3)) {
+            Outcome outcome = runner.run(new FaultSchedule(List.of(new Acquire(0, 0, 1_500), new Pause(100),
+                    new Inject(Fault.CLOCK_SKEW, 0), new Pause(1_500))));
+            assertTrue(outcome.validity().skewedClients() == 1 && outcome.validity().skewedReadings() > 0, "skewed: " + outcome);
+            assertTrue(outcome.violations().stream().anyMatch(v -> v.startsWith("validity:") && v.contains("past the server's expiry")),
+                    "violations " + outcome.violations());
+        }
     }
 
     /** A holder whose session is expired by force while a waiter takes over is no violation: it is dead, and told LOST. */

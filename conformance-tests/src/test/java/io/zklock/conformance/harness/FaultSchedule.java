@@ -37,6 +37,12 @@ public record FaultSchedule(List<Step> steps) {
          * its next write (see FaultScheduleRunner).
          */
         PROCESS_PAUSE,
+        /**
+         * A holder's (or, if none holds, the client's) clock, on which its leases count their
+         * validity, runs slow or fast by up to the validity margin's rate part (1 % by default)
+         * for the rest of the run (see FaultScheduleRunner).
+         */
+        CLOCK_SKEW,
         /** A server of the ensemble is killed and restarted. */
         SERVER_RESTART,
         /** The leader is killed and restarted. */

@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongUnaryOperator;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
@@ -28,9 +29,11 @@ import io.zklock.conformance.harness.Recipe.Sharing;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
+import io.zklock.core.LeaseValidity;
 import io.zklock.core.LockDelay;
 import io.zklock.core.LockException;
 import io.zklock.core.LockOptions;
+import io.zklock.core.ValidityClock;
 import io.zklock.core.spi.queue.LockNode;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.testing.FaultProxy;
@@ -77,6 +80,13 @@ import org.slf4j.LoggerFactory;
  * margin. It does not stop the client's own threads: its timers run on, and its session clock
  * keeps counting, as the monotonic clock of a paused process would.
  *
+ * Every client counts its leases' validity on a clock of its own (a SkewableClock, given with
+ * ValidityClock.use): the monotonic clock until a CLOCK_SKEW makes a holder's (or, if none
+ * holds, the client's) run slow or fast, by the margin's rate part or half of it in turn
+ * (slow by all of it, fast by all of it, slow by half, fast by half), for the rest of the run.
+ * A runner told the server's expiry (judgingValidityAgainst, single server) has each holder
+ * read validFor() before each write and ValidityReadings judge the reading against it.
+ *
  * The runner decides nothing: it tells the judge what it saw (each write, each lease closed,
  * each request that failed, was late or is stranded, each client not granted again, the
  * watches and nodes left, each session it expired by force), and the judge, whose Overview
@@ -92,6 +102,8 @@ public final class FaultScheduleRunner implements AutoCloseable {
     public static final Duration NEEDED = Duration.ofMillis(300);
     /** A process pause: shorter than the validity margin (1 s fixed by default, see LeaseValidity). */
     public static final int PAUSE_MS = 800;
+    /** The margin the clients' locks keep: the client's, from the system properties or the defaults. */
+    private static final LeaseValidity MARGIN = LeaseValidity.fromSystemProperties();
 
     private enum Phase { WAITING, HOLDING, DONE }
 
@@ -99,7 +111,15 @@ public final class FaultScheduleRunner implements AutoCloseable {
     public record Outcome(List<String> violations, Map<Fault, Integer> injected, Map<Fault, Integer> skipped,
             int granted, int timedOut, int failed, int writes, int lateNoticesAfterForcedExpiry,
             List<Long> recoveryMillis, Map<Fault, List<Long>> faultRecoveryMillis, int successorWroteBeforeLost,
-            int lostNodeChecks, int unfencedWrites, List<String> unfencedOverlaps) {
+            int lostNodeChecks, int unfencedWrites, List<String> unfencedOverlaps, Validity validity) {
+    }
+
+    /**
+     * The validity readings judged (none unless judgingValidityAgainst was called), the clients
+     * whose clock a CLOCK_SKEW hit, and the pairs of a skewed holder's readings that fell at its
+     * clock's rate and at the monotonic clock's (see ValidityReadings).
+     */
+    public record Validity(int readings, int skewedClients, int skewedReadings, int pairsAtClockRate, int pairsAtMonotonicRate) {
     }
 
     /** What an acquire step requests: the lock, and one guard per node of its lease, in the lease's order. */
@@ -129,6 +149,9 @@ public final class FaultScheduleRunner implements AutoCloseable {
     private final AtomicInteger ids = new AtomicInteger();
     private int acquireSteps;                                            // the caller's thread only
     private volatile boolean armed = true;
+    private ValidityReadings readings;                                  // null: readings not judged
+    private double[] skews = {-MARGIN.rate(), MARGIN.rate(), -MARGIN.rate() / 2, MARGIN.rate() / 2};
+    private final AtomicInteger skewsMade = new AtomicInteger();
 
     /**
      * @param recipe the recipe under test (its rival and, for a multi-lock, its components too)
@@ -184,6 +207,22 @@ public final class FaultScheduleRunner implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Each holder reads validFor() before each write, judged against the server's own expiry of
+     * its session, {@code serverExpiryMillis} (session to ms on {@code System.nanoTime() / 1e6},
+     * -1 if unknown): see ValidityReadings.
+     */
+    public FaultScheduleRunner judgingValidityAgainst(LongUnaryOperator serverExpiryMillis) {
+        readings = new ValidityReadings(serverExpiryMillis, judge::forcedExpiryOf, MARGIN.fixed());
+        return this;
+    }
+
+    /** The rates a CLOCK_SKEW makes clocks run off by, in turn (fractions; negative: slow); the margin's rate part and half of it by default. */
+    public FaultScheduleRunner skewingBy(double... fractions) {
+        skews = fractions.clone();
+        return this;
+    }
+
     // ---- running a schedule -------------------------------------------------------------------
 
     public Outcome run(FaultSchedule schedule) {
@@ -213,9 +252,17 @@ public final class FaultScheduleRunner implements AutoCloseable {
                 skip.put(k, v.get());
             }
         });
-        return new Outcome(judge.violations(), inj, skip, granted.get(), timedOut.get(), failed.get(),
+        List<String> violations = new ArrayList<>(judge.violations());
+        Validity validity = new Validity(0, (int) clients.stream().filter(c -> c.skewed).count(), 0, 0, 0);
+        if (readings != null) {
+            violations.addAll(readings.violations());
+            validity = new Validity(readings.judged(), validity.skewedClients(), readings.skewed(), readings.pairsAtClockRate(),
+                    readings.pairsAtMonotonicRate());
+        }
+        return new Outcome(violations, inj, skip, granted.get(), timedOut.get(), failed.get(),
                 judge.writes(), judge.lateNoticesAfterForcedExpiry(), List.copyOf(recovery), recoveryByKind(),
-                judge.successorWroteBeforeLost(), judge.lostNodeChecks(), judge.unfencedWrites(), judge.unfencedOverlaps());
+                judge.successorWroteBeforeLost(), judge.lostNodeChecks(), judge.unfencedWrites(), judge.unfencedOverlaps(),
+                validity);
     }
 
     private Map<Fault, List<Long>> recoveryByKind() {
@@ -341,6 +388,8 @@ public final class FaultScheduleRunner implements AutoCloseable {
         final AtomicInteger reap = new AtomicInteger();      // directory deletions still to make
         volatile Fault armedKind;
         volatile long pausedUntilNanos;         // a process pause: the worker sleeps until then before its next write
+        final SkewableClock clock = new SkewableClock();   // what its leases count validity on
+        volatile boolean skewed;                // a CLOCK_SKEW hit its clock
         int dropsSeen;
         boolean fired;
         final Request lock;                     // the recipe (the probe's request too)
@@ -351,6 +400,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
             this.index = index;
             this.proxy = FaultProxy.to(serverConnect);
             this.curator = ZkTesting.client(proxy.connectString(), sessionMs);
+            ValidityClock.use(curator, clock);  // before its locks send anything
             if (unfencedDelay != null) {
                 this.lock = new Request("a mutex checked for validity", new ZkMutex(curator, base + "/unfenced",
                         LockOptions.defaults().withLockDelay(unfencedDelay)), List.of(new Guard("r", Sharing.EXCLUSIVE, 1)));
@@ -511,6 +561,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
             long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(step.holdMs());
             while (unfencedDelay != null && System.nanoTime() - end < 0) {
                 long checked = System.nanoTime();
+                readValidity(h);
                 try {
                     h.lease.checkValidFor(NEEDED);
                 } catch (LockException e) {
@@ -532,6 +583,7 @@ public final class FaultScheduleRunner implements AutoCloseable {
                 if (paused > 0) {
                     sleep(TimeUnit.NANOSECONDS.toMillis(paused) + 1);
                 }
+                readValidity(h);
                 judge.write(h);
                 sleep(WRITE_EVERY_MS);
             }
@@ -539,6 +591,9 @@ public final class FaultScheduleRunner implements AutoCloseable {
             LeaseState before = h.lease.state();
             judge.beforeClose(h, before, nodesPresent(h));
             h.lease.close();
+            if (readings != null) {
+                readings.closed(h);
+            }
             // a cached recipe's closed lease may leave its node to its cache, if the node is a caching one (the
             // orphan check sees it go with the lock objects); any other node must be gone before RELEASED
             boolean keptByCache = recipe.cached() && h.nodes.stream().allMatch(n -> LockNode.parse(n.substring(n.lastIndexOf('/') + 1))
@@ -546,6 +601,12 @@ public final class FaultScheduleRunner implements AutoCloseable {
             judge.afterClose(h, keptByCache, () -> nodesPresent(h));
             if (h.toldLost()) {
                 checkLostNodeCleanedUp(h);
+            }
+        }
+
+        private void readValidity(Held h) {
+            if (readings != null) {
+                readings.read(h, client.clock.rate());
             }
         }
 
@@ -638,6 +699,12 @@ public final class FaultScheduleRunner implements AutoCloseable {
                     paused.proxy.freeze();
                     sleep(PAUSE_MS);
                     paused.proxy.heal();
+                }
+                case CLOCK_SKEW -> {
+                    Client holder = pick(index, Phase.HOLDING);
+                    Client skewed = holder != null ? holder : c;
+                    skewed.clock.runAt(1 + skews[skewsMade.getAndIncrement() % skews.length]);
+                    skewed.skewed = true;
                 }
                 case SERVER_RESTART -> {
                     InstanceSpec victim = List.copyOf(cluster.getInstances()).get(index % 3);

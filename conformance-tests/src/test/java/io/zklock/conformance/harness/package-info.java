@@ -16,7 +16,11 @@
  *     jar's {@code FencedResource}), {@link io.zklock.conformance.harness.FaultJudge}, which
  *     decides what breaks a promise in a schedule of the alphabet of
  *     {@link io.zklock.conformance.harness.FaultSchedule} that
- *     {@link io.zklock.conformance.harness.FaultScheduleRunner} runs.</li>
+ *     {@link io.zklock.conformance.harness.FaultScheduleRunner} runs, and
+ *     {@link io.zklock.conformance.harness.ValidityReadings}, which judges each
+ *     {@code validFor()} reading in a schedule against the server's own expiry of the session
+ *     (each client's validity clock a {@link io.zklock.conformance.harness.SkewableClock}, which
+ *     the {@code CLOCK_SKEW} fault runs slow or fast).</li>
  * <li>Support: {@link io.zklock.conformance.harness.ConformanceSupport}, the base of every
  *     property class (fresh path per try, clients closed after it, the leak check), and
  *     {@link io.zklock.conformance.harness.PropertyTry}, what of it the promise groups (the

@@ -109,7 +109,8 @@ class OtherLibrariesFaultsTest extends ServerFaults {
      * the head of the queue while the server still kept that session, is not granted on the
      * dead session's node when it reconnects: once the server drops that session, the waiter
      * queued behind is still not granted beside the first holder, judged by a fenced resource
-     * (a semaphore frees one permit only, so the two waiters compete for one place).
+     * (a semaphore frees one permit only, so the two waiters compete for one place); neither
+     * waiter is ever granted a lease on a node of the dead session.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("recipes")
@@ -140,6 +141,7 @@ class OtherLibrariesFaultsTest extends ServerFaults {
         CompletableFuture<Lease> firstFuture = doomed.isDone() ? doomed : other;
         CompletableFuture<Lease> secondFuture = firstFuture == doomed ? other : doomed;
         Lease first = firstFuture.get();
+        assertNotGrantedOn(deadSession, first);
         assertTrue(resource.enter(first.fencingToken()), "first holder refused");
         Await.until("the server dropped the dead session", LONG, () -> ownedBy(deadSession).isEmpty());
         assertFalse(secondFuture.isDone() && secondFuture.get().isValid() && first.isValid(),
@@ -147,12 +149,22 @@ class OtherLibrariesFaultsTest extends ServerFaults {
         resource.exit(first.fencingToken());
         first.close();
         Lease second = secondFuture.get(LONG.toSeconds(), TimeUnit.SECONDS);
+        assertNotGrantedOn(deadSession, second);
         assertTrue(resource.enter(second.fencingToken()), "second holder refused as stale");
         resource.exit(second.fencingToken());
         second.close();
         assertEquals(List.of(), resource.overlaps());
         held.forEach(Lease::close);
         Await.equal("nodes left", List.of(), LONG, this::nodes);
+    }
+
+    /** No node of {@code lease} belongs to {@code deadSession}: the dead session's node granted nothing. */
+    private void assertNotGrantedOn(long deadSession, Lease lease) throws Exception {
+        for (String node : Recipe.nodesOf(lease)) {
+            Stat stat = checker.checkExists().forPath(node);
+            assertTrue(stat == null || stat.getEphemeralOwner() != deadSession,
+                    "granted on the node of the session Curator declared lost: " + node);
+        }
     }
 
     /** Nodes below the path whose ephemeral owner is {@code session}. */

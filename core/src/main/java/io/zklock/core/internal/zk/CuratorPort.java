@@ -216,7 +216,7 @@ public final class CuratorPort implements ZkPort {
      * another thread, so that a caller holding its own lock never sees the failure inside the call.
      */
     private CompletableFuture<Reply> call(Issue issue) {
-        CompletableFuture<Reply> reply = new Call(SessionClock.now(), monitor.sessionId());
+        CompletableFuture<Reply> reply = new Call(monitor.clock().now(), monitor.sessionId());
         try {
             issue.run(reply);
         } catch (Exception e) {

@@ -57,7 +57,8 @@ public final class SessionClock {
     private volatile long wantedUntilNanos;    // a reader asked; keep the figure fresh until then
     private volatile Runnable probe;           // sends one cheap request whose answer is noted here
     private ScheduledFuture<?> refresher;      // guarded by lock
-    private final LongSupplier nanos;          // the clock the figure is read on: the monotonic clock
+    private volatile LongSupplier nanos;       // the clock send times and the figure are read on: the monotonic clock by default
+    private volatile boolean stamped;          // a send time was read: the source is fixed from then on
 
     /** A clock read on the monotonic clock, as the send times are. */
     public SessionClock() {
@@ -72,9 +73,28 @@ public final class SessionClock {
         this.nanos = nanos;
     }
 
-    /** The send time of a request, before it is issued. */
-    public static long now() {
-        return System.nanoTime();
+    /**
+     * Reads send times and "now" from {@code source} from now on (see io.zklock.core.ValidityClock).
+     *
+     * @throws IllegalStateException once a send time was read from the source in force: the
+     *         two clocks' readings cannot be compared
+     */
+    public void source(LongSupplier source) {
+        synchronized (lock) {
+            if (stamped && source != nanos) {
+                throw new IllegalStateException("the client's locks already sent requests stamped on its present clock;"
+                        + " set its clock before its first lock is used");
+            }
+            nanos = source;
+        }
+    }
+
+    /** The send time of a request, before it is issued: on this clock's source. */
+    public long now() {
+        if (!stamped) {
+            stamped = true;
+        }
+        return nanos.getAsLong();
     }
 
     /** The negotiated session timeout, read when needed (it is known once connected). */
