@@ -56,7 +56,7 @@ public final class TreeWatch {
      */
     public static final String PROPERTY = "zklock.cache.treeWatch";
     /** How long a root's watch outlives its last route. */
-    static final long LINGER_MS = 1_000;
+    static final long LINGER_MS = 200;
 
     /** How a routed node is watched. */
     public enum Cover { COVERED, UNSUPPORTED, TROUBLE }
