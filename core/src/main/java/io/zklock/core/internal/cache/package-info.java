@@ -103,8 +103,9 @@
  *       the waiter has waited four escalation bounds: its holder takes the waiter's create as the
  *       ask, and the late ask covers a holder that missed it. A waiter's own client's heard nodes
  *       are asked at once, as their holder ignores its own client's creates: a mutex's threads
- *       of one process queue behind its node all the time, and letting the node go at their
- *       creates cut the re-grants of scenario c4 (17x to 3.9x Curator's operations).
+ *       of one process queue behind its node all the time, and keep what they did before heard
+ *       nodes (letting go at their creates showed no difference in scenario c4 within its
+ *       noise; docs/cached-leases.md).
  *       The ask is a read of the node and a write at the version read: no write without the
  *       read, since a conditional write replaces the whole data and the holder's owner lines
  *       (what status and revoke show) must stay. Nodes that are not cached cost nothing.</li>
