@@ -107,6 +107,11 @@ public final class LeaseCaches {
             byDirectory.computeIfPresent(k.serverPath(), (d, keys) -> keys.remove(k) && keys.isEmpty() ? null : keys);
             return null;
         });
+        if (caches.isEmpty()) {
+            synchronized (recent) {            // nothing cached: nothing to check creations for; keep no node
+                java.util.Arrays.fill(recent, null);
+            }
+        }
     }
 
     /** From a kept node on, the client's tree watch tells the caches of each directory of the nodes created there (ASKED). */
