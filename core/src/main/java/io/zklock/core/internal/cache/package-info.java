@@ -33,8 +33,9 @@
  *       version digit, and its client's tag, random per client, at the start of the last
  *       group): made by a read lock's or a one-at-a-time lock's cache while its client's tree
  *       watch may hear (not turned off, not found unsupported). A claim: its holder may miss a
- *       create (cut off, a 3.5 server answering the first addWatch, a node adopted while the
- *       create was heard: see ADOPT).</dd>
+ *       create (cut off, a 3.5 server answering the first addWatch, a root's addWatch refused,
+ *       more than 16 creations heard while its node was on its way into the cache: see
+ *       ADOPT).</dd>
  *   <dt>tree watch</dt>
  *   <dd>how a client watches its cached nodes: on a server with persistent recursive watches
  *       (ZooKeeper 3.6+), one such watch per lock root (the parent of a lock directory) and
@@ -127,9 +128,10 @@
  * no ask at all. The waiter's side does not depend on the holder hearing creations: an unheard
  * node is asked at once, a heard one after the bound, so holders of any version, holders cut
  * off and servers without tree watches keep the protocol whole (a waiter behind a heard node
- * whose holder missed its create waits the bound more), and a waiter that never asks (an
- * uncached waiter of another library's layout) is served by a holder that hears. A local grant keeps the node's fencing token (a later node's is larger), and a
- * local hand-over never passes a queued waiter.
+ * whose holder missed its create waits the bound more); a waiter that never asks (Curator's)
+ * is served by a holder that hears it, not by one that misses it. A local grant keeps the
+ * node's fencing token (a later node's is larger), and a local hand-over never passes a queued
+ * waiter.
  *
  * <h2>Serialisation</h2>
  * A cache's nodes (each one's {@code Use}, one value, and its idle timer), its local waits and
