@@ -31,7 +31,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * What one operation of the default (uncached) path costs, pinned so that a slip fails the
+ * What one operation of the default (uncached) path costs, and two conflicts with cached
+ * leases (a hand-off cycle and a writer's cycle, per median cycle), pinned so that a slip fails the
  * build: the requests the server receives, the watch notifications it sends (wake-ups), both
  * counted as the benchmarks count them ({@link ServerCounters}, {@link NotificationCounter}),
  * and the bytes the calling thread and the client's threads allocate ({@link ClientCost}),
