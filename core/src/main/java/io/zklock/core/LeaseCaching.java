@@ -36,11 +36,15 @@ import java.util.Objects;
  * <p>Turn it on for a lock that one process takes again and again while others rarely
  * conflict: a read-mostly read lock, a mutex one service instance re-takes, a semaphore whose
  * permits a process reuses. It costs a conflicting waiter a read and a conditional write per
- * cached node it asks, and the holder one read of its node (with a watch) per new node. The
+ * cached node it asks (a mutex's or read lock's holder on a server with persistent watches
+ * hears a waiter of another client queue behind its node and lets go without being asked; the
+ * waiter then asks only if it still waits after 100 ms), and the holder one read of its node
+ * per new node. The
  * algorithm is stated once, in the package documentation of {@code io.zklock.core.internal.cache}.
  *
  * <p><b>Not beside Curator's clients.</b> Only zklock's waiters ask a cached node back; a
- * waiter of Curator's recipes never does, and would wait out the idle period behind it. So
+ * waiter of Curator's recipes never does, and would wait out the idle period behind a node
+ * whose holder did not hear it queue (cut off, a server without persistent watches). So
  * caching is for a path that no Curator client uses any more: phase 3 of a migration (see
  * {@link LockCompatibility}), once the last Curator replica is gone. A lock in
  * {@link LockCompatibility#CURATOR} refuses caching at construction.

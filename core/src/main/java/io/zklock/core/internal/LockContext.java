@@ -12,6 +12,7 @@ import io.zklock.core.LockPaths;
 import io.zklock.core.internal.zk.CuratorPort;
 import io.zklock.core.internal.zk.DirectoryView;
 import io.zklock.core.internal.zk.SessionMonitor;
+import io.zklock.core.internal.zk.TreeWatch;
 import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.queue.LockDriver;
 import io.zklock.core.spi.queue.LockNode;
@@ -37,6 +38,7 @@ public final class LockContext {
     private final ZkPort port;
     private final Cleanup cleanup;
     private final boolean cachingNodes;
+    private final boolean hearsCreations;      // of caching nodes: their holder lets them go on a creation behind
     private final LockCompatibility compatibility;
     private final LockDelay lockDelay;
     private final LeaseValidity validity;      // null: the client's margin (see SessionClock)
@@ -68,13 +70,13 @@ public final class LockContext {
         LockNode.checkKind(kind);
         ZkPort door = port != null ? port : new CuratorPort(client, monitor);
         return new LockContext(client, monitor, door, new Cleanup(door, monitor, directory, false), directory, kind, namePrefix,
-                driver, maxLeases, false, LockCompatibility.DEFAULT, LockDelay.off(), null);
+                driver, maxLeases, false, false, LockCompatibility.DEFAULT, LockDelay.off(), null);
     }
 
     /** Every field as given; the factories check them, and the derived contexts share the cleanup. */
     private LockContext(CuratorFramework client, SessionMonitor monitor, ZkPort port, Cleanup cleanup, String path, String kind,
-            String namePrefix, LockDriver driver, int maxLeases, boolean cachingNodes, LockCompatibility compatibility,
-            LockDelay lockDelay, LeaseValidity validity) {
+            String namePrefix, LockDriver driver, int maxLeases, boolean cachingNodes, boolean hearsCreations,
+            LockCompatibility compatibility, LockDelay lockDelay, LeaseValidity validity) {
         this.client = client;
         this.path = path;
         this.kind = kind;
@@ -85,6 +87,7 @@ public final class LockContext {
         this.port = port;
         this.cleanup = cleanup;
         this.cachingNodes = cachingNodes;
+        this.hearsCreations = hearsCreations;
         this.compatibility = compatibility;
         this.lockDelay = lockDelay;
         this.validity = validity;
@@ -94,15 +97,18 @@ public final class LockContext {
      * The same directory, whose new nodes a lease cache may keep after use: their names carry
      * the caching version of the uuid ({@link LockNode#caches()}), so a waiter knows to ask.
      *
+     * @param hearsCreations whether their holder lets them go on hearing a conflicting node
+     *        created behind them (a mark in the uuid, {@link LockNode#hearsCreations()}, while
+     *        the client's tree watch may hear)
      * @return the context
      */
-    public LockContext withCachingNodes() {
+    public LockContext withCachingNodes(boolean hearsCreations) {
         if (compatibility == LockCompatibility.CURATOR) {
             throw new IllegalArgumentException("caching with compatibility CURATOR on " + path
                     + ": Curator's clients never ask a cached node back; use LeaseCaching.off() in this mode");
         }
-        return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, true, compatibility,
-                lockDelay, validity);
+        return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, true, hearsCreations,
+                compatibility, lockDelay, validity);
     }
 
     /** {@return whether this directory's new nodes may be kept by a lease cache (see {@link #withCachingNodes()})} */
@@ -115,8 +121,8 @@ public final class LockContext {
         if (driver == null) {
             throw new IllegalArgumentException("driver is null");
         }
-        return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, cachingNodes, compatibility,
-                lockDelay, validity);
+        return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, cachingNodes, hearsCreations,
+                compatibility, lockDelay, validity);
     }
 
     /**
@@ -135,8 +141,8 @@ public final class LockContext {
                     + ": Curator's clients never ask a cached node back; use LeaseCaching.off() in this mode");
         }
         String prefix = compatibility == LockCompatibility.CURATOR ? LockNode.curatorNamePrefix(kind) : LockNode.namePrefix(kind);
-        return new LockContext(client, monitor, port, cleanup, path, kind, prefix, driver, maxLeases, cachingNodes, compatibility,
-                lockDelay, validity);
+        return new LockContext(client, monitor, port, cleanup, path, kind, prefix, driver, maxLeases, cachingNodes, hearsCreations,
+                compatibility, lockDelay, validity);
     }
 
     /**
@@ -152,7 +158,7 @@ public final class LockContext {
             throw new IllegalArgumentException("lock-delay is null; use LockDelay.off()");
         }
         return new LockContext(client, monitor, port, new Cleanup(port, monitor, path, delay.isOn()), path, kind, namePrefix,
-                driver, maxLeases, cachingNodes, compatibility, delay, validity);
+                driver, maxLeases, cachingNodes, hearsCreations, compatibility, delay, validity);
     }
 
     /**
@@ -163,8 +169,8 @@ public final class LockContext {
      * @return the context
      */
     public LockContext withValidityMargin(LeaseValidity validity) {
-        return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, cachingNodes, compatibility,
-                lockDelay, validity);
+        return new LockContext(client, monitor, port, cleanup, path, kind, namePrefix, driver, maxLeases, cachingNodes, hearsCreations,
+                compatibility, lockDelay, validity);
     }
 
     /**
@@ -206,9 +212,9 @@ public final class LockContext {
         return cachingNodes || compatibility == LockCompatibility.CURATOR;
     }
 
-    /** {@return the uuid of a new node's protected name: of the caching version for caching nodes} */
+    /** {@return the uuid of a new node's protected name: of the caching version for caching nodes, marked if heard} */
     public String newProtectedId() {
-        return LockNode.newProtectedId(cachingNodes);
+        return LockNode.newProtectedId(cachingNodes, cachingNodes && hearsCreations ? TreeWatch.hearingTag(monitor) : null);
     }
 
     /** The context of {@code path} on {@code client}'s own door. */
@@ -226,8 +232,8 @@ public final class LockContext {
         }
         String prefix = compatibility == LockCompatibility.CURATOR ? LockNode.curatorAnchoredPrefix(kind, anchorSequence)
                 : LockNode.anchoredPrefix(kind, anchorSequence) + "-";
-        return new LockContext(client, monitor, port, cleanup, path, kind, prefix, driver, maxLeases, false, compatibility,
-                lockDelay, validity);
+        return new LockContext(client, monitor, port, cleanup, path, kind, prefix, driver, maxLeases, false, false,
+                compatibility, lockDelay, validity);
     }
 
     public CuratorFramework client() {

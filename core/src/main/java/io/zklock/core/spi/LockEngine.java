@@ -88,7 +88,7 @@ public final class LockEngine {
     }
 
     private LockEngine(LockContext context, RecipeDescriptor recipe, LeaseCaching caching) {
-        this.context = caching.isOn() ? context.withCachingNodes() : context;
+        this.context = caching.isOn() ? context.withCachingNodes(LeaseStrategy.hearsCreations(recipe)) : context;
         this.strategy = LeaseStrategy.of(this.context, recipe, caching);
         this.participantId = null;
         this.queue = new AcquisitionQueue(this.context, null);

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.NodeData;
 import io.zklock.core.internal.zk.Threads;
+import io.zklock.core.internal.zk.TreeWatch;
 import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
@@ -67,11 +68,13 @@ public final class AskBack {
      */
     public void ask(List<LockNode> sorted) {
         Phase phase = state.phase();
-        askAll(WhoAsks.askedBy(sorted, ours, context.maxLeases(), context.driver(), phase == Phase.ESCALATED));
-        if (phase == Phase.WAITING && WhoAsks.escalationAsksMore(sorted, ours, context.maxLeases(), context.driver())) {
+        String tag = TreeWatch.tagOf(context.monitor());
+        askAll(WhoAsks.askedBy(sorted, ours, context.maxLeases(), context.driver(), phase == Phase.ESCALATED, tag));
+        if (phase == Phase.WAITING && WhoAsks.escalationAsksMore(sorted, ours, context.maxLeases(), context.driver(), tag)) {
             phase = Phase.ESCALATION_SCHEDULED;   // the rest of them if the wait lasts: no permit idle past the bound
-            Threads.TIMER.schedule(() -> steps.execute(this::escalate), LeaseCaches.of(context.monitor()).escalationNanos(),
-                    TimeUnit.NANOSECONDS);
+            LeaseCaches registry = LeaseCaches.of(context.monitor());   // one holder at a time: only heard nodes wait
+            long bound = context.maxLeases() > 1 ? registry.escalationNanos() : registry.heardBoundNanos();
+            Threads.TIMER.schedule(() -> steps.execute(this::escalate), bound, TimeUnit.NANOSECONDS);
         }
         state = new State(phase, sorted);
     }
@@ -84,7 +87,7 @@ public final class AskBack {
     private void escalate() {
         if (state.phase() != Phase.STOPPED) {
             state = new State(Phase.ESCALATED, state.latest());
-            askAll(WhoAsks.askedBy(state.latest(), ours, context.maxLeases(), context.driver(), true));
+            askAll(WhoAsks.askedBy(state.latest(), ours, context.maxLeases(), context.driver(), true, null));
         }
     }
 

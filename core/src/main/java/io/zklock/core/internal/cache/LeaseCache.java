@@ -80,6 +80,7 @@ public final class LeaseCache {
         long keepUntil = System.nanoTime() + MAX_LIFE_IN_IDLE_PERIODS * idle.toNanos();
         CachedNode adopted = registry.adding(key, shared, cache -> cache.add(base, node, context, keepUntil, asked));
         registry.hearCreations(context);
+        registry.heardIn(key.serverPath()).forEach(adopted.cache::created);   // heard on its way into the cache
         adopted.keep();
         return adopted.newView(idle);
     }
@@ -169,10 +170,10 @@ public final class LeaseCache {
         n.base.release();
     }
 
-    /** ASKED, heard from a creation behind a kept read node that conflicts with it (a writer's; see the Overview). */
+    /** ASKED, heard from a creation behind a kept node that conflicts with it (see the Overview). */
     void created(LockNode created) {
-        if (!shared) {
-            return;                            // a mutex's or a semaphore's: see the Overview (ASKED)
+        if (!shared && key.maxLeases() > 1) {
+            return;                            // a semaphore's: see the Overview (ASKED)
         }
         List<CachedNode> asked;
         synchronized (this) {

@@ -1,6 +1,7 @@
 package io.zklock.core.internal.cache;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -27,6 +28,21 @@ public final class LeaseCaches {
      */
     static final Duration ESCALATION = Duration.ofMillis(25);
 
+    /**
+     * How many escalation bounds a waiter of a lock of one holder at a time (a mutex, a
+     * read-write lock) waits before it asks the nodes ahead whose holder hears creations
+     * (LockNode#hearsCreations): its create was their ask; this ask covers a holder that did
+     * not hear it (cut off, on a server without tree watches). Longer than the escalation bound
+     * so that a holder keeping its lease a little longer, or a loaded machine, costs no ask.
+     */
+    static final int HEARD_BOUND_IN_ESCALATIONS = 4;
+
+    /** How many of the last creations heard a node adopted just now checks (see heardIn). */
+    private static final int RECENT = 16;
+
+    /** A creation heard: the directory (the server's path) and the node. */
+    private record Heard(String directory, LockNode node) { }
+
     /** What one cache is for: a lock directory (the server's path), a node name prefix, and maxLeases. */
     record Key(String serverPath, String namePrefix, int maxLeases) {
         static Key of(LockContext context) {
@@ -37,6 +53,9 @@ public final class LeaseCaches {
     private final ConcurrentHashMap<Key, LeaseCache> caches = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Set<Key>> byDirectory = new ConcurrentHashMap<>();   // changed with caches, under its lock of the key
     private volatile boolean hearing;          // the client's tree watch tells us of creations
+    private volatile String ownTag;            // the client's tag: its own creations are not heard (its waiters ask)
+    private final Heard[] recent = new Heard[RECENT];   // guarded by itself: the last creations heard, a ring
+    private int recentNext;                    // guarded by recent
     private volatile long escalationNanos = ESCALATION.toNanos();
 
     private LeaseCaches() {
@@ -88,20 +107,33 @@ public final class LeaseCaches {
             byDirectory.computeIfPresent(k.serverPath(), (d, keys) -> keys.remove(k) && keys.isEmpty() ? null : keys);
             return null;
         });
+        if (caches.isEmpty()) {
+            synchronized (recent) {            // nothing cached: nothing to check creations for; keep no node
+                java.util.Arrays.fill(recent, null);
+            }
+        }
     }
 
     /** From a kept node on, the client's tree watch tells the caches of each directory of the nodes created there (ASKED). */
     void hearCreations(LockContext context) {
         if (!hearing) {
+            ownTag = TreeWatch.tagOf(context.monitor());
             hearing = true;
             TreeWatch.of(context.monitor(), context.port()).onCreated(this::created);
         }
     }
 
     private void created(String directory, String name) {
+        LockNode created = LockNode.parse(name).orElse(null);
+        if (created == null || created.taggedBy(ownTag)) {
+            return;                            // not a lock node, or our own client's: its waiter asks at once
+        }
+        synchronized (recent) {                // before the caches are looked at: see heardIn
+            recent[recentNext] = new Heard(directory, created);
+            recentNext = (recentNext + 1) % recent.length;
+        }
         Set<Key> keys = byDirectory.get(directory);
-        LockNode created = keys == null ? null : LockNode.parse(name).orElse(null);
-        if (created != null) {
+        if (keys != null) {
             keys.forEach(k -> {
                 LeaseCache cache = caches.get(k);
                 if (cache != null) {
@@ -109,6 +141,24 @@ public final class LeaseCaches {
                 }
             });
         }
+    }
+
+    /**
+     * The creations in the directory at {@code serverPath} among the last {@code RECENT} heard:
+     * what a node adopted just now checks, after it is in its cache, for a creation heard while
+     * it was on its way there (a creation heard before this call was written before it; one
+     * heard after finds the node in its cache).
+     */
+    List<LockNode> heardIn(String serverPath) {
+        List<LockNode> found = new ArrayList<>();
+        synchronized (recent) {
+            for (Heard h : recent) {
+                if (h != null && h.directory().equals(serverPath)) {
+                    found.add(h.node());
+                }
+            }
+        }
+        return found;
     }
 
     /** {@return the caches of the lock directory at {@code serverPath}, any kind} */
@@ -119,6 +169,11 @@ public final class LeaseCaches {
     /** {@return the escalation bound of this client's waits, in nanoseconds (see ESCALATION)} */
     long escalationNanos() {
         return escalationNanos;
+    }
+
+    /** {@return how long this client's waiter behind a node whose holder hears creations waits before it asks it, in nanoseconds} */
+    long heardBoundNanos() {
+        return escalationNanos * HEARD_BOUND_IN_ESCALATIONS;
     }
 
     /** Another escalation bound for this client's waits: what a test in this package sets so that none happens within it. */

@@ -34,6 +34,16 @@ public sealed interface LeaseStrategy permits LeaseStrategy.Uncached, CachedLeas
     }
 
     /**
+     * Whether the holders of the recipe's cached nodes let them go on hearing a conflicting
+     * node created behind them (ASKED in the package's Overview): a read lock's and a lock of
+     * one holder at a time; not a semaphore's (a creation does not tell that every permit is
+     * taken).
+     */
+    static boolean hearsCreations(RecipeDescriptor recipe) {
+        return recipe.sharesLocally() || recipe.maxLeases() == 1;
+    }
+
+    /**
      * Acquires before {@code deadline}, locally or through {@code queue}.
      *
      * @return the lease; empty when the deadline passes first

@@ -24,8 +24,18 @@
  *       conditional write of an {@code asked-back-by} line into its data ({@code AskBack};
  *       which nodes, {@code WhoAsks}). The holder, which watches its node, hears it. It is not a
  *       revocation request: the leases' revocation handlers never hear it. A holder of a cached
- *       read node that hears a writer's node created behind it takes that as the ask, before
- *       the write comes (see ASKED).</dd>
+ *       read node or of a lock of one holder at a time that hears a conflicting node of another
+ *       client created behind it takes that as the ask (see ASKED), and says so in its node's
+ *       name, so that such a waiter does not ask it at once (see ASK).</dd>
+ *   <dt>heard node</dt>
+ *   <dd>a cached node whose uuid says its holder hears creations
+ *       ({@link io.zklock.core.spi.queue.LockNode#hearsCreations()}: {@code ce} after the
+ *       version digit, and its client's tag, random per client, at the start of the last
+ *       group): made by a read lock's or a one-at-a-time lock's cache while its client's tree
+ *       watch may hear (not turned off, not found unsupported). A claim: its holder may miss a
+ *       create (cut off, a 3.5 server answering the first addWatch, a root's addWatch refused,
+ *       more than 16 creations heard while its node was on its way into the cache: see
+ *       ADOPT).</dd>
  *   <dt>tree watch</dt>
  *   <dd>how a client watches its cached nodes: on a server with persistent recursive watches
  *       (ZooKeeper 3.6+), one such watch per lock root (the parent of a lock directory) and
@@ -35,7 +45,9 @@
  *   <dd>of a lock of several holders (a semaphore), a waiter first asks only the cached nodes it
  *       needs gone; once it has waited the escalation bound (25 ms) it asks every cached node
  *       ahead that conflicts with it, and a local wait goes to ZooKeeper after the same bound:
- *       a cached permit idles at most that long while a request needs it.</dd>
+ *       a cached permit idles at most that long while a request needs it. Of a lock of one
+ *       holder at a time, a waiter asks the heard nodes of other clients ahead once it has
+ *       waited four bounds (100 ms).</dd>
  * </dl>
  *
  * <h2>Overview</h2>
@@ -76,7 +88,9 @@
  *       client's tree watch (one addWatch per root and session, the first time), then one
  *       getData with no watch; on a server without tree watches, one getData with a data watch.
  *       A covered node is read again at every reconnection, since a persistent watch does not
- *       replay what it missed while cut off.</li>
+ *       replay what it missed while cut off. The client keeps its last 16 creations heard; a
+ *       node adopted looks there, once in its cache, for a conflicting one behind it heard on
+ *       its way (a creation heard later finds it in the cache).</li>
  *   <li><b>CLOSE.</b> The last local lease on a node closes: if the node was asked, the cache
  *       cleared, or the base is not HELD (a node whose session may be ending is not worth
  *       keeping), the base is released (the closing lease follows it until the node is gone);
@@ -86,32 +100,38 @@
  *       ({@code AskBack}, from each of its decisions, once per node and wait): of a lock of one
  *       holder at a time every such node ahead; of a lock of several holders, at index {@code i},
  *       the first {@code i - maxLeases + 1} of them, and all of them after the escalation bound.
+ *       A heard node of another client (its tag is not the waiter's client's) is left out until
+ *       the waiter has waited four escalation bounds: its holder takes the waiter's create as the
+ *       ask, and the late ask covers a holder that missed it. A waiter's own client's heard nodes
+ *       are asked at once, as their holder ignores its own client's creates: a mutex's threads
+ *       of one process queue behind its node all the time, and keep what they did before heard
+ *       nodes (letting go at their creates showed no difference in scenario c4 within its
+ *       noise; docs/cached-leases.md).
  *       The ask is a read of the node and a write at the version read: no write without the
  *       read, since a conditional write replaces the whole data and the holder's owner lines
  *       (what status and revoke show) must stay. Nodes that are not cached cost nothing.</li>
  *   <li><b>ASKED.</b> The holder hears the write at its watch's event (any write into a cached
  *       node means "let it go", so it does not wait for the read) or finds the line in a read;
- *       or, of a cached read node, the tree watch tells it of a writer's node created in the
- *       directory behind it: the writer's create is its ask, heard one notification after it,
- *       while the writer lists and asks as above. Nothing more is granted on the node, every
- *       local wait goes to ZooKeeper, and an idle node is released at once, a node in use at its
- *       last close. An operator's revocation request does the same, and also reaches the leases'
- *       revocation handlers. A mutex's and a semaphore's holders do not act on creations: the
- *       threads of a mutex's own process queue behind its node all the time (acting on their
- *       creates showed no gain in the cross-session hand-offs of scenario c4, within its noise),
- *       and a permit behind needs a node gone only when every permit is taken, which a creation
- *       does not tell.</li>
+ *       or, of a cached read node or a node of a lock of one holder at a time, the tree watch
+ *       tells it of a conflicting node of another client (not of its tag) created in the
+ *       directory behind it: that create is its ask, heard one notification after it. Nothing
+ *       more is granted on the node, every local wait goes to ZooKeeper, and an idle node is
+ *       released at once, a node in use at its last close. An operator's revocation request
+ *       does the same, and also reaches the leases' revocation handlers. A semaphore's holders
+ *       do not act on creations: a permit behind needs a node gone only when every permit is
+ *       taken, which a creation does not tell.</li>
  *   <li><b>FINAL.</b> The base LOST (session loss, forced deletion) or RELEASED: the node leaves
  *       the cache; the leases in use hear LOST through the base.</li>
  * </ol>
  * So a conflicting waiter waits for the leases in use and one notification, never for the
- * idle period: of a writer behind cached read nodes under a tree watch, the notification of its
- * own create (the ask's read and write are then off its critical path; they remain for a holder
- * that did not hear the create: cut off at the time, on an older server, or adopting its node
- * just then).
- * The waiter's side does not depend on the holder hearing creations, so holders of any version
- * and servers without tree watches keep the protocol whole. A local grant keeps the node's fencing token (a later node's is larger), and a
- * local hand-over never passes a queued waiter.
+ * idle period: behind heard nodes of other clients, the notification of its own create, with
+ * no ask at all. The waiter's side does not depend on the holder hearing creations: an unheard
+ * node is asked at once, a heard one after the bound, so holders of any version, holders cut
+ * off and servers without tree watches keep the protocol whole (a waiter behind a heard node
+ * whose holder missed its create waits the bound more); a waiter that never asks (Curator's)
+ * is served by a holder that hears it, not by one that misses it. A local grant keeps the
+ * node's fencing token (a later node's is larger), and a local hand-over never passes a queued
+ * waiter.
  *
  * <h2>Serialisation</h2>
  * A cache's nodes (each one's {@code Use}, one value, and its idle timer), its local waits and

@@ -90,6 +90,24 @@ public final class TreeWatch {
         return monitor.existingAttachment(TreeWatch.class);
     }
 
+    /** A client's tag: random hex digits that its nodes which hear creations carry (LockNode#taggedBy). */
+    private record Tag(String digits) { }
+
+    /** {@return {@code monitor}'s client's tag, made the first time} */
+    public static String tagOf(SessionMonitor monitor) {
+        return monitor.attachment(Tag.class, () -> new Tag(java.util.UUID.randomUUID().toString().substring(0, 8))).digits();
+    }
+
+    /**
+     * {@return {@code monitor}'s client's tag if it may hear creations through a tree watch (not
+     * turned off by {@link #PROPERTY}, not found unsupported by the server yet), else null}
+     */
+    public static String hearingTag(SessionMonitor monitor) {
+        TreeWatch made = existing(monitor);
+        boolean may = made != null ? !made.unsupported : !"false".equalsIgnoreCase(System.getProperty(PROPERTY));
+        return may ? tagOf(monitor) : null;
+    }
+
     /** {@return whether the server was found to have no persistent recursive watches} */
     public boolean unsupported() {
         return unsupported;

@@ -137,16 +137,47 @@ public record LockNode(String name, String protectedId, String kind, long sequen
     private static final char CACHING_VERSION = '8';
     private static final char ZKLOCK_VERSION = '7';
 
+    /** Index in a uuid's text of the two digits that mark a cached node whose holder hears creations. */
+    private static final int HEARS_AT = UUID_VERSION_AT + 1;
+    private static final String HEARS_MARK = "ce";
+    /** Index in a uuid's text of a marked node's client tag (see {@link #newProtectedId(boolean, String)}). */
+    private static final int TAG_AT = 24;
+    /** How many hex digits a client tag has. */
+    public static final int TAG_LENGTH = 8;
+
     /**
-     * A new random uuid for a protected create: version 4, or version 8 for a node its process
-     * may keep cached after use.
+     * A new random uuid for a protected create: of zklock's version 7, or version 8 for a node
+     * its process may keep cached after use.
      *
      * @param caching whether the node may be cached
      * @return the uuid's text
      */
     public static String newProtectedId(boolean caching) {
+        return newProtectedId(caching, null);
+    }
+
+    /**
+     * As {@link #newProtectedId(boolean)}; of a cached node whose holder lets it go on hearing
+     * a conflicting node created behind it ({@code clientTag} given), the two digits after the
+     * version are {@code ce} (never otherwise: {@link #hearsCreations()}) and the last group
+     * starts with the client's tag, so that a listing tells its own client's nodes
+     * ({@link #taggedBy}).
+     *
+     * @param caching whether the node may be cached
+     * @param clientTag {@link #TAG_LENGTH} lower-case hex digits of the client whose holder hears
+     *        creations; null if it does not
+     * @return the uuid's text
+     */
+    public static String newProtectedId(boolean caching, String clientTag) {
         String uuid = java.util.UUID.randomUUID().toString();
-        return uuid.substring(0, UUID_VERSION_AT) + (caching ? CACHING_VERSION : ZKLOCK_VERSION) + uuid.substring(UUID_VERSION_AT + 1);
+        String rest = uuid.substring(HEARS_AT);
+        if (caching && clientTag != null) {
+            rest = HEARS_MARK + rest.substring(HEARS_MARK.length(), TAG_AT - HEARS_AT) + clientTag
+                    + rest.substring(TAG_AT - HEARS_AT + TAG_LENGTH);
+        } else if (caching && rest.startsWith(HEARS_MARK)) {
+            rest = "cf" + rest.substring(HEARS_MARK.length());   // random digits never claim it
+        }
+        return uuid.substring(0, UUID_VERSION_AT) + (caching ? CACHING_VERSION : ZKLOCK_VERSION) + rest;
     }
 
     /**
@@ -193,6 +224,30 @@ public record LockNode(String name, String protectedId, String kind, long sequen
      */
     public boolean caches() {
         return protectedId.length() > UUID_VERSION_AT && protectedId.charAt(UUID_VERSION_AT) == CACHING_VERSION;
+    }
+
+    /**
+     * Whether the node is cached ({@link #caches()}) and its holder said, at its create, that it
+     * lets it go on hearing a conflicting node created behind it: a waiter behind it need not ask
+     * it back at once (it still does after a bound: the holder may not hear, cut off or on a
+     * server without tree watches). A claim only; a false one costs its waiters the bound.
+     *
+     * @return whether the uuid carries the mark
+     */
+    public boolean hearsCreations() {
+        return caches() && protectedId.startsWith(HEARS_MARK, HEARS_AT);
+    }
+
+    /**
+     * Whether the node hears creations ({@link #hearsCreations()}) and carries {@code clientTag}:
+     * it is a node of that client (or of one whose tag is the same, which only makes its waiters
+     * ask at once).
+     *
+     * @param clientTag a client's tag, or null (never matched)
+     * @return whether the node carries it
+     */
+    public boolean taggedBy(String clientTag) {
+        return clientTag != null && hearsCreations() && protectedId.startsWith(clientTag, TAG_AT);
     }
 
     /** A node without an anchor. */

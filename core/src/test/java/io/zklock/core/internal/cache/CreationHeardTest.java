@@ -8,6 +8,8 @@ import java.util.List;
 
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
+import io.zklock.core.internal.zk.SessionMonitor;
+import io.zklock.core.internal.zk.TreeWatch;
 import io.zklock.core.spi.LockEngine;
 import io.zklock.core.spi.ReentrantLockSupport;
 import io.zklock.core.spi.queue.LockDriver;
@@ -22,8 +24,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * ASKED, heard from a creation (a server with tree watches): a writer's node created behind a
- * cached read node makes its holder let go although nobody writes an ask into it; a node that
- * does not conflict, or one behind a mutex's node, does not.
+ * cached read node, or another client's node behind a mutex's, makes its holder let go although
+ * nobody writes an ask into it; a node that does not conflict, or one of the holder's own
+ * client, does not. A waiter behind a holder that does not hear is still granted.
  */
 class CreationHeardTest {
     private static final RecipeDescriptor MUTEX = new RecipeDescriptor("lock", LockDriver.EXCLUSIVE, 1);
@@ -51,21 +54,100 @@ class CreationHeardTest {
         }
     }
 
-    /** A mutex's holder does not act on creations (its own process's threads queue behind it all the time): a node behind, asking nothing, leaves it kept. */
+    /** A mutex's holder lets its idle node go on another client's node created behind it, which asks nothing (an uncached or Curator-like waiter). */
     @Test
-    void aMutexNodeIsNotLetGoOnACreation() throws Exception {
+    void aMutexNodeIsLetGoOnAnotherClientsCreation() throws Exception {
         try (TestingServer server = new TestingServer(true);
              CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000);
              CuratorFramework other = ZkTesting.client(server.getConnectString(), 60_000)) {
             ReentrantLockSupport lock = new ReentrantLockSupport(new LockEngine(client, "/heard/m", MUTEX, HOUR));
-            lock.acquire().close();
+            Lease first = lock.acquire();
+            assertTrue(LockNode.parse(NodePathsOf.name(first.nodePath())).orElseThrow().hearsCreations(), "marked at its create");
+            first.close();
             Thread.sleep(200);
             String waiter = other.create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                     .forPath("/heard/m/" + LockNode.protectedName(LockNode.newProtectedId(false), LockNode.namePrefix("lock")));
-            Thread.sleep(500);
-            assertEquals(2, ZkTesting.children(client, "/heard/m").size(), "the cached mutex node kept");
+            Await.equal("the cached mutex node let go", List.of(NodePathsOf.name(waiter)), WAIT,
+                    () -> ZkTesting.children(client, "/heard/m"));
             other.delete().forPath(waiter);
+        }
+    }
+
+    /** A node created by the holder's own client (its tag) is not taken as an ask: that client's waiter asks itself. */
+    @Test
+    void aCreationOfTheHoldersOwnClientIsNotTakenAsAnAsk() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000)) {
+            ReentrantLockSupport lock = new ReentrantLockSupport(new LockEngine(client, "/heard/own", MUTEX, HOUR));
+            lock.acquire().close();
+            Thread.sleep(200);
+            String tag = TreeWatch.tagOf(SessionMonitor.existing(client));
+            String ours = client.create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                    .forPath("/heard/own/" + LockNode.protectedName(LockNode.newProtectedId(true, tag), LockNode.namePrefix("lock")));
+            Thread.sleep(500);
+            assertEquals(2, ZkTesting.children(client, "/heard/own").size(), "the cached node kept");
+            client.delete().forPath(ours);
             lock.engine().releaseCachedNodes();
+        }
+    }
+
+    /**
+     * A waiter behind a node that claims its holder hears creations, whose holder does not (a
+     * node made by hand, whose "holder" lets it go only when asked, as a holder cut off or on a
+     * server without tree watches): the waiter asks it after the escalation bound, and is granted.
+     */
+    @Test
+    void aWaiterBehindAHolderThatDoesNotHearAsksAfterTheBoundAndIsGranted() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000);
+             CuratorFramework deaf = ZkTesting.client(server.getConnectString(), 60_000)) {
+            String held = deaf.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                    .forPath("/heard/deaf/" + LockNode.protectedName(LockNode.newProtectedId(true, "0badcafe"), LockNode.namePrefix("lock")));
+            java.util.concurrent.CountDownLatch asked = new java.util.concurrent.CountDownLatch(1);
+            deaf.getData().usingWatcher((org.apache.zookeeper.Watcher) e -> asked.countDown()).forPath(held);
+            Thread deleter = new Thread(() -> {
+                try {
+                    asked.await();
+                    deaf.delete().forPath(held);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            deleter.start();
+            ReentrantLockSupport lock = new ReentrantLockSupport(new LockEngine(client, "/heard/deaf", MUTEX, HOUR));
+            long t0 = System.nanoTime();
+            try (Lease granted = lock.tryAcquire(WAIT).orElseThrow()) {
+                long waited = System.nanoTime() - t0;
+                long bound = LeaseCaches.ESCALATION.toNanos() * LeaseCaches.HEARD_BOUND_IN_ESCALATIONS;
+                assertTrue(waited >= bound, "asked only after the bound: " + waited + " ns");
+            }
+            deleter.join(WAIT.toMillis());
+            lock.engine().releaseCachedNodes();
+        }
+    }
+
+    /** A holder whose client's tree watch is off marks nothing; a waiter of another client asks it at once and is granted. */
+    @Test
+    void aHolderWithTreeWatchesOffIsAskedAtOnce() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000);
+             CuratorFramework other = ZkTesting.client(server.getConnectString(), 60_000)) {
+            ReentrantLockSupport holder;
+            Lease held;
+            System.setProperty(TreeWatch.PROPERTY, "false");
+            try {
+                holder = new ReentrantLockSupport(new LockEngine(client, "/heard/off", MUTEX, HOUR));
+                held = holder.acquire();
+            } finally {
+                System.clearProperty(TreeWatch.PROPERTY);
+            }
+            assertTrue(!LockNode.parse(NodePathsOf.name(held.nodePath())).orElseThrow().hearsCreations(), "not marked");
+            held.close();
+            ReentrantLockSupport waiter = new ReentrantLockSupport(new LockEngine(other, "/heard/off", MUTEX, HOUR));
+            try (Lease granted = waiter.tryAcquire(WAIT).orElseThrow()) {
+                assertTrue(granted.isValid());
+            }
+            waiter.engine().releaseCachedNodes();
         }
     }
 

@@ -46,7 +46,7 @@ class LeaseCacheReleaseTest {
     void anAbandonedGrantIsNotGrantedAgain() throws Exception {
         try (TestingServer server = new TestingServer(true);
              CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000)) {
-            LockContext context = LockContext.of(client, "/r/x", "read", LockDriver.EXCLUSIVE, 1).withCachingNodes();
+            LockContext context = LockContext.of(client, "/r/x", "read", LockDriver.EXCLUSIVE, 1).withCachingNodes(false);
             ZkLease base = cachedNode(context, client, "/r/x");
             adopt(context, base, HOUR);
             LeaseCache cache = LeaseCaches.of(SessionMonitor.of(client)).get(LeaseCaches.Key.of(context));
@@ -65,7 +65,7 @@ class LeaseCacheReleaseTest {
         try (TestingServer server = new TestingServer(true);
              CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000)) {
             Duration idle = Duration.ofMillis(50);   // age limit: 10 idle periods, half a second
-            LockContext context = LockContext.of(client, "/r/y", "read", LockDriver.EXCLUSIVE, 1).withCachingNodes();
+            LockContext context = LockContext.of(client, "/r/y", "read", LockDriver.EXCLUSIVE, 1).withCachingNodes(false);
             Lease first = adopt(context, cachedNode(context, client, "/r/y"), idle);
             LeaseCache cache = LeaseCaches.of(SessionMonitor.of(client)).get(LeaseCaches.Key.of(context));
             Lease again = cache.tryLocal(idle);

@@ -76,7 +76,7 @@ class LeaseCachingTest {
     }
 
     /**
-     * A waiter of another client queued behind an idle cached node asks it back and is granted
+     * A waiter of another client queued behind an idle cached node has it let go (heard, or asked back) and is granted
      * long before the idle period ends; its token is larger; the first client then queues a new
      * node behind it instead of re-granting the node it was asked for.
      */

@@ -50,7 +50,7 @@ class WhoAsksTest {
     void aMutexWaiterAsksEveryCachedNodeAhead() {
         List<LockNode> q = queue("clock", "plock", "clock", "plock", "clock");
         assertEquals(List.of(q.get(0), q.get(2)), WhoAsks.askedBy(q, q.get(3), 1, LockDriver.EXCLUSIVE, false));
-        assertFalse(WhoAsks.escalationAsksMore(q, q.get(3), 1, LockDriver.EXCLUSIVE), "a mutex waiter has nothing to escalate");
+        assertFalse(WhoAsks.escalationAsksMore(q, q.get(3), 1, LockDriver.EXCLUSIVE, null), "a mutex waiter has nothing to escalate");
     }
 
     /** A writer asks the cached read nodes ahead; a reader asks only the cached write nodes ahead. */
@@ -69,8 +69,8 @@ class WhoAsksTest {
                 "index 4 of 3 needs 2 gone");
         assertEquals(List.of(q.get(0), q.get(2), q.get(3)), WhoAsks.askedBy(q, q.get(5), 3, LockDriver.EXCLUSIVE, false));
         assertEquals(List.of(q.get(0), q.get(2), q.get(3)), WhoAsks.askedBy(q, q.get(4), 3, LockDriver.EXCLUSIVE, true));
-        assertTrue(WhoAsks.escalationAsksMore(q, q.get(4), 3, LockDriver.EXCLUSIVE));
-        assertFalse(WhoAsks.escalationAsksMore(q, q.get(5), 3, LockDriver.EXCLUSIVE), "it asks every cached node ahead already");
+        assertTrue(WhoAsks.escalationAsksMore(q, q.get(4), 3, LockDriver.EXCLUSIVE, null));
+        assertFalse(WhoAsks.escalationAsksMore(q, q.get(5), 3, LockDriver.EXCLUSIVE, null), "it asks every cached node ahead already");
         assertEquals(List.of(), WhoAsks.askedBy(q, q.get(2), 3, LockDriver.EXCLUSIVE, false), "a holder asks nobody");
     }
 
@@ -90,6 +90,36 @@ class WhoAsksTest {
         assertFalse(WhoAsks.askedAtGrant(alone, alone.get(0), 1, LockDriver.EXCLUSIVE), "nobody behind");
         List<LockNode> plain = queue("plock", "plock");
         assertFalse(WhoAsks.askedAtGrant(plain, plain.get(0), 1, LockDriver.EXCLUSIVE), "a node that is not cached is never asked");
+    }
+
+    /**
+     * Nodes whose holder hears creations ({@code h}: marked with another client's tag, {@code o}:
+     * with the waiter's own client's): the waiter asks another client's only once escalated, and
+     * escalates for them; its own client's, which does not act on its own creations, at once. The
+     * holder counts itself asked by any conflicting waiter behind it.
+     */
+    @Test
+    void aNodeWhoseHolderHearsCreationsIsAskedOnlyOnceEscalatedUnlessItIsOurClients() {
+        List<LockNode> q = new ArrayList<>();
+        q.add(tagged("lock", "0badcafe"));
+        q.add(tagged("lock", "12345678"));
+        q.add(node("lock", true));
+        q.add(node("lock", false));
+        LockNode waiter = q.get(3);
+        assertEquals(List.of(q.get(1), q.get(2)), WhoAsks.askedBy(q, waiter, 1, LockDriver.EXCLUSIVE, false, "12345678"));
+        assertEquals(List.of(q.get(0), q.get(1), q.get(2)), WhoAsks.askedBy(q, waiter, 1, LockDriver.EXCLUSIVE, true, "12345678"));
+        assertTrue(WhoAsks.escalationAsksMore(q, waiter, 1, LockDriver.EXCLUSIVE, "12345678"), "the bound covers a holder that did not hear");
+        assertTrue(WhoAsks.askedAtGrant(q, q.get(0), 1, LockDriver.EXCLUSIVE), "a waiter behind: its create is the ask");
+        assertTrue(q.get(0).hearsCreations() && q.get(0).taggedBy("0badcafe") && !q.get(0).taggedBy("12345678"));
+        for (int i = 0; i < 2000; i++) {
+            assertFalse(LockNode.parse(LockNode.protectedName(LockNode.newProtectedId(true), "lock-") + "0000000001").orElseThrow()
+                    .hearsCreations(), "an unmarked cached node never claims it by chance");
+        }
+    }
+
+    private static LockNode tagged(String kind, String tag) {
+        return LockNode.parse(LockNode.protectedName(LockNode.newProtectedId(true, tag), LockNode.namePrefix(kind))
+                + String.format("%010d", sequence++)).orElseThrow();
     }
 
     /** Every holder the holder's side says is asked is named by some waiter behind it, and the other way round. */
