@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
+import io.zklock.core.LeaseCaching;
 import io.zklock.multilock.ZkMultiLock;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
@@ -54,6 +55,8 @@ class OperationCostTest {
     private static final int HAND_OFFS = 40;
     /** The allowance above the allocation measured when each bound was set. */
     private static final double ALLOCATION_TOLERANCE = 1.25;
+    /** Caching on, nodes idle long enough that none is let go by its timer during a test. */
+    private static final LeaseCaching CACHED = LeaseCaching.keepIdleFor(java.time.Duration.ofMinutes(1));
 
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -206,6 +209,66 @@ class OperationCostTest {
         int[] turn = {0};
         Cost c = measure(OPS, () -> turns[turn[0]++ & 1].acquire().close());
         c.assertPinned(3.0, 0.0, 19_000, "semaphore permit, not full");
+    }
+
+    /**
+     * A cached semaphore's miss while permits are free (scenario c3 when a client's cached
+     * permits are all in use): two sessions taking turns, each taking two permits of 3 at once
+     * (the second finds the first's node in use, so it goes to ZooKeeper) and then letting both
+     * nodes go. Each session keeps a cached mutex under the same root, so its tree watch stays
+     * set between turns. Per turn: each permit's create, listing and adoption read (getData,
+     * the read that sees an ask written before the node's route: the one request caching adds
+     * to a grant through ZooKeeper), and the two deletes: 8 requests, against 6 for two permits
+     * without caching ({@link #semaphoreNotFull}). The second permit's miss asks no listing of
+     * its own: the tree watch's count of the directory tells it a permit is free (it listed the
+     * directory with a watch, then removed the watch: 10 requests). Wake-ups: each session's
+     * tree watch hears the turn's 2 creates and 2 deletes (8); 72.7 KB allocated (measured).
+     */
+    @Test
+    void cachedSemaphoreMissNotFull() throws Exception {
+        ZkSemaphore[] turns = new ZkSemaphore[2];
+        List<Lease> kept = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            CuratorFramework client = session();
+            kept.add(new ZkMutex(client, "/cost/keep" + i, CACHED).acquire());
+            turns[i] = new ZkSemaphore(client, "/cost/csem", 3, CACHED);
+        }
+        int[] turn = {0};
+        Cost c = measure(OPS, () -> {
+            ZkSemaphore semaphore = turns[turn[0]++ & 1];
+            try (Lease first = semaphore.acquire(); Lease second = semaphore.acquire()) {
+                assertTrue(first.isValid() && second.isValid());
+            }
+            semaphore.releaseCachedNodes();
+        });
+        c.assertPinned(8.0, 8.0, 72_700, "cached semaphore, two permits missing the cache, not full");
+        kept.forEach(Lease::close);
+    }
+
+    /**
+     * A semaphore waiter behind a cached permit: a semaphore of 2, one permit held throughout by
+     * a third session; a cached session takes the other permit and closes it (its node stays,
+     * idle); a waiter of another session (no caching) acquires, asks the cached node back (a
+     * read and a conditional write), is granted once the holder, told by its tree watch, deletes
+     * it, and releases. Per cycle, 12 requests: the cached session's create, listing, adoption
+     * read, read again after the ask's write (told to the cache before it) and delete (5); the
+     * waiter's create, listing, ask (getData, setData), listing with a children watch, listing
+     * on the deletion and delete (7: the 5 of a waiter behind an uncached holder, in
+     * {@link #semaphoreHandOff}, and the ask). 7 wake-ups, all but one the cached session's tree
+     * watch hearing the changes under its root; 90.3 KB allocated (measured).
+     */
+    @Test
+    void semaphoreWaiterBehindCachedPermit() throws Exception {
+        try (Lease standing = new ZkSemaphore(session(), "/cost/csem2", 2).acquire()) {
+            ZkSemaphore cached = new ZkSemaphore(session(), "/cost/csem2", 2, CACHED);
+            DistributedLock waiting = new ZkSemaphore(session(), "/cost/csem2", 2);
+            Cost c = measure(HAND_OFFS, () -> {
+                cached.acquire().close();
+                waiting.acquire().close();
+            });
+            c.assertPinned(12.0, 7.0, 90_300, "semaphore waiter behind a cached permit, cycle");
+            assertTrue(standing.isValid());
+        }
     }
 
     /**

@@ -12,6 +12,7 @@ import io.zklock.core.LockPaths;
 import io.zklock.core.internal.zk.CuratorPort;
 import io.zklock.core.internal.zk.DirectoryView;
 import io.zklock.core.internal.zk.SessionMonitor;
+import io.zklock.core.internal.zk.TreeWatch;
 import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.queue.LockDriver;
 import io.zklock.core.spi.queue.LockNode;
@@ -281,6 +282,10 @@ public final class LockContext {
     public CompletableFuture<ZkPort.Reply> list(Watcher watcher, Consumer<ZkPort.Reply> inOrder) {
         return port.children(path, watcher, reply -> {
             view().listed(port.sessionId(), reply);
+            TreeWatch tree = TreeWatch.existing(monitor);
+            if (tree != null) {
+                tree.listed(port.serverPath(path), port.sessionId(), reply);   // the directory's count (cached permits)
+            }
             inOrder.accept(reply);
         });
     }

@@ -55,7 +55,12 @@
  *           wait, oldest first) instead of queueing, for at most the escalation bound.
  *           {@code LocalWait} lists the directory with a watch: any other count of nodes than
  *           {@code maxLeases}, any change of the children or any failure sends the thread to
- *           ZooKeeper (a free permit never sits idle while it waits, a permit is never handed
+ *           ZooKeeper. Where the client's tree watch counts the directory's lock nodes (a
+ *           listing under it, then the creations and deletions it hears:
+ *           {@code io.zklock.core.internal.zk.DirectoryCounts}) and the count is another than
+ *           {@code maxLeases}, the thread goes to ZooKeeper with no listing, so a miss while
+ *           permits are free costs what a grant through ZooKeeper costs (the count is a hint:
+ *           it only ever skips a listing that could only have sent the thread there) (a free permit never sits idle while it waits, a permit is never handed
  *           over locally ahead of a waiter queued before, and a node another client queued comes
  *           with its ask). An ask of any node, a loss, or the end of the last node to wait for
  *           sends every local wait to ZooKeeper, where it queues behind the asker. A mutex's
