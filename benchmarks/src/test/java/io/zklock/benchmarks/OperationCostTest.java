@@ -222,7 +222,7 @@ class OperationCostTest {
      * without caching ({@link #semaphoreNotFull}). The second permit's miss asks no listing of
      * its own: the tree watch's count of the directory tells it a permit is free (it listed the
      * directory with a watch, then removed the watch: 10 requests). Wake-ups: each session's
-     * tree watch hears the turn's 2 creates and 2 deletes (8); 72.7 KB allocated (measured).
+     * tree watch hears the turn's 2 creates and 2 deletes (8); 74.5 KB allocated (measured).
      */
     @Test
     void cachedSemaphoreMissNotFull() throws Exception {
@@ -241,32 +241,35 @@ class OperationCostTest {
             }
             semaphore.releaseCachedNodes();
         });
-        c.assertPinned(8.0, 8.0, 72_700, "cached semaphore, two permits missing the cache, not full");
+        c.assertPinned(8.0, 8.0, 74_500, "cached semaphore, two permits missing the cache, not full");
         kept.forEach(Lease::close);
     }
 
     /**
-     * A semaphore waiter behind a cached permit: a semaphore of 2, one permit held throughout by
-     * a third session; a cached session takes the other permit and closes it (its node stays,
-     * idle); a waiter of another session (no caching) acquires, asks the cached node back (a
-     * read and a conditional write), is granted once the holder, told by its tree watch, deletes
-     * it, and releases. Per cycle, 12 requests: the cached session's create, listing, adoption
-     * read, read again after the ask's write (told to the cache before it) and delete (5); the
-     * waiter's create, listing, ask (getData, setData), listing with a children watch, listing
-     * on the deletion and delete (7: the 5 of a waiter behind an uncached holder, in
-     * {@link #semaphoreHandOff}, and the ask). 7 wake-ups, all but one the cached session's tree
-     * watch hearing the changes under its root; 90.3 KB allocated (measured).
+     * A semaphore waiter behind a cached permit in use (as {@link #semaphoreHandOff}, the
+     * holder caching): a semaphore of 2, one permit held throughout by a third session; the
+     * cached session takes the other permit (a miss: the previous cycle's node was asked back);
+     * a waiter of another session (no caching) queues, asks the cached node back (a read and a
+     * conditional write) and watches; the holder closes its lease, and its node, asked, is
+     * deleted, which grants the waiter; the waiter releases. Per cycle, 12 requests: the
+     * holder's create, listing, adoption read, read again after the ask's write and delete
+     * (5); the waiter's create, listing, ask (getData, setData), listing with a children watch,
+     * listing on the deletion and delete (7): the 8 of the uncached hand-off, the ask, and the
+     * holder's two reads; 11 in a cycle where the holder's close ends its node's watch before
+     * the read after the write is sent (that read, and its wake-up, race the close: the only
+     * figures pinned as a range). The holder also hears the waiter's create (its tree watch) and takes
+     * it as the ask (the permits' ASKED), which changes nothing here: its node is in use until
+     * the close. When the cached permit is idle instead, that creation lets it go at once, and
+     * the ask races the delete (a read of a node gone, no write): 7 to 12 requests, so that
+     * cycle is measured by the benchmark (scenario c5), not pinned. 92 KB allocated (measured).
      */
     @Test
     void semaphoreWaiterBehindCachedPermit() throws Exception {
         try (Lease standing = new ZkSemaphore(session(), "/cost/csem2", 2).acquire()) {
-            ZkSemaphore cached = new ZkSemaphore(session(), "/cost/csem2", 2, CACHED);
+            DistributedLock cached = new ZkSemaphore(session(), "/cost/csem2", 2, CACHED);
             DistributedLock waiting = new ZkSemaphore(session(), "/cost/csem2", 2);
-            Cost c = measure(HAND_OFFS, () -> {
-                cached.acquire().close();
-                waiting.acquire().close();
-            });
-            c.assertPinned(12.0, 7.0, 90_300, "semaphore waiter behind a cached permit, cycle");
+            Cost c = measure(HAND_OFFS, () -> handOff(cached, waiting));
+            c.assertWithin(11.0, 12.0, 6.0, 7.0, 92_000, "semaphore waiter behind a cached permit in use, hand-off cycle");
             assertTrue(standing.isValid());
         }
     }
@@ -333,6 +336,18 @@ class OperationCostTest {
             org.slf4j.LoggerFactory.getLogger(OperationCostTest.class).info(figures);
             assertEquals(pinnedRequests, requests, 0.0, "requests per operation; " + figures);
             assertEquals(pinnedWakeUps, wakeUps, 0.0, "wake-ups per operation; " + figures);
+            assertTrue(bytes <= measuredBytes * ALLOCATION_TOLERANCE,
+                    "bytes allocated per operation above " + measuredBytes + " x " + ALLOCATION_TOLERANCE + "; " + figures);
+        }
+
+        /** As {@link #assertPinned}, requests and wake-ups between the bounds given (a step that races another). */
+        void assertWithin(double minRequests, double maxRequests, double minWakeUps, double maxWakeUps, long measuredBytes,
+                String what) {
+            String figures = String.format(Locale.ROOT, "%s: %.2f requests, %.2f wake-ups, %.0f bytes, %.2f waits per op",
+                    what, requests, wakeUps, bytes, waits);
+            org.slf4j.LoggerFactory.getLogger(OperationCostTest.class).info(figures);
+            assertTrue(requests >= minRequests && requests <= maxRequests, "requests per operation; " + figures);
+            assertTrue(wakeUps >= minWakeUps && wakeUps <= maxWakeUps, "wake-ups per operation; " + figures);
             assertTrue(bytes <= measuredBytes * ALLOCATION_TOLERANCE,
                     "bytes allocated per operation above " + measuredBytes + " x " + ALLOCATION_TOLERANCE + "; " + figures);
         }

@@ -96,8 +96,9 @@ abstract sealed class CachedLeases implements LeaseStrategy {
         public Optional<Lease> acquire(Deadline deadline, ZkQueue queue) throws InterruptedException {
             Lease local = local();
             if (local == null && !deadline.isSingleAttempt()) {
+                boolean notFull = notFull();   // and the directory is counted from now on (see ASKED)
                 LeaseCache cache = registry.get(key);
-                local = cache == null ? null : notFull() ? cache.tryLocal(idle) : cache.awaitLocal(context, idle, deadline);
+                local = cache == null ? null : notFull ? cache.tryLocal(idle) : cache.awaitLocal(context, idle, deadline);
                 if (local == null && deadline.hasExpired()) {
                     return Optional.empty();
                 }

@@ -89,6 +89,19 @@ final class CachedNode implements Keeper {
         return LockNode.QUEUE_ORDER.compare(node, created) < 0 && context.driver().conflicts(node, created);
     }
 
+    /**
+     * {@return whether {@code created}, a node created in the directory, asks this one back: of a
+     * read node, a conflicting node behind it; of a permit, a waiter whose ask names it by the
+     * rule of ask (WhoAsks, before any escalation) in {@code directory}, the directory's nodes in
+     * queue order as the client's tree watch knows them}
+     */
+    boolean askedBy(LockNode created, boolean shared, List<LockNode> directory) {
+        if (shared) {
+            return conflictsWith(created);
+        }
+        return WhoAsks.askedBy(directory, created, context.maxLeases(), context.driver(), false).contains(node);
+    }
+
     void cancelTimer() {
         if (timer != null) {
             timer.cancel(false);

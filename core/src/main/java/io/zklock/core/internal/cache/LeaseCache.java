@@ -169,14 +169,14 @@ public final class LeaseCache {
         n.base.release();
     }
 
-    /** ASKED, heard from a creation behind a kept read node that conflicts with it (a writer's; see the Overview). */
-    void created(LockNode created) {
-        if (!shared) {
-            return;                            // a mutex's or a semaphore's: see the Overview (ASKED)
+    /** ASKED, heard from a creation whose ask would name a kept node (see the Overview); {@code directory}: its nodes, or null. */
+    void created(LockNode created, List<LockNode> directory) {
+        if (!shared && (key.maxLeases() == 1 || directory == null)) {
+            return;                            // a mutex's, or permits in a directory not known now: see the Overview (ASKED)
         }
         List<CachedNode> asked;
         synchronized (this) {
-            asked = nodes.stream().filter(n -> !(n.use instanceof Use.Asked) && n.conflictsWith(created)).toList();
+            asked = nodes.stream().filter(n -> !(n.use instanceof Use.Asked) && n.askedBy(created, shared, directory)).toList();
         }
         if (!asked.isEmpty()) {                // heard on the event thread; let go on a library thread, as an ask is
             Threads.COMPLETION.execute(() -> asked.forEach(this::askedBack));

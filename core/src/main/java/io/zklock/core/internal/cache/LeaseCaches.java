@@ -94,18 +94,20 @@ public final class LeaseCaches {
     void hearCreations(LockContext context) {
         if (!hearing) {
             hearing = true;
-            TreeWatch.of(context.monitor(), context.port()).onCreated(this::created);
+            TreeWatch tree = TreeWatch.of(context.monitor(), context.port());
+            tree.onCreated((directory, name) -> created(tree, directory, name));
         }
     }
 
-    private void created(String directory, String name) {
+    private void created(TreeWatch tree, String directory, String name) {
         Set<Key> keys = byDirectory.get(directory);
         LockNode created = keys == null ? null : LockNode.parse(name).orElse(null);
         if (created != null) {
+            List<LockNode> nodes = keys.stream().anyMatch(k -> k.maxLeases() > 1) ? tree.sortedLockNodes(directory) : null;
             keys.forEach(k -> {
                 LeaseCache cache = caches.get(k);
                 if (cache != null) {
-                    cache.created(created);
+                    cache.created(created, nodes);
                 }
             });
         }

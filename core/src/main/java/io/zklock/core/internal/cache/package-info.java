@@ -101,17 +101,21 @@
  *       while the writer lists and asks as above. Nothing more is granted on the node, every
  *       local wait goes to ZooKeeper, and an idle node is released at once, a node in use at its
  *       last close. An operator's revocation request does the same, and also reaches the leases'
- *       revocation handlers. A mutex's and a semaphore's holders do not act on creations: the
- *       threads of a mutex's own process queue behind its node all the time (acting on their
- *       creates showed no gain in the cross-session hand-offs of scenario c4, within its noise),
- *       and a permit behind needs a node gone only when every permit is taken, which a creation
- *       does not tell.</li>
+ *       revocation handlers. A holder of cached permits acts on a creation too, where its tree
+ *       watch knows the directory's lock nodes ({@code io.zklock.core.internal.zk.DirectoryCounts}:
+ *       a listing under the watch, then the creations and deletions it hears): a node its ask
+ *       would name ({@code WhoAsks}, before any escalation: a waiter past the permits, and this
+ *       node among the first cached ones ahead of it) is asked, so a waiter behind an idle
+ *       cached permit waits one notification, not its ask's read and write (scenario c5). A
+ *       mutex's holders do not act on creations: the threads of a mutex's own process queue
+ *       behind its node all the time (acting on their creates showed no gain in the
+ *       cross-session hand-offs of scenario c4, within its noise).</li>
  *   <li><b>FINAL.</b> The base LOST (session loss, forced deletion) or RELEASED: the node leaves
  *       the cache; the leases in use hear LOST through the base.</li>
  * </ol>
  * So a conflicting waiter waits for the leases in use and one notification, never for the
- * idle period: of a writer behind cached read nodes under a tree watch, the notification of its
- * own create (the ask's read and write are then off its critical path; they remain for a holder
+ * idle period: of a writer behind cached read nodes, or a waiter behind cached permits, under a
+ * tree watch, the notification of its own create (the ask's read and write are then off its critical path; they remain for a holder
  * that did not hear the create: cut off at the time, on an older server, or adopting its node
  * just then).
  * The waiter's side does not depend on the holder hearing creations, so holders of any version

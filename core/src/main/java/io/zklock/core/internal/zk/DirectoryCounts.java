@@ -1,7 +1,11 @@
 package io.zklock.core.internal.zk;
 
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import io.zklock.core.spi.queue.LockNode;
 
@@ -16,25 +20,27 @@ import io.zklock.core.spi.queue.LockNode;
  *              is COVERED by a watch added on this session (TreeWatch): the add was sent before
  *              the listing (one session's replies come in the order of its requests), so every
  *              change the listing missed comes as an event after its reply, and every event
- *              before the reply is of a change the listing shows. The count is the listing's
+ *              before the reply is of a change the listing shows. It holds the listing's
  *              lock nodes, tied to that watch (its root's generation) and to the connection.
- *   2. EVENTS  a lock node created in the directory or deleted from it: +1 / -1, on the event
- *              thread, in order with the replies.
+ *   2. EVENTS  a lock node created in the directory or deleted from it: added / removed, on the
+ *              event thread, in order with the replies.
  *   3. UNKNOWN any connection news (a persistent watch does not replay what it missed while cut
  *              off), the root's watch removed or added again (another generation), the
- *              directory itself created or deleted, a count below 0: unknown until the next
- *              BASE.
- * A count is a hint, never a grant: its one use is to skip a listing whose answer could only send
- * the caller to ZooKeeper, where a node is queued as without a cache. Guarded by this object.
+ *              directory itself created or deleted, a creation of a node it has or a deletion
+ *              of one it has not: unknown until the next BASE.
+ * The nodes are kept, not only counted: they are what a holder of cached permits judges a
+ * creation by (whether the new waiter's ask will name its node). Either use is a hint, never a
+ * grant: it skips a listing whose answer could only send the caller to ZooKeeper, where a node
+ * is queued as without a cache, or lets a cached node go early. Guarded by this object.
  */
 /** Lock-node counts of lock directories under a client's tree watch; see the comment above. */
 final class DirectoryCounts {
     /** Directories counted at once, at most. */
     static final int MAX = 256;
 
-    /** One directory's count: its nodes, the root generation and connection epoch it holds for; nodes < 0: unknown. */
+    /** One directory's lock nodes (null: unknown), and the root generation and connection epoch they hold for. */
     private static final class Count {
-        int nodes = -1;
+        Set<LockNode> nodes;
         long generation;
         long epoch;
     }
@@ -48,10 +54,10 @@ final class DirectoryCounts {
     private long epoch;                        // connection news seen so far
 
     /** BASE: a listing of {@code dir} answered with {@code children}, under the root's watch of {@code generation} (< 0: none). */
-    synchronized void listed(String dir, java.util.List<String> children, long generation) {
+    synchronized void listed(String dir, List<String> children, long generation) {
         Count c = counts.get(dir);
         if (c != null) {
-            c.nodes = generation < 0 ? -1 : LockNode.sorted(children).size();
+            c.nodes = generation < 0 ? null : new HashSet<>(LockNode.sorted(children));
             c.generation = generation;
             c.epoch = epoch;
         }
@@ -61,12 +67,13 @@ final class DirectoryCounts {
     synchronized void changed(String path, int delta) {
         Count self = counts.get(path);
         if (self != null) {
-            self.nodes = -1;                   // the directory itself came or went
+            self.nodes = null;                 // the directory itself came or went
         }
         int slash = path.lastIndexOf('/');
         Count c = slash > 0 ? counts.get(path.substring(0, slash)) : null;
-        if (c != null && c.nodes >= 0 && LockNode.parse(path.substring(slash + 1)).isPresent()) {
-            c.nodes += delta;
+        LockNode node = c == null || c.nodes == null ? null : LockNode.parse(path.substring(slash + 1)).orElse(null);
+        if (node != null && !(delta > 0 ? c.nodes.add(node) : c.nodes.remove(node))) {
+            c.nodes = null;                    // a creation seen twice, or a deletion of what it did not know: lost track
         }
     }
 
@@ -75,9 +82,24 @@ final class DirectoryCounts {
         epoch++;
     }
 
-    /** {@return the lock nodes of {@code dir} if known under the root's watch of {@code generation}, else -1}; counts it from now on */
+    /** {@return how many lock nodes {@code dir} has if known under the root's watch of {@code generation}, else -1}; counts it from now on */
     synchronized int nodes(String dir, long generation) {
         Count c = counts.computeIfAbsent(dir, d -> new Count());
-        return c.nodes >= 0 && c.generation == generation && c.epoch == epoch && generation >= 0 ? c.nodes : -1;
+        return known(c, generation) ? c.nodes.size() : -1;
+    }
+
+    /** {@return the lock nodes of {@code dir} in queue order if known under the root's watch of {@code generation}, else null} */
+    synchronized List<LockNode> sorted(String dir, long generation) {
+        Count c = counts.get(dir);
+        if (c == null || !known(c, generation)) {
+            return null;
+        }
+        List<LockNode> sorted = new ArrayList<>(c.nodes);
+        sorted.sort(LockNode.QUEUE_ORDER);
+        return sorted;
+    }
+
+    private boolean known(Count c, long generation) {
+        return c.nodes != null && c.generation == generation && c.epoch == epoch && generation >= 0;
     }
 }

@@ -229,6 +229,12 @@ public final class TreeWatch {
         return port.isConnected() ? counts.nodes(dir, coveredGeneration(dir, session)) : -1;
     }
 
+    /** {@return the lock nodes in the directory at {@code dir} in queue order as this client's watch tells them, or null} */
+    public List<io.zklock.core.spi.queue.LockNode> sortedLockNodes(String dir) {
+        long session = port.sessionId();
+        return port.isConnected() ? counts.sorted(dir, coveredGeneration(dir, session)) : null;
+    }
+
     /** {@return the generation of the watch covering {@code dir} on {@code session} now, or -1 if none does} */
     private synchronized long coveredGeneration(String dir, long session) {
         Root root = roots.get(rootOf(dir + "/-"));
