@@ -103,10 +103,14 @@
  *       last close. An operator's revocation request does the same, and also reaches the leases'
  *       revocation handlers. A holder of cached permits acts on a creation too, where its tree
  *       watch knows the directory's lock nodes ({@code io.zklock.core.internal.zk.DirectoryCounts}:
- *       a listing under the watch, then the creations and deletions it hears): a node its ask
- *       would name ({@code WhoAsks}, before any escalation: a waiter past the permits, and this
- *       node among the first cached ones ahead of it) is asked, so a waiter behind an idle
- *       cached permit waits one notification, not its ask's read and write (scenario c5). A
+ *       a listing under the watch, then the creations and deletions it hears): when the node
+ *       created is the one waiter past the permits (index {@code maxLeases}) and its ask will
+ *       name this node ({@code WhoAsks}, before any escalation), the node is asked, so that
+ *       waiter waits one notification, not its ask's read and write, nor a re-grant made
+ *       before its ask lands (scenario c5). Behind a longer queue the holder leaves it to the
+ *       asks: a creation is judged on the directory as it was then, and deletions already on
+ *       their way made the waiters' own listings name fewer nodes (acting on every creation
+ *       let more permits go than were needed, and scenario c3 fell to 2-3x). A
  *       mutex's holders do not act on creations: the threads of a mutex's own process queue
  *       behind its node all the time (acting on their creates showed no gain in the
  *       cross-session hand-offs of scenario c4, within its noise).</li>
