@@ -55,14 +55,14 @@
  *           wait, oldest first) instead of queueing, for at most the escalation bound.
  *           {@code LocalWait} lists the directory with a watch: any other count of nodes than
  *           {@code maxLeases}, any change of the children or any failure sends the thread to
- *           ZooKeeper. Where the client's tree watch counts the directory's lock nodes (a
+ *           ZooKeeper (a free permit never sits idle while it waits, a permit is never handed
+ *           over locally ahead of a waiter queued before, and a node another client queued comes
+ *           with its ask). Where the client's tree watch counts the directory's lock nodes (a
  *           listing under it, then the creations and deletions it hears:
  *           {@code io.zklock.core.internal.zk.DirectoryCounts}) and the count is another than
  *           {@code maxLeases}, the thread goes to ZooKeeper with no listing, so a miss while
- *           permits are free costs what a grant through ZooKeeper costs (the count is a hint:
- *           it only ever skips a listing that could only have sent the thread there) (a free permit never sits idle while it waits, a permit is never handed
- *           over locally ahead of a waiter queued before, and a node another client queued comes
- *           with its ask). An ask of any node, a loss, or the end of the last node to wait for
+ *           permits are free costs what a grant through ZooKeeper costs. The count is a hint:
+ *           it only ever skips a listing that could only have sent the thread there. An ask of any node, a loss, or the end of the last node to wait for
  *           sends every local wait to ZooKeeper, where it queues behind the asker. A mutex's
  *           thread queues at once, so the mutex's grants follow the order its waiters
  *           started in.</li>
@@ -118,10 +118,10 @@
  *       the cache; the leases in use hear LOST through the base.</li>
  * </ol>
  * So a conflicting waiter waits for the leases in use and one notification, never for the
- * idle period: of a writer behind cached read nodes, or a waiter behind cached permits, under a
- * tree watch, the notification of its own create (the ask's read and write are then off its critical path; they remain for a holder
- * that did not hear the create: cut off at the time, on an older server, or adopting its node
- * just then).
+ * idle period: of a writer behind cached read nodes, or the one waiter behind cached permits,
+ * under a tree watch, the notification of its own create (the ask's read and write are then
+ * off its critical path; they remain for a holder that did not hear the create: cut off at the
+ * time, on an older server, or adopting its node just then).
  * The waiter's side does not depend on the holder hearing creations, so holders of any version
  * and servers without tree watches keep the protocol whole. A local grant keeps the node's fencing token (a later node's is larger), and a
  * local hand-over never passes a queued waiter.
