@@ -124,6 +124,9 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
                         List.of("read acquire+release", "write acquire+release"), Scenario::readHeavy),
                 new Scenario("5", "semaphore maxLeases 3, 6 threads over 3 sessions, ~1 ms hold",
                         List.of("acquire+release (hold excluded)"), Scenario::semaphore),
+                new Scenario("5w", "semaphore of 2: 2 sessions taking a permit for 1 ms, 200 us apart, + a waiter session"
+                        + " taking one every ~20 ms", List.of("acquire+release (hold excluded)", "waiter's acquire"),
+                        Scenario::semaphoreWaiter),
                 new Scenario("6", "multi-lock over 8 locks, uncontended",
                         List.of("acquire+release"), Scenario::multi),
                 new Scenario("7a", "scale: contended mutex, 1 holder + 1 waiting session",
@@ -161,6 +164,9 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
                 List.of("read acquire+release", "write acquire+release"), (r, cs, root) -> readHeavy(r.cached(), cs, root, 200)));
         all.add(new Scenario("c3", "cached leases: scenario 5 with zklock's permits caching on (Curator as in 5)",
                 List.of("acquire+release (hold excluded)"), (r, cs, root) -> semaphore(r.cached(), cs, root)));
+        all.add(new Scenario("c5", "cached leases: scenario 5w with zklock's permits caching on (Curator as in 5w): a waiter"
+                        + " behind cached permits", List.of("acquire+release (hold excluded)", "waiter's acquire"),
+                (r, cs, root) -> semaphoreWaiter(r.cached(), cs, root)));
         all.add(new Scenario("c4", "cached leases: scenario 3 with zklock's mutex caching on (Curator as in 3): the hand-off"
                         + " of a cached node to a waiter of another session",
                 List.of("acquire+release", "hand-off", "hand-off across sessions"),
@@ -306,6 +312,38 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
                 });
             }
         }
+        return w;
+    }
+
+    /**
+     * A semaphore of 2 kept busy by two sessions (a thread each) that hold a permit for 1 ms and
+     * pause 200 us between holds, and a third session's thread that takes a permit every ~20 ms:
+     * its wait for a permit (acquire until granted) is the second metric. With caching on, the
+     * holders' permits are cached nodes, idle between holds, that the waiter must ask back.
+     */
+    private static Workload semaphoreWaiter(Recipes recipes, String connectString, String root) {
+        var w = new Workload(connectString);
+        for (int s = 0; s < 2; s++) {
+            Lock permit = recipes.semaphore(w.session(), root + "/sem", 2);
+            w.workers.add(m -> {
+                long t0 = System.nanoTime();
+                Held held = permit.acquire();
+                long t1 = System.nanoTime();
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+                long t2 = System.nanoTime();
+                held.release();
+                m[0].add(t1 - t0 + System.nanoTime() - t2);
+                java.util.concurrent.locks.LockSupport.parkNanos(200_000L);
+            });
+        }
+        Lock waiter = recipes.semaphore(w.session(), root + "/sem", 2);
+        w.workers.add(m -> {
+            Thread.sleep(20);
+            long t0 = System.nanoTime();
+            Held held = waiter.acquire();
+            m[1].add(System.nanoTime() - t0);
+            held.release();
+        });
         return w;
     }
 

@@ -287,6 +287,10 @@ public final class LockContext {
     public CompletableFuture<ZkPort.Reply> list(Watcher watcher, Consumer<ZkPort.Reply> inOrder) {
         return port.children(path, watcher, reply -> {
             view().listed(port.sessionId(), reply);
+            TreeWatch tree = TreeWatch.existing(monitor);
+            if (tree != null) {
+                tree.listed(port.serverPath(path), port.sessionId(), reply);   // the directory's count (cached permits)
+            }
             inOrder.accept(reply);
         });
     }

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
 import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.zk.TreeWatch;
 import io.zklock.core.spi.queue.Deadline;
 
 /**
@@ -95,13 +96,26 @@ abstract sealed class CachedLeases implements LeaseStrategy {
         public Optional<Lease> acquire(Deadline deadline, ZkQueue queue) throws InterruptedException {
             Lease local = local();
             if (local == null && !deadline.isSingleAttempt()) {
+                boolean notFull = notFull();   // and the directory is counted from now on (see ASKED)
                 LeaseCache cache = registry.get(key);
-                local = cache == null ? null : cache.awaitLocal(context, idle, deadline);
+                local = cache == null ? null : notFull ? cache.tryLocal(idle) : cache.awaitLocal(context, idle, deadline);
                 if (local == null && deadline.hasExpired()) {
                     return Optional.empty();
                 }
             }
             return local != null ? Optional.of(local) : viaZooKeeper(deadline, queue);
+        }
+
+        /**
+         * Whether the client's tree watch tells the lock directory holds other than
+         * {@code maxLeases} nodes (a permit free, or a waiter queued): the local wait's listing
+         * would only send the thread to ZooKeeper, so it goes there with no listing. Unknown
+         * (no tree watch, cut off, nothing listed under it yet): false, and the wait lists.
+         */
+        private boolean notFull() {
+            TreeWatch tree = TreeWatch.existing(context.monitor());
+            int nodes = tree == null ? -1 : tree.lockNodes(key.serverPath());
+            return nodes >= 0 && nodes != context.maxLeases();
         }
     }
 

@@ -89,6 +89,22 @@ final class CachedNode implements Keeper {
         return LockNode.QUEUE_ORDER.compare(node, created) < 0 && context.driver().conflicts(node, created);
     }
 
+    /**
+     * {@return whether {@code created}, a node created in the directory, asks this one back: of a
+     * read node or a one-at-a-time node, a conflicting node behind it; of a permit, the one waiter past the permits (at
+     * index maxLeases: behind a longer queue the waiters' own asks, made from their listings,
+     * name fewer nodes than the creations would) whose ask names it by the rule of ask (WhoAsks,
+     * before any escalation) in {@code directory}, the directory's nodes in queue order as the
+     * client's tree watch knows them}
+     */
+    boolean askedBy(LockNode created, boolean shared, List<LockNode> directory) {
+        if (shared || context.maxLeases() == 1) {
+            return conflictsWith(created);
+        }
+        return directory != null && directory.indexOf(created) == context.maxLeases()
+                && WhoAsks.askedBy(directory, created, context.maxLeases(), context.driver(), false).contains(node);
+    }
+
     void cancelTimer() {
         if (timer != null) {
             timer.cancel(false);

@@ -80,7 +80,7 @@ public final class LeaseCache {
         long keepUntil = System.nanoTime() + MAX_LIFE_IN_IDLE_PERIODS * idle.toNanos();
         CachedNode adopted = registry.adding(key, shared, cache -> cache.add(base, node, context, keepUntil, asked));
         registry.hearCreations(context);
-        registry.heardIn(key.serverPath()).forEach(adopted.cache::created);   // heard on its way into the cache
+        registry.heardIn(key.serverPath()).forEach(c -> adopted.cache.created(c, null));   // heard on its way into the cache
         adopted.keep();
         return adopted.newView(idle);
     }
@@ -170,14 +170,14 @@ public final class LeaseCache {
         n.base.release();
     }
 
-    /** ASKED, heard from a creation behind a kept node that conflicts with it (see the Overview). */
-    void created(LockNode created) {
-        if (!shared && key.maxLeases() > 1) {
-            return;                            // a semaphore's: see the Overview (ASKED)
+    /** ASKED, heard from a creation that conflicts with a kept node (see the Overview); {@code directory}: its nodes, or null. */
+    void created(LockNode created, List<LockNode> directory) {
+        if (!shared && key.maxLeases() > 1 && directory == null) {
+            return;                            // permits in a directory not known now: see the Overview (ASKED)
         }
         List<CachedNode> asked;
         synchronized (this) {
-            asked = nodes.stream().filter(n -> !(n.use instanceof Use.Asked) && n.conflictsWith(created)).toList();
+            asked = nodes.stream().filter(n -> !(n.use instanceof Use.Asked) && n.askedBy(created, shared, directory)).toList();
         }
         if (!asked.isEmpty()) {                // heard on the event thread; let go on a library thread, as an ask is
             Threads.COMPLETION.execute(() -> asked.forEach(this::askedBack));

@@ -119,11 +119,12 @@ public final class LeaseCaches {
         if (!hearing) {
             ownTag = TreeWatch.tagOf(context.monitor());
             hearing = true;
-            TreeWatch.of(context.monitor(), context.port()).onCreated(this::created);
+            TreeWatch tree = TreeWatch.of(context.monitor(), context.port());
+            tree.onCreated((directory, name) -> created(tree, directory, name));
         }
     }
 
-    private void created(String directory, String name) {
+    private void created(TreeWatch tree, String directory, String name) {
         LockNode created = LockNode.parse(name).orElse(null);
         if (created == null || created.taggedBy(ownTag)) {
             return;                            // not a lock node, or our own client's: its waiter asks at once
@@ -134,10 +135,11 @@ public final class LeaseCaches {
         }
         Set<Key> keys = byDirectory.get(directory);
         if (keys != null) {
+            List<LockNode> nodes = keys.stream().anyMatch(k -> k.maxLeases() > 1) ? tree.sortedLockNodes(directory) : null;
             keys.forEach(k -> {
                 LeaseCache cache = caches.get(k);
                 if (cache != null) {
-                    cache.created(created);
+                    cache.created(created, nodes);
                 }
             });
         }

@@ -69,7 +69,12 @@
  *           {@code maxLeases}, any change of the children or any failure sends the thread to
  *           ZooKeeper (a free permit never sits idle while it waits, a permit is never handed
  *           over locally ahead of a waiter queued before, and a node another client queued comes
- *           with its ask). An ask of any node, a loss, or the end of the last node to wait for
+ *           with its ask). Where the client's tree watch counts the directory's lock nodes (a
+ *           listing under it, then the creations and deletions it hears:
+ *           {@code io.zklock.core.internal.zk.DirectoryCounts}) and the count is another than
+ *           {@code maxLeases}, the thread goes to ZooKeeper with no listing, so a miss while
+ *           permits are free costs what a grant through ZooKeeper costs. The count is a hint:
+ *           it only ever skips a listing that could only have sent the thread there. An ask of any node, a loss, or the end of the last node to wait for
  *           sends every local wait to ZooKeeper, where it queues behind the asker. A mutex's
  *           thread queues at once, so the mutex's grants follow the order its waiters
  *           started in.</li>
@@ -117,21 +122,31 @@
  *       directory behind it: that create is its ask, heard one notification after it. Nothing
  *       more is granted on the node, every local wait goes to ZooKeeper, and an idle node is
  *       released at once, a node in use at its last close. An operator's revocation request
- *       does the same, and also reaches the leases' revocation handlers. A semaphore's holders
- *       do not act on creations: a permit behind needs a node gone only when every permit is
- *       taken, which a creation does not tell.</li>
+ *       does the same, and also reaches the leases' revocation handlers. A holder of cached
+ *       permits acts on a creation too, where its tree watch knows the directory's lock nodes
+ *       ({@code io.zklock.core.internal.zk.DirectoryCounts}: a listing under the watch, then the
+ *       creations and deletions it hears): when the node created is the one waiter past the
+ *       permits (index {@code maxLeases}) and its ask will name this node ({@code WhoAsks},
+ *       before any escalation), the node is asked, so that waiter waits one notification, not
+ *       its ask's read and write, nor a re-grant made before its ask lands (scenario c5). Behind
+ *       a longer queue the permit's holder leaves it to the asks: a creation is judged on the
+ *       directory as it was then, and deletions already on their way made the waiters' own
+ *       listings name fewer nodes (acting on every creation let more permits go than were
+ *       needed, and scenario c3 fell to 2-3x). Permits are never marked as heard: their
+ *       waiters ask at once.</li>
  *   <li><b>FINAL.</b> The base LOST (session loss, forced deletion) or RELEASED: the node leaves
  *       the cache; the leases in use hear LOST through the base.</li>
  * </ol>
  * So a conflicting waiter waits for the leases in use and one notification, never for the
  * idle period: behind heard nodes of other clients, the notification of its own create, with
- * no ask at all. The waiter's side does not depend on the holder hearing creations: an unheard
- * node is asked at once, a heard one after the bound, so holders of any version, holders cut
- * off and servers without tree watches keep the protocol whole (a waiter behind a heard node
- * whose holder missed its create waits the bound more); a waiter that never asks (Curator's)
- * is served by a holder that hears it, not by one that misses it. A local grant keeps the
- * node's fencing token (a later node's is larger), and a local hand-over never passes a queued
- * waiter.
+ * no ask at all; the one waiter behind cached permits, under a tree watch, the notification of
+ * its own create (its ask's read and write are then off its critical path). The waiter's side
+ * does not depend on the holder hearing creations: an unheard node is asked at once, a heard
+ * one after the bound, so holders of any version, holders cut off and servers without tree
+ * watches keep the protocol whole (a waiter behind a heard node whose holder missed its create
+ * waits the bound more); a waiter that never asks (Curator's) is served by a holder that hears
+ * it, not by one that misses it. A local grant keeps the node's fencing token (a later node's
+ * is larger), and a local hand-over never passes a queued waiter.
  *
  * <h2>Serialisation</h2>
  * A cache's nodes (each one's {@code Use}, one value, and its idle timer), its local waits and

@@ -43,6 +43,8 @@ import org.slf4j.LoggerFactory;
  *   3. UNROUTE the last route under a root going starts a linger; a route within it keeps the
  *              watch, otherwise the watch is removed (if set on the current session), so
  *              adopting and releasing one node after another costs no addWatch each time.
+ *   4. COUNT   the creations and deletions it hears, and the listings made under a covered root,
+ *              keep a count of the lock nodes of the directories asked about (DirectoryCounts).
  * Guarded by this monitor; calls are issued under it, so a removal never overtakes an add
  * issued before it (one session's requests are processed in order).
  */
@@ -67,6 +69,7 @@ public final class TreeWatch {
         CompletableFuture<Cover> set;          // null: not added on this session (or removed)
         int routes;
         ScheduledFuture<?> linger;
+        long generation;                       // changes with set: what a directory count holds for (DirectoryCounts)
     }
 
     private final ZkPort port;
@@ -74,6 +77,8 @@ public final class TreeWatch {
     private final Map<String, Watcher> routes = new ConcurrentHashMap<>();            // node server path -> its watcher
     private volatile BiConsumer<String, String> creations = (dir, name) -> { };   // told (directory, name) of each creation
     private final Map<String, Root> roots = new HashMap<>();                          // guarded by this
+    private long generations;                  // guarded by this
+    private final DirectoryCounts counts = new DirectoryCounts();
     private volatile boolean unsupported = "false".equalsIgnoreCase(System.getProperty(PROPERTY));   // or answered UNIMPLEMENTED once
 
     private TreeWatch(ZkPort port) {
@@ -134,6 +139,7 @@ public final class TreeWatch {
         long session = port.sessionId();
         if (root.set == null || root.session != session || root.set.getNow(null) == Cover.TROUBLE) {
             root.session = session;
+            root.generation = ++generations;
             root.set = port.addTreeWatch(rootPath, watcher).handle((reply, error) -> added(rootPath, reply, error));
         }
         return root.set;
@@ -185,6 +191,7 @@ public final class TreeWatch {
     private void event(WatchedEvent event) {
         String path = event.getPath();
         if (event.getType() == Watcher.Event.EventType.None || path == null) {
+            counts.cutOff();
             return;                            // connection news: each route's owner reads again on reconnection
         }
         if (event.getType() == Watcher.Event.EventType.PersistentWatchRemoved) {
@@ -195,7 +202,11 @@ public final class TreeWatch {
         if (owner != null) {
             owner.process(event);
         }
+        if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+            counts.changed(path, -1);
+        }
         if (event.getType() == Watcher.Event.EventType.NodeCreated) {
+            counts.changed(path, 1);
             int slash = path.lastIndexOf('/');
             if (slash > 0) {
                 creations.accept(path.substring(0, slash), path.substring(slash + 1));
@@ -212,9 +223,42 @@ public final class TreeWatch {
                 return;                        // our own removal
             }
             root.set = null;
+            root.generation = ++generations;
             owners = routes.entrySet().stream().filter(e -> rootOf(e.getKey()).equals(rootPath)).map(Map.Entry::getValue).toList();
         }
         owners.forEach(owner -> owner.process(event));
+    }
+
+    /**
+     * A listing of the lock directory at {@code dir} (a server path) by {@code session} was
+     * answered; on the event thread, in the order of the replies (see DirectoryCounts, BASE).
+     */
+    public void listed(String dir, long session, ZkPort.Reply reply) {
+        counts.listed(dir, reply.children(), reply.ok() ? coveredGeneration(dir, session) : -1);
+    }
+
+    /**
+     * {@return the lock nodes in the directory at {@code dir} (a server path) as this client's
+     * watch tells them, or -1 if it cannot tell (see DirectoryCounts)}; the directory is counted
+     * from now on.
+     */
+    public int lockNodes(String dir) {
+        long session = port.sessionId();
+        return port.isConnected() ? counts.nodes(dir, coveredGeneration(dir, session)) : -1;
+    }
+
+    /** {@return the lock nodes in the directory at {@code dir} in queue order as this client's watch tells them, or null} */
+    public List<io.zklock.core.spi.queue.LockNode> sortedLockNodes(String dir) {
+        long session = port.sessionId();
+        return port.isConnected() ? counts.sorted(dir, coveredGeneration(dir, session)) : null;
+    }
+
+    /** {@return the generation of the watch covering {@code dir} on {@code session} now, or -1 if none does} */
+    private synchronized long coveredGeneration(String dir, long session) {
+        Root root = roots.get(rootOf(dir + "/-"));
+        boolean covered = root != null && root.set != null && session != 0 && root.session == session
+                && root.set.getNow(null) == Cover.COVERED;
+        return covered ? root.generation : -1;
     }
 
     /** {@return the root a node at {@code nodePath} is watched from: its directory's parent, or its directory under "/"} */
