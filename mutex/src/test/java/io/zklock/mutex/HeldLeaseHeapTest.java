@@ -33,8 +33,14 @@ class HeldLeaseHeapTest {
     private static final String VIEW = ".DirectoryView";
     /** Distinct locks used and dropped, per kind (cached or not). */
     private static final int DROPPED = 100;
-    /** Bytes of the counted classes per held lease: 176 when this test was written, against about 400 before. */
-    private static final long MAX_BYTES_PER_HELD_LEASE = 200;
+    /**
+     * Bytes of the counted classes per held lease: 136 since the lease's session part, the view's
+     * listeners and the thread's id box are made only when needed (176 before, about 400 earlier).
+     * The node's path (packed into the lease since) and map entries are not counted here: the
+     * server in this JVM keeps strings and map entries per node too; scenario 10 of the
+     * benchmarks measures them with the server in another JVM.
+     */
+    private static final long MAX_BYTES_PER_HELD_LEASE = 140;
 
     private static final Predicate<String> COUNTED = name -> name.startsWith("io.zklock.")
             || name.equals("java.util.concurrent.CompletableFuture") || name.equals("java.util.ArrayDeque")
@@ -60,8 +66,9 @@ class HeldLeaseHeapTest {
                 leases[i] = locks[i].acquire();
             }
             Map<String, long[]> held = histogram();
-            for (Lease lease : leases) {
-                lease.close();
+            for (int i = 0; i < LOCKS; i++) {
+                leases[i].close();
+                leases[i] = null;              // the released heap keeps the lock objects only
             }
             Map<String, long[]> released = histogram();
             long bytes = counted(held)[1] - counted(released)[1];
@@ -119,12 +126,18 @@ class HeldLeaseHeapTest {
         return histogram();
     }
 
-    /** Classes of ours, but the directory views, with more live instances after than before, and how many more. */
+    /**
+     * Classes of ours, but the directory views, with more live instances after than before, and
+     * how many more. A lambda that captures nothing is one instance for the JVM's life, made
+     * when its code first runs (a watch removal the warm-up happened not to need): its class
+     * appearing with one instance is not something left behind.
+     */
     private static Map<String, Long> ours(Map<String, long[]> before, Map<String, long[]> after) {
         Map<String, Long> more = new HashMap<>();
         after.forEach((name, n) -> {
             long added = n[0] - before.getOrDefault(name, new long[2])[0];
-            if (name.startsWith("io.zklock.") && !name.endsWith(VIEW) && added > 0) {
+            boolean linkedLate = name.contains("$$Lambda") && !before.containsKey(name) && n[0] == 1;
+            if (name.startsWith("io.zklock.") && !name.endsWith(VIEW) && added > 0 && !linkedLate) {
                 more.put(name, added);
             }
         });
