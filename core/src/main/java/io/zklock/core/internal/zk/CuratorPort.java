@@ -80,8 +80,8 @@ public final class CuratorPort implements ZkPort {
      * A missing directory is made here, not by Curator's creatingParentContainersIfNeeded, which
      * makes it on the client's one background thread with blocking calls (an exists per level,
      * the create, then a listing for the protected node): a client creating in many new
-     * directories at once waited for them one after another (the storm scenario's holders, ten
-     * new locks each, took about twice Curator's time to hold them). The create answered NoNode
+     * directories at once waited for them one after another, and sent two requests more for
+     * each than here (the storm scenario's holders, ten new locks each). The create answered NoNode
      * made nothing, so nothing is looked for: the directory is made (one request while its parent
      * exists) and the create sent again.
      */
