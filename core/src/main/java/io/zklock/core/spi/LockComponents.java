@@ -1,6 +1,6 @@
 package io.zklock.core.spi;
 
-import java.lang.ref.Cleaner;
+import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
 import java.util.Map;
 import java.util.Optional;
@@ -14,14 +14,21 @@ import io.zklock.core.DistributedLock;
  * to the engine.
  *
  * <p>Locks are held weakly, by identity, and a collected lock's entry goes as soon as the
- * collector has cleared it (a cleaner's thread removes it), not at the registry's next use:
- * its component, and the engine and lock context the component keeps, are then free to go
- * too. A component must not reference its lock (an inner class of the recipe would), or the
+ * collector has cleared it (one daemon thread per JVM takes the cleared keys off the map), not
+ * at the registry's next use: its component, and the engine and lock context the component
+ * keeps, are then free to go too. The key is the weak reference itself, so an entry costs no
+ * more than a weak map's. A component must not reference its lock (an inner class of the recipe would), or the
  * lock could never be collected.
  */
 public final class LockComponents {
     private static final Map<Key, LockComponent> COMPONENTS = new ConcurrentHashMap<>();
-    private static final Cleaner CLEANER = Cleaner.create();
+    private static final ReferenceQueue<DistributedLock> CLEARED = new ReferenceQueue<>();
+
+    static {
+        Thread dropper = new Thread(LockComponents::dropCleared, "zklock-lock-components");
+        dropper.setDaemon(true);
+        dropper.start();
+    }
 
     private LockComponents() {
     }
@@ -32,24 +39,32 @@ public final class LockComponents {
      * @return {@code lock}
      */
     public static <L extends DistributedLock> L register(L lock, LockComponent component) {
-        Key key = new Key(lock);
-        if (COMPONENTS.put(key, component) == null) {
-            CLEANER.register(lock, () -> COMPONENTS.remove(key));
-        }
+        COMPONENTS.put(new Key(lock, CLEARED), component);
         return lock;
     }
 
     /** The component registered for {@code lock}; empty for a lock not built on this engine. */
     public static Optional<LockComponent> of(DistributedLock lock) {
-        return Optional.ofNullable(COMPONENTS.get(new Key(lock)));
+        return Optional.ofNullable(COMPONENTS.get(new Key(lock, null)));
+    }
+
+    /** Takes each cleared key off the map, as the collector clears it; runs for the JVM's life. */
+    private static void dropCleared() {
+        while (true) {
+            try {
+                COMPONENTS.remove(CLEARED.remove());
+            } catch (InterruptedException e) {
+                return;                        // nobody interrupts it; if somebody does, entries go at the JVM's end
+            }
+        }
     }
 
     /** A lock, held weakly and compared by identity; a cleared key equals only itself. */
     private static final class Key extends WeakReference<DistributedLock> {
         private final int hash;
 
-        Key(DistributedLock lock) {
-            super(lock);
+        Key(DistributedLock lock, ReferenceQueue<DistributedLock> cleared) {
+            super(lock, cleared);
             this.hash = System.identityHashCode(lock);
         }
 
