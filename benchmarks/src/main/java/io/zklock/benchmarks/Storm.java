@@ -170,18 +170,28 @@ final class Storm {
                 }
             }
             long[] sessionIds = clients.stream().mapToLong(Storm::sessionId).toArray();
+            long connected = System.nanoTime();
+            var holdPackets = new Packets();
+            holdPackets.sample();
+            long holdCpu = Run.Result.processCpuNanos();
             for (int s = 0; s < o.sessions(); s++) {
                 hold(s);
             }
             if (!holding.await(10, TimeUnit.MINUTES)) {
                 throw new IllegalStateException("the holders did not acquire within 10 minutes");
             }
+            long held = System.nanoTime();
+            holdCpu = Run.Result.processCpuNanos() - holdCpu;
+            long holdRequests = holdPackets.sample();
             for (int w = 0; w < o.waiters(); w++) {
                 await(w);
             }
             settle();
-            out.printf(Locale.ROOT, "# %s: %d locks held, %d waiters queued (%.0f s)%n", name(), o.locks(), o.waiters(),
-                    (System.nanoTime() - t0) / 1e9);
+            long settled = System.nanoTime();
+            out.printf(Locale.ROOT, "# %s: %d locks held, %d waiters queued (%.0f s: sessions connected %.1f s, locks held %.1f s, "
+                    + "waiters queued and traffic settled %.1f s); holding: %.2f requests and %.0f us of process CPU per lock%n",
+                    name(), o.locks(), o.waiters(), (settled - t0) / 1e9, (connected - t0) / 1e9, (held - connected) / 1e9,
+                    (settled - held) / 1e9, holdRequests / (double) o.locks(), holdCpu / 1e3 / o.locks());
             var packets = new Packets();
             packets.sample();
             Thread.sleep(o.steadySeconds() * 1000L);

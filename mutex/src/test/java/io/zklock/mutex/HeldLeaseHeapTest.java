@@ -33,8 +33,14 @@ class HeldLeaseHeapTest {
     private static final String VIEW = ".DirectoryView";
     /** Distinct locks used and dropped, per kind (cached or not). */
     private static final int DROPPED = 100;
-    /** Bytes of the counted classes per held lease: 176 when this test was written, against about 400 before. */
-    private static final long MAX_BYTES_PER_HELD_LEASE = 200;
+    /**
+     * Bytes of the counted classes per held lease: 136 since the lease's session part, the view's
+     * listeners and the thread's id box are made only when needed (176 before, about 400 earlier).
+     * The node's path (packed into the lease since) and map entries are not counted here: the
+     * server in this JVM keeps strings and map entries per node too; scenario 10 of the
+     * benchmarks measures them with the server in another JVM.
+     */
+    private static final long MAX_BYTES_PER_HELD_LEASE = 140;
 
     private static final Predicate<String> COUNTED = name -> name.startsWith("io.zklock.")
             || name.equals("java.util.concurrent.CompletableFuture") || name.equals("java.util.ArrayDeque")
@@ -60,8 +66,9 @@ class HeldLeaseHeapTest {
                 leases[i] = locks[i].acquire();
             }
             Map<String, long[]> held = histogram();
-            for (Lease lease : leases) {
-                lease.close();
+            for (int i = 0; i < LOCKS; i++) {
+                leases[i].close();
+                leases[i] = null;              // the released heap keeps the lock objects only
             }
             Map<String, long[]> released = histogram();
             long bytes = counted(held)[1] - counted(released)[1];
@@ -75,10 +82,10 @@ class HeldLeaseHeapTest {
      * A client that held and released many distinct locks, with and without caching, and dropped
      * them, keeps none of their leases, holds, caches, engines or lock contexts: whatever
      * registry the client keeps per session, per path or per lock lets go of what nobody needs
-     * any more. Two structures let go later, and are read as such: the recipes' registry of
-     * lock components holds its locks weakly and drops a collected lock's entry at its next use
-     * (a lock made after the collection), and each session keeps a view of the directories it
-     * used most recently (sequence-gap inference), at most 1,024 of them, whatever their locks.
+     * any more, with no further use of the client (the recipes' registry of lock components
+     * drops a collected lock's entry once the collector cleared it). One structure is read
+     * apart: each session keeps a view of the directories it used most recently (sequence-gap
+     * inference), at most 1,024 of them, whatever their locks.
      */
     @Test
     void releasedAndDroppedLocksLeaveNothingBehind() throws Exception {
@@ -87,12 +94,13 @@ class HeldLeaseHeapTest {
              CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000)) {
             LeaseCaching caching = LeaseCaching.keepIdleFor(Duration.ofMillis(50));
             useAndDrop(client, "/heap/warm", 1, caching);       // what is made once per JVM or client
-            Map<String, long[]> before = histogramAfterALockIsMade(client);
+            Thread.sleep(500);                 // the cached node idles out, its root's watch lingers and goes
+            Map<String, long[]> before = histogram();
             useAndDrop(client, "/heap/dropped", DROPPED, caching);
-            Map<String, long[]> after = histogramAfterALockIsMade(client);
+            Map<String, long[]> after = histogram();
             for (int i = 0; i < 40 && !ours(before, after).isEmpty(); i++) {
-                Thread.sleep(50);              // cached nodes idle out, their releases are answered
-                after = histogramAfterALockIsMade(client);
+                Thread.sleep(50);              // cached nodes idle out, their releases are answered, cleaners run
+                after = histogram();
             }
             long views = instances(after, VIEW) - instances(before, VIEW);
             assertTrue(views <= 2 * DROPPED, "directory views: " + views);
@@ -112,19 +120,18 @@ class HeldLeaseHeapTest {
         }
     }
 
-    /** The histogram after a collection and a lock made since (the components' registry drops the collected then). */
-    private static Map<String, long[]> histogramAfterALockIsMade(CuratorFramework client) throws Exception {
-        histogram();
-        Reference.reachabilityFence(new ZkMutex(client, "/heap/probe"));
-        return histogram();
-    }
-
-    /** Classes of ours, but the directory views, with more live instances after than before, and how many more. */
+    /**
+     * Classes of ours, but the directory views, with more live instances after than before, and
+     * how many more. A lambda that captures nothing is one instance for the JVM's life, made
+     * when its code first runs (a watch removal the warm-up happened not to need): its class
+     * appearing with one instance is not something left behind.
+     */
     private static Map<String, Long> ours(Map<String, long[]> before, Map<String, long[]> after) {
         Map<String, Long> more = new HashMap<>();
         after.forEach((name, n) -> {
             long added = n[0] - before.getOrDefault(name, new long[2])[0];
-            if (name.startsWith("io.zklock.") && !name.endsWith(VIEW) && added > 0) {
+            boolean linkedLate = name.contains("$$Lambda") && !before.containsKey(name) && n[0] == 1;
+            if (name.startsWith("io.zklock.") && !name.endsWith(VIEW) && added > 0 && !linkedLate) {
                 more.put(name, added);
             }
         });

@@ -1,10 +1,8 @@
 package io.zklock.core.spi;
 
 import java.time.Duration;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.locks.Lock;
 
@@ -93,7 +91,7 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
 
     private final LockEngine engine;
     private final ReentryPolicy policy;
-    private final Map<Long, Hold> holds = new ConcurrentHashMap<>();
+    private final ThreadHolds<Hold> holds = new ThreadHolds<>(hold -> hold.owner);
     private final Lock view = new JucLockView(this);
 
     public ReentrantLockSupport(LockEngine engine) {
@@ -258,13 +256,13 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
                     return new Reentry(null, hold.lease().state());
                 }
                 case QUEUE_NEW -> {
-                    holds.remove(owner, hold);
+                    holds.remove(hold);
                     return Reentry.NONE;
                 }
             }
         }
         if (hold.lease().state() == LeaseState.RELEASED) {
-            holds.remove(owner, hold);
+            holds.remove(hold);
             return Reentry.NONE;
         }
         int n;
@@ -279,7 +277,7 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
 
     private Lease hold(Lease base) {
         Hold hold = new Hold(Owners.current(), base);
-        holds.put(hold.owner, hold);
+        holds.put(hold);
         return hold.newView();
     }
 
@@ -300,7 +298,7 @@ public final class ReentrantLockSupport implements DistributedLock, LockComponen
             if (COUNT.decrementAndGet(this) != 0) {
                 return false;
             }
-            holds.remove(owner, this);
+            holds.remove(this);
             lease().close();
             return true;
         }

@@ -1,26 +1,33 @@
 package io.zklock.core.internal.lease;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.BiConsumer;
 
 import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
+import io.zklock.core.internal.zk.Backoff;
 import io.zklock.core.internal.zk.NodePaths;
-import io.zklock.core.internal.zk.SessionListener;
+import io.zklock.core.internal.zk.Threads;
+import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * What the session's news do to one {@link ZkLease} (its Overview's "session news" and
- * "session gone" moves): the lease's listener on the client's session monitor, from the grant
- * until its node is gone. It is also the lease's monitor, and keeps what only some leases use,
- * made by its first use (a held lease is kept as long as it is held, often by the thousand):
- * the listeners (a listener hears the changes made after it was added), the answer a close
- * waits for, the grant notice, and the opt-in to revocation (never made once the lease is
- * final, so a late handler finds none).
+ * "session gone" moves): the lease is the listener on the client's session monitor, from the
+ * grant until its node is gone, and hands the news here. This is also the lease's monitor, and
+ * keeps what only some leases use (a held lease is kept as long as it is held, often by the
+ * thousand): the listeners (a listener hears the changes made after it was added), the answer
+ * a close waits for, the grant notice, and the opt-in to revocation (never made once the lease
+ * is final, so a late handler finds none). It is made by the lease's first need of any of these
+ * ({@link #of}): a lease that is held and released with no news has none until its release.
  */
-final class LeaseSession implements SessionListener {
+final class LeaseSession {
     private static final Logger LOG = LoggerFactory.getLogger(LeaseSession.class);
+    private static final AtomicReferenceFieldUpdater<ZkLease, LeaseSession> OF =
+            AtomicReferenceFieldUpdater.newUpdater(ZkLease.class, LeaseSession.class, "session");
 
     private final ZkLease lease;
     private LeaseListeners listeners;          // guarded by this; made by the first listener
@@ -28,8 +35,18 @@ final class LeaseSession implements SessionListener {
     private GrantNotice notice;                // guarded by this
     private RevocationOptIn revocation;        // guarded by this
 
-    LeaseSession(ZkLease lease) {
+    private LeaseSession(ZkLease lease) {
         this.lease = lease;
+    }
+
+    /** {@return the lease's LeaseSession, made by its first need: most held leases hear no news and have none} */
+    static LeaseSession of(ZkLease lease) {
+        LeaseSession s = lease.session;
+        if (s == null) {
+            OF.compareAndSet(lease, null, new LeaseSession(lease));
+            s = lease.session;
+        }
+        return s;
     }
 
     synchronized void addListener(LeaseListener listener) {
@@ -109,16 +126,14 @@ final class LeaseSession implements SessionListener {
         }
     }
 
-    @Override
-    public void suspended() {
+    void suspended() {
         lease.tell(lease.move(LeasePhase::suspended));
         if (lease.phase.isReleasing()) {
             firstDeleteAnswered();       // a close waiting on the delete returns; retried on reconnection
         }
     }
 
-    @Override
-    public void reconnected(long currentSession) {
+    void reconnected(long currentSession) {
         if (lease.phase == LeasePhase.LOST_UNDELETED) {
             deleteOrphan();
         } else if (currentSession == lease.sessionId()) {
@@ -146,16 +161,14 @@ final class LeaseSession implements SessionListener {
      * lease granted on the new session meanwhile is not lost. The session is read again for
      * each lease, since the new one may connect midway.
      */
-    @Override
-    public void lost() {
+    void lost() {
         if (lease.phase != LeasePhase.LOST_UNDELETED && lease.sessionId() != lease.context().port().sessionId()) {
             lose();
         }
     }
 
-    @Override
-    public void closing() {
-        lease.context().monitor().removeListener(this);
+    void closing() {
+        lease.context().monitor().removeListener(lease);
         lose();                                // closing the client ends the session and its nodes
     }
 
@@ -184,7 +197,7 @@ final class LeaseSession implements SessionListener {
         endRevocation();
         lease.tell(lost);                      // the holder hears first; only then can a waiter be let in
         if (closed) {
-            lease.context().monitor().removeListener(this);
+            lease.context().monitor().removeListener(lease);
         } else if (lost != null && lease.context().port().isConnected()) {
             deleteOrphan();                    // stays a listener until its node is deleted
         }
@@ -199,13 +212,32 @@ final class LeaseSession implements SessionListener {
         lease.context().port().delete(nodePath, false).whenComplete((reply, error) -> {
             if (error != null) {
                 LOG.debug("could not issue the delete of lost lease node {}: {}", nodePath, error.toString());
-            } else if ((reply.ok() || reply.noNode()) && lease.orphanDeleted()) {
-                lease.context().monitor().removeListener(this);
+            } else if ((reply.ok() || reply.noNode()) && orphanDeleted()) {
+                lease.context().monitor().removeListener(lease);
                 lease.context().view().deleted(NodePaths.name(nodePath));
                 LOG.debug("deleted {}, the node of a lost lease ({})", nodePath, reply.rc());
             } else if (!reply.ok() && !reply.noNode()) {
                 LOG.debug("delete of lost lease node {} failed ({}); retried on reconnection", nodePath, reply.rc());
             }
         });
+    }
+
+    /** The answer to the release's delete: RELEASED, LOST, or another attempt after a pause. */
+    void deleteAnswered(KeeperException.Code rc) {
+        if (rc == KeeperException.Code.OK || rc == KeeperException.Code.NONODE) {
+            lease.deletedByCaller();           // close() returns with the lease RELEASED; listeners after
+        } else if (rc == KeeperException.Code.SESSIONEXPIRED) {
+            lose();
+        } else {
+            LOG.warn("delete of lease node {} failed ({}); retrying", lease.nodePath(), rc);
+            Threads.TIMER.schedule(lease::retryDelete, Backoff.DELETE_RETRY_MS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Whether this call moved the lease from LOST_UNDELETED to LOST (one caller wins). */
+    private synchronized boolean orphanDeleted() {
+        boolean was = lease.phase == LeasePhase.LOST_UNDELETED;
+        lease.phase = lease.phase.orphanDeleted();
+        return was;
     }
 }

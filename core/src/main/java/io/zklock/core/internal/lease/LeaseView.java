@@ -1,6 +1,7 @@
 package io.zklock.core.internal.lease;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.Consumer;
 
 import io.zklock.core.Lease;
@@ -37,7 +38,10 @@ public abstract class LeaseView implements Lease {
     /** How far the view is from its end: its own end, beside the state it last told. */
     private enum End { OPEN, CLOSED, DETACHED }
 
-    private final LeaseListeners monitor = new LeaseListeners();   // the listeners, and the view's monitor (one object less)
+    private static final AtomicReferenceFieldUpdater<LeaseView, LeaseListeners> MONITOR =
+            AtomicReferenceFieldUpdater.newUpdater(LeaseView.class, LeaseListeners.class, "monitor");
+
+    private volatile LeaseListeners monitor;   // the listeners, and the view's monitor; made by its first use (monitor())
     private boolean listening;                 // guarded by monitor: listenToSources() was called
     private LeaseState told;                   // guarded by monitor: the state listeners know
     private End end = End.OPEN;                // guarded by monitor; DETACHED: ended on its own, RELEASED
@@ -45,6 +49,16 @@ public abstract class LeaseView implements Lease {
     /** @param initial the state the view starts in: its sources' state at the grant */
     protected LeaseView(LeaseState initial) {
         this.told = initial;
+    }
+
+    /** {@return the view's listeners and monitor, made by the first use: a held view is kept as long as it is held} */
+    private LeaseListeners monitor() {
+        LeaseListeners m = monitor;
+        if (m == null) {
+            MONITOR.compareAndSet(this, null, new LeaseListeners());
+            m = monitor;
+        }
+        return m;
     }
 
     /** {@return the state derived from the sources, while the view has not ended on its own} */
@@ -58,7 +72,7 @@ public abstract class LeaseView implements Lease {
 
     @Override
     public final LeaseState state() {
-        synchronized (monitor) {
+        synchronized (monitor()) {
             if (end == End.DETACHED || ZkLease.isFinal(told)) {
                 return told;                   // a final state told is final: the sources may move on
             }
@@ -84,9 +98,9 @@ public abstract class LeaseView implements Lease {
 
     @Override
     public final void addListener(LeaseListener listener) {
-        monitor.add(listener);
+        monitor().add(listener);
         boolean first;
-        synchronized (monitor) {
+        synchronized (monitor()) {
             first = !listening;
             listening = true;
         }
@@ -97,7 +111,7 @@ public abstract class LeaseView implements Lease {
 
     @Override
     public final void close() {
-        synchronized (monitor) {
+        synchronized (monitor()) {
             if (end != End.OPEN) {
                 return;
             }
@@ -108,7 +122,7 @@ public abstract class LeaseView implements Lease {
 
     /** {@return whether close() was called} */
     protected final boolean isClosed() {
-        synchronized (monitor) {
+        synchronized (monitor()) {
             return end != End.OPEN;
         }
     }
@@ -127,14 +141,14 @@ public abstract class LeaseView implements Lease {
 
     /** Tells {@code next}, unless the view ended, or already told it or a final state. */
     protected final void tell(LeaseState next) {
-        synchronized (monitor) {
+        synchronized (monitor()) {
             if (end == End.DETACHED || ZkLease.isFinal(told) || next == told) {
                 return;
             }
             told = next;
-            monitor.queue(next);
+            monitor().queue(next);
         }
-        monitor.drain(this);
+        monitor().drain(this);
     }
 
     /**
@@ -143,15 +157,15 @@ public abstract class LeaseView implements Lease {
      * state and what is told agree whichever of a loss and this close comes first.
      */
     protected final void detach() {
-        synchronized (monitor) {
+        synchronized (monitor()) {
             if (ZkLease.isFinal(told) || sourcesLost()) {
                 return;
             }
             end = End.DETACHED;
             told = LeaseState.RELEASED;
-            monitor.queue(LeaseState.RELEASED);
+            monitor().queue(LeaseState.RELEASED);
         }
-        monitor.drain(this);
+        monitor().drain(this);
     }
 
     /** {@return whether a source is LOST; then a close does not detach the view} */

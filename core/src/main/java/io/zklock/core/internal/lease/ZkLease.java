@@ -12,12 +12,11 @@ import io.zklock.core.Lease;
 import io.zklock.core.LeaseListener;
 import io.zklock.core.LeaseState;
 import io.zklock.core.internal.LockContext;
-import io.zklock.core.internal.zk.Backoff;
 import io.zklock.core.internal.zk.NodePaths;
+import io.zklock.core.internal.zk.SessionListener;
 import io.zklock.core.internal.zk.Threads;
 import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,18 +44,21 @@ import org.slf4j.LoggerFactory;
  * (the closing caller, the timer) and finds the session changed.
  */
 /** The engine's lease: one granted node of one session; see the comment above. */
-public final class ZkLease implements Lease {
+public final class ZkLease implements Lease, SessionListener {
     private static final Logger LOG = LoggerFactory.getLogger(ZkLease.class);
     private static final long CLOSE_WAIT_MS = 10_000;
 
     private final LockContext context;
-    private final String nodePath;
+    private final String oddPath;              // the node's path if it does not pack (PackedPath); else null
+    private final long idHigh;                 // the packed path: its uuid's halves and its sequence number
+    private final long idLow;
+    private final int sequence;
     private final long fencingToken;
     private final long sessionId;
     private final LockNode predecessor;        // at the grant; null if none
     volatile LeasePhase phase = LeasePhase.HELD;   // changed under monitor only
     private volatile Keeper keeper;            // set once by a cache that keeps the node; null if none
-    private final LeaseSession session;        // the session news, the monitor, what few leases use (LeaseSession)
+    volatile LeaseSession session;             // the monitor and what few leases use, made by its first need (LeaseSession.of)
 
     /** A lease granted with no listing to hand on (its grant is known some other way). */
     public ZkLease(LockContext context, String nodePath, long fencingToken, long sessionId) {
@@ -66,12 +68,15 @@ public final class ZkLease implements Lease {
     /** @param predecessor the node right ahead of ours in the listing that granted it; null if none, or none known */
     public ZkLease(LockContext context, String nodePath, long fencingToken, long sessionId, LockNode predecessor) {
         this.context = context;
-        this.nodePath = nodePath;
+        PackedPath packed = PackedPath.pack(nodePath, context.path(), context.namePrefix());
+        this.oddPath = packed == null ? nodePath : null;
+        this.idHigh = packed == null ? 0 : packed.high;
+        this.idLow = packed == null ? 0 : packed.low;
+        this.sequence = packed == null ? 0 : packed.sequence;
         this.fencingToken = fencingToken;
         this.sessionId = sessionId;
         this.predecessor = predecessor;
-        this.session = new LeaseSession(this);
-        context.monitor().addListener(session);
+        context.monitor().addListener(this);
     }
 
     /**
@@ -93,7 +98,7 @@ public final class ZkLease implements Lease {
 
     @Override
     public String nodePath() {
-        return nodePath;
+        return oddPath != null ? oddPath : PackedPath.unpack(context.path(), context.namePrefix(), idHigh, idLow, sequence);
     }
 
     @Override
@@ -119,16 +124,16 @@ public final class ZkLease implements Lease {
 
     @Override
     public void addListener(LeaseListener listener) {
-        session.addListener(listener);
+        session().addListener(listener);
     }
 
     /** Built by the lock's client, so the path carries its namespace; no request is sent. */
     @Override
     public CuratorOp guard() {
         try {
-            return context.client().transactionOp().check().forPath(nodePath);
+            return context.client().transactionOp().check().forPath(nodePath());
         } catch (Exception e) {
-            throw new IllegalStateException("cannot build the guard of " + nodePath + ": " + e, e);
+            throw new IllegalStateException("cannot build the guard of " + nodePath() + ": " + e, e);
         }
     }
 
@@ -137,7 +142,7 @@ public final class ZkLease implements Lease {
         if (handler == null) {
             throw new IllegalArgumentException("handler is null");
         }
-        session.revocation(RevocationOptIn::add, handler);
+        session().revocation(RevocationOptIn::add, handler);
     }
 
     /**
@@ -147,7 +152,7 @@ public final class ZkLease implements Lease {
      */
     public void keptBy(Keeper keeper) {
         this.keeper = keeper;
-        session.revocation(RevocationOptIn::keep, keeper);
+        session().revocation(RevocationOptIn::keep, keeper);
     }
 
     @Override
@@ -181,24 +186,24 @@ public final class ZkLease implements Lease {
      * @return false if the lease was already final or being released
      */
     public boolean claimRelease() {
-        synchronized (session) {
+        synchronized (session()) {
             LeasePhase now = phase;
             if (now.isFinal() || now.isReleasing()) {
                 return false;
             }
             phase = now.releasing();
-            session.firstDeleteAttempt(true);
+            session().firstDeleteAttempt(true);
             return true;
         }
     }
 
     /** The claimed delete succeeded, or found the node gone. */
     public void deletedByCaller() {
-        context.view().deleted(NodePaths.name(nodePath));
-        context.monitor().removeListener(session);
+        context.view().deleted(NodePaths.name(nodePath()));
+        context.monitor().removeListener(this);
         LeaseState released = move(LeasePhase::deleted);
-        session.endRevocation();
-        session.firstDeleteAnswered();
+        session().endRevocation();
+        session().firstDeleteAnswered();
         tell(released);
     }
 
@@ -208,13 +213,13 @@ public final class ZkLease implements Lease {
      */
     public static CompletableFuture<Void> releaseAll(List<ZkLease> leases) {
         leases.forEach(ZkLease::release);
-        return CompletableFuture.allOf(leases.stream().map(lease -> lease.session.firstDeleteAttempt(false)).toArray(CompletableFuture[]::new))
+        return CompletableFuture.allOf(leases.stream().map(lease -> lease.session().firstDeleteAttempt(false)).toArray(CompletableFuture[]::new))
                 .completeOnTimeout(null, CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
     }
 
     /** Waits, like {@link #close()}, for the first delete attempt when that is safe. */
     public void awaitFirstDeleteAttempt() {
-        if (mayWait() && Threads.awaitUninterruptibly(session.firstDeleteAttempt(false), CLOSE_WAIT_MS)) {
+        if (mayWait() && Threads.awaitUninterruptibly(session().firstDeleteAttempt(false), CLOSE_WAIT_MS)) {
             Thread.currentThread().interrupt();
         }
     }
@@ -229,25 +234,15 @@ public final class ZkLease implements Lease {
             lose();
             return;
         }
+        String nodePath = nodePath();
         context.cleanup().release(nodePath, sessionId).whenComplete((reply, error) -> {
             if (error != null) {
                 LOG.warn("could not issue the delete of {}; retried on reconnection", nodePath, error);
-                session.firstDeleteAnswered();
+                session().firstDeleteAnswered();
             } else {
-                deleted(reply.rc());
+                session().deleteAnswered(reply.rc());
             }
         });
-    }
-
-    private void deleted(KeeperException.Code rc) {
-        if (rc == KeeperException.Code.OK || rc == KeeperException.Code.NONODE) {
-            deletedByCaller();                   // close() returns with the lease RELEASED; listeners after
-        } else if (rc == KeeperException.Code.SESSIONEXPIRED) {
-            lose();
-        } else {
-            LOG.warn("delete of lease node {} failed ({}); retrying", nodePath, rc);
-            Threads.TIMER.schedule(this::retryDelete, Backoff.DELETE_RETRY_MS, TimeUnit.MILLISECONDS);
-        }
     }
 
     /**
@@ -257,45 +252,52 @@ public final class ZkLease implements Lease {
      * request), it is read and kept.
      */
     public void announceGrant(byte[] createdWith) {
-        session.notice().send(createdWith);
+        session().notice().send(createdWith);
     }
 
-    // ---- session news (LeaseSession hears them; a request catching up tells them here) ----------
+    // ---- session news: the lease is the monitor's listener until its node is gone (LeaseSession acts) ----
 
     /** The connection is lost: SUSPENDED (see LeaseSession). */
+    @Override
     public void suspended() {
-        session.suspended();
+        session().suspended();
     }
 
     /** The client reconnected on {@code currentSession} (see LeaseSession). */
+    @Override
     public void reconnected(long currentSession) {
-        session.reconnected(currentSession);
+        session().reconnected(currentSession);
+    }
+
+    @Override
+    public void lost() {
+        session().lost();
+    }
+
+    @Override
+    public void closing() {
+        session().closing();
     }
 
     /** The session that owns the node is gone, or about to be: LOST (see LeaseSession). */
     public void lose() {
-        session.lose();
+        session().lose();
+    }
+
+    private LeaseSession session() {
+        return LeaseSession.of(this);
     }
 
     /** The change of the one state value, under the monitor; returns the public state to tell, or null if it did not change. */
     LeaseState move(UnaryOperator<LeasePhase> step) {
-        synchronized (session) {
+        synchronized (session()) {
             LeasePhase before = phase;
             phase = step.apply(before);
             if (phase.shown == before.shown) {
                 return null;
             }
-            session.queue(phase.shown);        // in the order of the changes; told by tell()
+            session().queue(phase.shown);        // in the order of the changes; told by tell()
             return phase.shown;
-        }
-    }
-
-    /** Whether this call moved the lease from LOST_UNDELETED to LOST (one caller wins). */
-    boolean orphanDeleted() {
-        synchronized (session) {
-            boolean was = phase == LeasePhase.LOST_UNDELETED;
-            phase = phase.orphanDeleted();
-            return was;
         }
     }
 
@@ -306,11 +308,11 @@ public final class ZkLease implements Lease {
         }
         Keeper k = keeper;
         if (next == LeaseState.LOST && k != null && k.idle()) {
-            LOG.debug("idle cached node {} lost with session 0x{} (no lease was in use on it)", nodePath, Long.toHexString(sessionId));
+            LOG.debug("idle cached node {} lost with session 0x{} (no lease was in use on it)", nodePath(), Long.toHexString(sessionId));
         } else if (next == LeaseState.LOST) {
-            LOG.warn("lease on {} lost with session 0x{}", nodePath, Long.toHexString(sessionId));
+            LOG.warn("lease on {} lost with session 0x{}", nodePath(), Long.toHexString(sessionId));
         }
-        session.drain();
+        session().drain();
     }
 
     public static boolean isFinal(LeaseState s) {
@@ -319,6 +321,6 @@ public final class ZkLease implements Lease {
 
     @Override
     public String toString() {
-        return "Lease[" + nodePath + ", token " + fencingToken + ", " + state() + "]";
+        return "Lease[" + nodePath() + ", token " + fencingToken + ", " + state() + "]";
     }
 }

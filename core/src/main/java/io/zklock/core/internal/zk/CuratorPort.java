@@ -76,12 +76,50 @@ public final class CuratorPort implements ZkPort {
         }
     }
 
+    /*
+     * A missing directory is made here, not by Curator's creatingParentContainersIfNeeded, which
+     * makes it on the client's one background thread with blocking calls (an exists per level,
+     * the create, then a listing for the protected node): a client creating in many new
+     * directories at once waited for them one after another, and sent two requests more for
+     * each than here (the storm scenario's holders, ten new locks each). The create answered NoNode
+     * made nothing, so nothing is looked for: the directory is made (one request while its parent
+     * exists) and the create sent again.
+     */
     @Override
     public CompletableFuture<Reply> createProtected(String dir, String suffix, byte[] data, Consumer<Reply> inOrder) {
+        var result = new CompletableFuture<Reply>();
+        createProtectedOnce(dir, suffix, data, reply -> {
+            if (!reply.noNode() && inOrder != null) {
+                inOrder.accept(reply);         // a NoNode is not the create's answer: the one sent again is
+            }
+        }).whenComplete((first, error) -> {
+            if (error != null || !first.noNode()) {
+                relay(result, first, error);
+                return;
+            }
+            makeContainer(dir).whenComplete((made, failed) -> {
+                if (failed == null && (made.ok() || made.rc() == KeeperException.Code.NODEEXISTS)) {
+                    createProtectedOnce(dir, suffix, data, inOrder).whenComplete((again, e) -> relay(result, again, e));
+                } else {
+                    relay(result, made, failed);
+                }
+            });
+        });
+        return result;
+    }
+
+    private CompletableFuture<Reply> createProtectedOnce(String dir, String suffix, byte[] data, Consumer<Reply> inOrder) {
         Stat stat = new Stat();
-        return call(reply -> client.create().storingStatIn(stat).creatingParentContainersIfNeeded().withProtection()
-                .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+        return call(reply -> client.create().storingStatIn(stat).withProtection().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                 .inBackground(curator(reply, stat, inOrder)).forPath(ZKPaths.makePath(dir, suffix), data));
+    }
+
+    private static void relay(CompletableFuture<Reply> to, Reply reply, Throwable error) {
+        if (error != null) {
+            to.completeExceptionally(error);
+        } else {
+            to.complete(reply);
+        }
     }
 
     @Override
