@@ -111,7 +111,7 @@ public final class LockContext {
                 compatibility, lockDelay, validity);
     }
 
-    /** {@return whether this directory's new nodes may be kept by a lease cache (see {@link #withCachingNodes()})} */
+    /** {@return whether this directory's new nodes may be kept by a lease cache (see {@link #withCachingNodes(boolean)})} */
     public boolean cachingNodes() {
         return cachingNodes;
     }
