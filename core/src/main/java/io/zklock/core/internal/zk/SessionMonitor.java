@@ -13,6 +13,7 @@ import io.zklock.core.LeaseValidity;
 import org.apache.curator.CuratorZookeeperClient;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEventType;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.state.ConnectionState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,11 +72,27 @@ public final class SessionMonitor {
         return monitor;
     }
 
+    /**
+     * The monitor of {@code client}, made the first time. A client's monitor leaves the registry
+     * when the client closes; a closed client gets a closed monitor of its own, kept by nobody.
+     */
     public static SessionMonitor of(CuratorFramework client) {
         CuratorZookeeperClient key = client.getZookeeperClient();
+        SessionMonitor monitor;
         synchronized (MONITORS) {
-            return MONITORS.computeIfAbsent(key, k -> new SessionMonitor(k).listenTo(client));
+            monitor = MONITORS.get(key);
+            if (monitor != null) {
+                return monitor;
+            }
+            monitor = new SessionMonitor(key);
+            if (client.getState() != CuratorFrameworkState.STOPPED) {
+                MONITORS.put(key, monitor.listenTo(client));
+            }
         }
+        if (client.getState() == CuratorFrameworkState.STOPPED) {
+            monitor.clientClosing();           // closed before, or while, its listener was added
+        }
+        return monitor;
     }
 
     private SessionMonitor listenTo(CuratorFramework client) {
@@ -262,7 +279,16 @@ public final class SessionMonitor {
     }
 
     void clientClosing() {
-        closed = true;
+        synchronized (MONITORS) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            CuratorZookeeperClient key = zookeeper.get();
+            if (key != null) {
+                MONITORS.remove(key, this);
+            }
+        }
         clock.stop();
         List.copyOf(listeners).forEach(SessionListener::closing);
     }
