@@ -47,6 +47,7 @@ import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.ZooDefs.OpCode;
+import org.apache.zookeeper.client.ZKClientConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -132,14 +133,16 @@ final class FaultMix {
      *     hitting both: what the machine's load does falls on both alike
      * @param holdMs how long a holder holds: its writes are spread over it, one every holdMs / 3 ms
      *        (at least 1 ms apart)
+     * @param clientSocket the ZooKeeper clients' socket, "nio" (ZooKeeper's default) or "netty": the
+     *        NIO socket reports a dropped connection 100 ms after it sees it, the Netty one at once
      */
     record Options(int seconds, long seed, List<String> recipes, int rounds, int clients, int sessionTimeoutMs,
             int acquireTimeoutMs, List<Kind> kinds, String only, int warmupSeconds, int servers, boolean together,
-            int holdMs) {
+            int holdMs, String clientSocket) {
         static final String USAGE = "fault mix: --scenario faults [--seconds 60] [--seed 21] "
                 + "[--recipe mutex,write,semaphore,multi] [--rounds 2] [--clients 5] [--session-timeout-ms 4000] "
                 + "[--acquire-timeout-ms 3000] [--kinds all|none|KIND,KIND...] [--only zklock|curator] [--warmup 5] "
-                + "[--servers 3|1] [--together] [--hold-ms 3]";
+                + "[--servers 3|1] [--together] [--hold-ms 3] [--client-socket nio|netty]";
     }
 
     /**
@@ -239,6 +242,7 @@ final class FaultMix {
         int servers = 3;
         boolean together = false;
         int holdMs = HOLD_WRITES;
+        String clientSocket = "nio";
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "", "--quick" -> { }
@@ -277,6 +281,12 @@ final class FaultMix {
                         throw new IllegalArgumentException("--warmup '" + text + "': seconds, 0 or more");
                     }
                 }
+                case "--client-socket" -> {
+                    clientSocket = value(args, i++).toLowerCase(Locale.ROOT);
+                    if (!clientSocket.equals("nio") && !clientSocket.equals("netty")) {
+                        throw new IllegalArgumentException("--client-socket '" + clientSocket + "': nio or netty");
+                    }
+                }
                 case "--only" -> {
                     only = value(args, i++).toLowerCase(Locale.ROOT);
                     if (!only.equals("zklock") && !only.equals("curator")) {
@@ -307,7 +317,16 @@ final class FaultMix {
             throw new IllegalArgumentException("--clients " + clients + ": at least 2 (a holder and a waiter)");
         }
         return new Options(seconds, seed, recipes, rounds, clients, sessionTimeout, acquireTimeout, kinds, only, warmup, servers,
-                together && only == null, holdMs);
+                together && only == null, holdMs, clientSocket);
+    }
+
+    /** The ZooKeeper client's configuration: its socket as {@code --client-socket} chose. */
+    static ZKClientConfig clientConfig(Options options) {
+        ZKClientConfig config = new ZKClientConfig();
+        if (options.clientSocket().equals("netty")) {
+            config.setProperty(ZKClientConfig.ZOOKEEPER_CLIENT_CNXN_SOCKET, "org.apache.zookeeper.ClientCnxnSocketNetty");
+        }
+        return config;
     }
 
     private static String value(String[] args, int i) {
@@ -548,6 +567,7 @@ final class FaultMix {
                     FaultProxy proxy = FaultProxy.to(server.getConnectString());
                     proxies.add(proxy);
                     CuratorFramework client = CuratorFrameworkFactory.builder()
+                            .zkClientConfig(clientConfig(options))
                             .connectString(proxy.connectString())
                             .ensembleTracker(false)
                             .sessionTimeoutMs(options.sessionTimeoutMs())
@@ -953,12 +973,13 @@ final class FaultMix {
         out.println();
         out.printf(Locale.ROOT, "Fault mix: %d clients, each through its own proxy; session timeout %d ms; acquire "
                         + "timeout %d ms; holds of %d ms (%d writes); seed %d; %d faults in each %d s round; "
-                        + "%d round(s) per library, %s; %s.%n",
+                        + "%d round(s) per library, %s; %s; the ZooKeeper clients' %s socket.%n",
                 options.clients(), options.sessionTimeoutMs(), options.acquireTimeoutMs(),
                 HOLD_WRITES * Math.max(1, options.holdMs() / HOLD_WRITES), HOLD_WRITES, options.seed(), plan.size(),
                 options.seconds(), options.rounds(), options.together() ? "both libraries at once" : "alternating",
                 options.servers() == 1
-                        ? "one embedded server (a kill or leader kill is a restart)" : "a " + options.servers() + "-server ensemble");
+                        ? "one embedded server (a kill or leader kill is a restart)" : "a " + options.servers() + "-server ensemble",
+                options.clientSocket().equals("netty") ? "Netty" : "NIO");
         Map<Kind, Integer> planned = new EnumMap<>(Kind.class);
         plan.forEach(p -> planned.merge(p.kind(), 1, Integer::sum));
         out.println("Timeline per round: " + planned);

@@ -52,6 +52,18 @@ class FaultMixSmokeTest {
         e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> FaultMix.parse("--kinds", "meteor"));
         assertTrue(e.getMessage().contains("meteor"), e.getMessage());
+        e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> FaultMix.parse("--client-socket", "epoll"));
+        assertTrue(e.getMessage().contains("epoll"), e.getMessage());
         assertTrue(Benchmarks.isFaultMix("--scenario", "faults"));
+    }
+
+    /** {@code --client-socket netty} gives the clients ZooKeeper's Netty socket; the default is ZooKeeper's own (NIO). */
+    @Test
+    void theClientSocketIsChosenByOption() {
+        String key = org.apache.zookeeper.client.ZKClientConfig.ZOOKEEPER_CLIENT_CNXN_SOCKET;
+        assertEquals("org.apache.zookeeper.ClientCnxnSocketNetty",
+                FaultMix.clientConfig(FaultMix.parse("--client-socket", "netty")).getProperty(key));
+        assertEquals(null, FaultMix.clientConfig(FaultMix.parse()).getProperty(key));
     }
 }
