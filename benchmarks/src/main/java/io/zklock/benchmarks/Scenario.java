@@ -114,6 +114,22 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
                         List.of("cycle"), (r, cs, root) -> uncontended(Recipes.RAW, cs, root)),
                 new Scenario("1b", "raw floor through background calls, replies via the event thread (same workload both sides)",
                         List.of("cycle"), (r, cs, root) -> uncontended(Recipes.RAW_ASYNC, cs, root)),
+                new Scenario("1w", "write floor: create+delete of an ephemeral sequential node, no listing (the two commits"
+                        + " of any lock that writes a node; same workload both sides)",
+                        List.of("cycle"), (r, cs, root) -> uncontended(RawFloor.WRITES, cs, root)),
+                new Scenario("1p", "mutex floor: create with the listing sent behind it (one round trip), delete; scenario 2's"
+                        + " requests with nothing else (same workload both sides)",
+                        List.of("cycle"), (r, cs, root) -> uncontended(RawFloor.RECIPES, cs, root)),
+                new Scenario("1c", "contended floor: scenario 3's 4 sessions x 2 threads, each a minimal raw mutex (create"
+                        + " with the listing, watch the predecessor, list again; same workload both sides)",
+                        List.of("acquire+release", "hand-off"), (r, cs, root) -> contended(RawFloor.RECIPES, cs, root, 4, 2)),
+                new Scenario("1r", "read-heavy floor: scenario 4's threads, each read and write a raw cycle (create with the"
+                        + " listing, delete; nobody waits; same workload both sides)",
+                        List.of("read acquire+release", "write acquire+release"),
+                        (r, cs, root) -> readHeavy(RawFloor.RECIPES, cs, root)),
+                new Scenario("1s", "semaphore floor: scenario 5's threads, each a minimal raw semaphore of 3 (create with the"
+                        + " listing watching the directory; wait for a change, list again; same workload both sides)",
+                        List.of("acquire+release (hold excluded)"), (r, cs, root) -> semaphore(RawFloor.RECIPES, cs, root)),
                 new Scenario("2", "uncontended mutex acquire+release, two sessions taking turns (nobody waits)",
                         List.of("acquire+release"), Scenario::turns),
                 new Scenario("2r", "uncontended mutex acquire+release, one client re-acquiring (nobody else touches it)",
