@@ -114,32 +114,32 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
                         List.of("cycle"), (r, cs, root) -> uncontended(Recipes.RAW, cs, root)),
                 new Scenario("1b", "raw floor through background calls, replies via the event thread (same workload both sides)",
                         List.of("cycle"), (r, cs, root) -> uncontended(Recipes.RAW_ASYNC, cs, root)),
-                new Scenario("1w", "write floor: create+delete of an ephemeral sequential node, no listing (the two commits"
-                        + " of any lock that writes a node; same workload both sides)",
-                        List.of("cycle"), (r, cs, root) -> uncontended(RawFloor.WRITES, cs, root)),
-                new Scenario("1p", "mutex floor: create with the listing sent behind it (one round trip), delete; scenario 2's"
-                        + " requests with nothing else (same workload both sides)",
-                        List.of("cycle"), (r, cs, root) -> uncontended(RawFloor.RECIPES, cs, root)),
-                new Scenario("1c", "contended floor: scenario 3's 4 sessions x 2 threads, each a minimal raw mutex (create"
-                        + " with the listing, watch the predecessor, list again; same workload both sides)",
-                        List.of("acquire+release", "hand-off"), (r, cs, root) -> contended(RawFloor.RECIPES, cs, root, 4, 2)),
-                new Scenario("1r", "read-heavy floor: scenario 4's threads, each read and write a raw cycle (create with the"
-                        + " listing, delete; nobody waits; same workload both sides)",
-                        List.of("read acquire+release", "write acquire+release"),
-                        (r, cs, root) -> readHeavy(RawFloor.RECIPES, cs, root)),
-                new Scenario("1s", "semaphore floor: scenario 5's threads, each a minimal raw semaphore of 3 (create with the"
-                        + " listing watching the directory; wait for a change, list again; same workload both sides)",
-                        List.of("acquire+release (hold excluded)"), (r, cs, root) -> semaphore(RawFloor.RECIPES, cs, root)),
                 new Scenario("2", "uncontended mutex acquire+release, two sessions taking turns (nobody waits)",
                         List.of("acquire+release"), Scenario::turns),
                 new Scenario("2r", "uncontended mutex acquire+release, one client re-acquiring (nobody else touches it)",
                         List.of("acquire+release"), Scenario::uncontended),
+                new Scenario("2w", "FLOOR vs Curator's 2: the first column runs no lock but create+delete of an ephemeral"
+                        + " sequential node, no listing (the two commits any lock that writes a node pays)",
+                        List.of("FLOOR create+delete"), (r, cs, root) -> turns(floorFirst(r, RawFloor.WRITES), cs, root)),
+                new Scenario("2p", "FLOOR vs Curator's 2: the first column runs a raw mutex cycle, create with the listing"
+                        + " sent right behind it (one round trip), then delete: scenario 2's 3 requests with nothing else",
+                        List.of("FLOOR acquire+release"), (r, cs, root) -> turns(floorFirst(r, RawFloor.RECIPES), cs, root)),
                 new Scenario("3", "contended mutex, 4 sessions x 2 threads",
                         List.of("acquire+release", "hand-off"), (r, cs, root) -> contended(r, cs, root, 4, 2)),
+                new Scenario("3f", "FLOOR vs Curator's 3: the first column's threads each run a minimal raw mutex (create"
+                        + " with the listing, watch the predecessor, list again)", List.of("FLOOR acquire+release",
+                        "FLOOR hand-off"), (r, cs, root) -> contended(floorFirst(r, RawFloor.RECIPES), cs, root, 4, 2)),
                 new Scenario("4", "read-heavy: 8 readers over 4 sessions + 1 writer every ~20 ms",
                         List.of("read acquire+release", "write acquire+release"), Scenario::readHeavy),
+                new Scenario("4f", "FLOOR vs Curator's 4: the first column's readers and writer each run a raw cycle"
+                        + " (create with the listing, delete; nobody waits)", List.of("FLOOR read acquire+release",
+                        "FLOOR write acquire+release"), (r, cs, root) -> readHeavy(floorFirst(r, RawFloor.RECIPES), cs, root)),
                 new Scenario("5", "semaphore maxLeases 3, 6 threads over 3 sessions, ~1 ms hold",
                         List.of("acquire+release (hold excluded)"), Scenario::semaphore),
+                new Scenario("5f", "FLOOR vs Curator's 5: the first column's threads each run a minimal raw semaphore of 3"
+                        + " (create with the listing watching the directory; not among the first 3: wait for a change,"
+                        + " list again)", List.of("FLOOR acquire+release (hold excluded)"),
+                        (r, cs, root) -> semaphore(floorFirst(r, RawFloor.RECIPES), cs, root)),
                 new Scenario("5w", "semaphore of 2: 2 sessions taking a permit for 1 ms, 200 us apart, + a waiter session"
                         + " taking one every ~20 ms", List.of("acquire+release (hold excluded)", "waiter's acquire"),
                         Scenario::semaphoreWaiter),
@@ -188,6 +188,16 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
                 List.of("acquire+release", "hand-off", "hand-off across sessions"),
                 (r, cs, root) -> contendedAcross(r.cached(), cs, root, 4, 2)));
         return all;
+    }
+
+    /**
+     * A floor scenario's recipes: {@code floor} in the first column (where zklock runs elsewhere),
+     * the second column's own library (Curator, or the baseline) in the second, so that the floor
+     * and the library alternate round by round and their ratio is the ceiling any library doing
+     * the floor's requests could reach, robust to the machine's load drifting over the run.
+     */
+    private static Recipes floorFirst(Recipes recipes, Recipes floor) {
+        return recipes == Recipes.ZKLOCK ? floor : recipes;
     }
 
     private static Workload uncontended(Recipes recipes, String connectString, String root) {
