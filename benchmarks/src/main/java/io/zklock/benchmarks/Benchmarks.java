@@ -585,7 +585,8 @@ public final class Benchmarks {
                         "uncontended zklock median / raw floor median", overFloor, overFloor <= 1.10 ? "met" : "MISSED");
             });
         });
-        find(outcomes, "2r").ifPresent(o -> target(out, "re-acquire by one client (2r)", o.throughputRatio(), 1.2, ""));
+        find(outcomes, "2r").ifPresent(o -> target(out, "re-acquire by one client (2r)", o.throughputRatio(), 1.2,
+                ceilings(outcomes, o, "2w")));
         find(outcomes, "3").ifPresent(o -> target(out, "contended mutex (3)", o.throughputRatio(), 1.1,
                 ceilings(outcomes, o, "3f")));
         find(outcomes, "4").ifPresent(o -> target(out, "read-heavy readers (4)", o.throughputRatio(), 1.1,
