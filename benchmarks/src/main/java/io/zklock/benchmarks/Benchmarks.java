@@ -575,7 +575,8 @@ public final class Benchmarks {
         out.println();
         out.println("Targets (zklock / Curator as tput ratio). Ceiling: a FLOOR row's tput ratio (the raw floor against "
                 + "Curator, alternating in the same run): the ratio a library sending no more than that floor's requests, "
-                + "at no client cost, would reach; zklock's share of the floor = its ratio / the ceiling.");
+                + "at no client cost, would reach; zklock's share of the floor = its ratio / the ceiling. The same on "
+                + "median ratios: on a loaded machine a few long stalls move the throughput more than the median.");
         find(outcomes, "2").ifPresent(o -> {
             target(out, "uncontended mutex (2)", o.throughputRatio(), 1.2, ceilings(outcomes, o, "2w", "2p"));
             find(outcomes, "1").ifPresent(raw -> {
@@ -606,8 +607,9 @@ public final class Benchmarks {
         var parts = new ArrayList<String>();
         for (String id : floors) {
             find(outcomes, id).ifPresent(f -> parts.add(String.format(Locale.ROOT,
-                    "ceiling %.2f by floor %s (zklock at %.2f of the floor)", f.throughputRatio(), id,
-                    o.throughputRatio() / f.throughputRatio())));
+                    "ceiling %.2f by floor %s (zklock at %.2f of the floor; on medians: ceiling %.2f, zklock at %.2f)",
+                    f.throughputRatio(), id, o.throughputRatio() / f.throughputRatio(), f.medianRatio(0),
+                    o.medianRatio(0) / f.medianRatio(0))));
         }
         return String.join("; ", parts);
     }
