@@ -594,7 +594,8 @@ public final class Benchmarks {
                 ceilings(outcomes, o, "4f")));
         find(outcomes, "5").ifPresent(o -> target(out, "semaphore (5)", o.throughputRatio(), 2.5,
                 ceilings(outcomes, o, "5f")));
-        find(outcomes, "6").ifPresent(o -> target(out, "multi-lock over 8 (6)", o.throughputRatio(), 4.0, ""));
+        find(outcomes, "6").ifPresent(o -> target(out, "multi-lock over 8 (6)", o.throughputRatio(), 4.0,
+                ceilings(outcomes, o, "6f")));
     }
 
     private static void target(PrintStream out, String what, double value, double atLeast, String ceilings) {

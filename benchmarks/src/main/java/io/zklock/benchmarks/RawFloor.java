@@ -1,5 +1,6 @@
 package io.zklock.benchmarks;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -8,6 +9,8 @@ import io.zklock.benchmarks.Recipes.Lock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
@@ -29,6 +32,8 @@ import org.apache.zookeeper.ZooKeeper;
  *       waiter;</li>
  *   <li>more permits (a semaphore): every listing also watches the directory, so the first
  *       deletion ahead wakes the waiter, whichever node it was;</li>
+ *   <li>a multi-lock (never waits: a floor for the uncontended case only): one transaction
+ *       creates all its nodes, the listings go right behind it, one transaction deletes them;</li>
  *   <li>{@link #WRITES}: create and delete with no listing at all: the two commits any lock that
  *       writes a node and deletes it pays, whatever it reads.</li>
  * </ul>
@@ -38,7 +43,7 @@ final class RawFloor {
     private RawFloor() {
     }
 
-    /** A minimal mutex ({@link #permits} with 1), reader (never waits) and semaphore; no multi-lock. */
+    /** A minimal mutex ({@link #permits} with 1), reader (never waits), semaphore and uncontended multi-lock. */
     static final Recipes RECIPES = new Recipes.Floor() {
         @Override
         public String name() {
@@ -60,6 +65,34 @@ final class RawFloor {
         @Override
         public Lock semaphore(CuratorFramework client, String path, int maxLeases) {
             return permits(client, path, maxLeases);
+        }
+
+        /** One transaction creates a node in every directory, their listings sent right behind it; one deletes them. */
+        @Override
+        public Lock multi(CuratorFramework client, List<String> paths) {
+            paths.forEach(p -> ensureDirectory(client, p));
+            return () -> {
+                ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
+                var created = new CompletableFuture<List<OpResult>>();
+                zk.multi(paths.stream().map(p -> Op.create(p + "/n-", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                        CreateMode.EPHEMERAL_SEQUENTIAL)).toList(), (rc, p, ctx, results) -> {
+                            if (rc == 0) {
+                                created.complete(results);
+                            } else {
+                                created.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc)));
+                            }
+                        }, null);
+                var listed = new ArrayList<CompletableFuture<Void>>();
+                for (String p : paths) {
+                    var listing = new CompletableFuture<Void>();
+                    zk.getChildren(p, false, (rc, path, ctx, children) -> listing.complete(null), null);
+                    listed.add(listing);
+                }
+                List<Op> deletes = created.get().stream()
+                        .map(r -> Op.delete(((OpResult.CreateResult) r).getPath(), -1)).toList();
+                CompletableFuture.allOf(listed.toArray(CompletableFuture[]::new)).get();
+                return () -> zk.multi(deletes);
+            };
         }
     };
 

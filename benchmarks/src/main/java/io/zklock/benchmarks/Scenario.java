@@ -145,6 +145,9 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
                         Scenario::semaphoreWaiter),
                 new Scenario("6", "multi-lock over 8 locks, uncontended",
                         List.of("acquire+release"), Scenario::multi),
+                new Scenario("6f", "FLOOR vs Curator's 6: the first column runs a raw multi-lock cycle (one transaction"
+                        + " creates the 8 nodes, the 8 listings sent right behind it, one transaction deletes them; nobody waits)",
+                        List.of("FLOOR acquire+release"), (r, cs, root) -> multi(floorFirst(r, RawFloor.RECIPES), cs, root)),
                 new Scenario("7a", "scale: contended mutex, 1 holder + 1 waiting session",
                         List.of("acquire+release", "hand-off"), (r, cs, root) -> contended(r, cs, root, 2, 1)),
                 new Scenario("7b", "scale: contended mutex, 1 holder + 8 waiting sessions",
