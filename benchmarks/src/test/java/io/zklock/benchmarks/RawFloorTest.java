@@ -31,7 +31,10 @@ class RawFloorTest {
         assertEquals(1, maxHolders(4, 2, 1));
     }
 
-    /** Runs the threads for about a second, each holding ~1 ms; returns the most holders seen at once. */
+    /**
+     * Runs the threads for a second (up to five until {@code permits} holders were seen at once), each
+     * holding ~1 ms; returns the most holders seen at once.
+     */
     private static int maxHolders(int sessions, int threadsPerSession, int permits) throws Exception {
         try (var server = new TestingServer()) {
             var clients = new ArrayList<CuratorFramework>();
@@ -40,17 +43,24 @@ class RawFloorTest {
             var grants = new AtomicInteger();
             var failure = new AtomicReference<Throwable>();
             var threads = new ArrayList<Thread>();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+            var locks = new ArrayList<Recipes.Lock>();
             try {
                 for (int s = 0; s < sessions; s++) {
                     CuratorFramework client = Scenario.Workload.start(server.getConnectString());
                     clients.add(client);
                     Scenario.Workload.awaitConnected(client, server.getConnectString());
-                    Recipes.Lock lock = RawFloor.permits(client, "/floor", permits);
+                    locks.add(RawFloor.permits(client, "/floor", permits));
+                }
+                long start = System.nanoTime();     // once every session is up
+                long deadline = start + TimeUnit.SECONDS.toNanos(1);
+                long lastChance = start + TimeUnit.SECONDS.toNanos(5);   // a loaded machine may overlap holds late
+                for (Recipes.Lock lock : locks) {
                     for (int t = 0; t < threadsPerSession; t++) {
                         threads.add(new Thread(() -> {
                             try {
-                                while (System.nanoTime() < deadline) {
+                                long now;
+                                while ((now = System.nanoTime()) < deadline
+                                        || (most.get() < permits && now < lastChance)) {
                                     Recipes.Held held = lock.acquire();
                                     most.accumulateAndGet(holders.incrementAndGet(), Math::max);
                                     LockSupport.parkNanos(1_000_000L);
@@ -73,7 +83,7 @@ class RawFloorTest {
             }
             assertEquals(null, failure.get(), "a worker failed");
             assertTrue(threads.stream().noneMatch(Thread::isAlive), "a worker hung");
-            assertTrue(grants.get() >= 20, "only " + grants.get() + " grants in a second");
+            assertTrue(grants.get() >= 20, "only " + grants.get() + " grants");
             return most.get();
         }
     }
