@@ -21,6 +21,11 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  */
 record Scenario(String id, String title, List<String> metrics, Opener opener) {
 
+    /** Whether this is a floor row: a raw lock ({@link RawFloor}) in the first column, Curator's recipe in the second. */
+    boolean floor() {
+        return metrics.get(0).startsWith("FLOOR");
+    }
+
     /** Opens the workload for one library on the server at {@code connectString}. */
     @FunctionalInterface
     interface Opener {
