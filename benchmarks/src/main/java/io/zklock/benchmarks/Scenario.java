@@ -21,6 +21,11 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  */
 record Scenario(String id, String title, List<String> metrics, Opener opener) {
 
+    /** Whether this is a floor row: a raw lock ({@link RawFloor}) in the first column, Curator's recipe in the second. */
+    boolean floor() {
+        return metrics.get(0).startsWith("FLOOR");
+    }
+
     /** Opens the workload for one library on the server at {@code connectString}. */
     @FunctionalInterface
     interface Opener {
@@ -118,17 +123,36 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
                         List.of("acquire+release"), Scenario::turns),
                 new Scenario("2r", "uncontended mutex acquire+release, one client re-acquiring (nobody else touches it)",
                         List.of("acquire+release"), Scenario::uncontended),
+                new Scenario("2w", "FLOOR vs Curator's 2: the first column runs no lock but create+delete of an ephemeral"
+                        + " sequential node, no listing (the two commits any lock that writes a node pays)",
+                        List.of("FLOOR create+delete"), (r, cs, root) -> turns(floorFirst(r, RawFloor.WRITES), cs, root)),
+                new Scenario("2p", "FLOOR vs Curator's 2: the first column runs a raw mutex cycle, create with the listing"
+                        + " sent right behind it (one round trip), then delete: scenario 2's 3 requests with nothing else",
+                        List.of("FLOOR acquire+release"), (r, cs, root) -> turns(floorFirst(r, RawFloor.RECIPES), cs, root)),
                 new Scenario("3", "contended mutex, 4 sessions x 2 threads",
                         List.of("acquire+release", "hand-off"), (r, cs, root) -> contended(r, cs, root, 4, 2)),
+                new Scenario("3f", "FLOOR vs Curator's 3: the first column's threads each run a minimal raw mutex (create"
+                        + " with the listing, watch the predecessor, list again)", List.of("FLOOR acquire+release",
+                        "FLOOR hand-off"), (r, cs, root) -> contended(floorFirst(r, RawFloor.RECIPES), cs, root, 4, 2)),
                 new Scenario("4", "read-heavy: 8 readers over 4 sessions + 1 writer every ~20 ms",
                         List.of("read acquire+release", "write acquire+release"), Scenario::readHeavy),
+                new Scenario("4f", "FLOOR vs Curator's 4: the first column's readers and writer each run a raw cycle"
+                        + " (create with the listing, delete; nobody waits)", List.of("FLOOR read acquire+release",
+                        "FLOOR write acquire+release"), (r, cs, root) -> readHeavy(floorFirst(r, RawFloor.RECIPES), cs, root)),
                 new Scenario("5", "semaphore maxLeases 3, 6 threads over 3 sessions, ~1 ms hold",
                         List.of("acquire+release (hold excluded)"), Scenario::semaphore),
+                new Scenario("5f", "FLOOR vs Curator's 5: the first column's threads each run a minimal raw semaphore of 3"
+                        + " (create with the listing watching the directory; not among the first 3: wait for a change,"
+                        + " list again)", List.of("FLOOR acquire+release (hold excluded)"),
+                        (r, cs, root) -> semaphore(floorFirst(r, RawFloor.RECIPES), cs, root)),
                 new Scenario("5w", "semaphore of 2: 2 sessions taking a permit for 1 ms, 200 us apart, + a waiter session"
                         + " taking one every ~20 ms", List.of("acquire+release (hold excluded)", "waiter's acquire"),
                         Scenario::semaphoreWaiter),
                 new Scenario("6", "multi-lock over 8 locks, uncontended",
                         List.of("acquire+release"), Scenario::multi),
+                new Scenario("6f", "FLOOR vs Curator's 6: the first column runs a raw multi-lock cycle (one transaction"
+                        + " creates the 8 nodes, the 8 listings sent right behind it, one transaction deletes them; nobody waits)",
+                        List.of("FLOOR acquire+release"), (r, cs, root) -> multi(floorFirst(r, RawFloor.RECIPES), cs, root)),
                 new Scenario("7a", "scale: contended mutex, 1 holder + 1 waiting session",
                         List.of("acquire+release", "hand-off"), (r, cs, root) -> contended(r, cs, root, 2, 1)),
                 new Scenario("7b", "scale: contended mutex, 1 holder + 8 waiting sessions",
@@ -172,6 +196,16 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
                 List.of("acquire+release", "hand-off", "hand-off across sessions"),
                 (r, cs, root) -> contendedAcross(r.cached(), cs, root, 4, 2)));
         return all;
+    }
+
+    /**
+     * A floor scenario's recipes: {@code floor} in the first column (where zklock runs elsewhere),
+     * the second column's own library (Curator, or the baseline) in the second, so that the floor
+     * and the library alternate round by round and their ratio is the ceiling any library doing
+     * the floor's requests could reach, robust to the machine's load drifting over the run.
+     */
+    private static Recipes floorFirst(Recipes recipes, Recipes floor) {
+        return recipes == Recipes.ZKLOCK ? floor : recipes;
     }
 
     private static Workload uncontended(Recipes recipes, String connectString, String root) {
