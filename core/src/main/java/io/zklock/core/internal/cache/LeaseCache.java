@@ -179,9 +179,7 @@ public final class LeaseCache {
         synchronized (this) {
             asked = nodes.stream().filter(n -> !(n.use instanceof Use.Asked) && n.askedBy(created, shared, directory)).toList();
         }
-        if (!asked.isEmpty()) {                // heard on the event thread; let go on a library thread, as an ask is
-            Threads.COMPLETION.execute(() -> asked.forEach(this::askedBack));
-        }
+        asked.forEach(this::askedBack);        // where heard (the event thread): bookkeeping and a delete sent, no user code
     }
 
     /** The idle timer: releases a node idle for its whole period; otherwise waits for the rest of it. */

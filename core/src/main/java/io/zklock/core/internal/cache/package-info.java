@@ -153,6 +153,11 @@
  * its lead are guarded by the cache's monitor, for bookkeeping only; releases and ZooKeeper
  * calls are made after it is let go. What puts something into a cache runs under the
  * registry's lock of its key, which a drop takes too. The waiter's side ({@code AskBack}) runs
- * as steps of its request, timers included.
+ * as steps of its request, timers included. A creation heard (ASKED) is acted on where it is
+ * heard, on the client's event thread, before that thread delivers anything later: the node
+ * stops granting at once, and an idle one's delete is sent from there (bookkeeping and a
+ * background call: nothing that waits, no user code; a hop to another thread cost the waiter
+ * a thread's wake-up, and let local grants go on meanwhile). A written ask reaches the holder
+ * on a library thread ({@code RevocationWatch}).
  */
 package io.zklock.core.internal.cache;

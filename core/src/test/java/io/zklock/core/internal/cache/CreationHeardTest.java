@@ -1,14 +1,19 @@
 package io.zklock.core.internal.cache;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
 import io.zklock.core.internal.zk.SessionMonitor;
+import io.zklock.core.internal.zk.Threads;
 import io.zklock.core.internal.zk.TreeWatch;
 import io.zklock.core.spi.LockEngine;
 import io.zklock.core.spi.ReentrantLockSupport;
@@ -20,6 +25,7 @@ import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -50,6 +56,51 @@ class CreationHeardTest {
             Await.equal("the cached node let go", List.of(NodePathsOf.name(writer)), WAIT,
                     () -> ZkTesting.children(client, "/heard/a"));
             assertTrue(!ZkTesting.children(client, "/heard/a").contains(NodePathsOf.name(kept)));
+            other.delete().forPath(writer);
+        }
+    }
+
+    /**
+     * A writer's creation heard behind a read node in use: from the moment the holder's client
+     * has processed the creation (its event thread, before anything that thread delivers later),
+     * the node grants no local lease, and it goes at its last close. The holder's event thread is
+     * held while the creation and the reply of a read sent after it queue behind it; that reply's
+     * callback, the next thing the thread runs, tries a local grant.
+     */
+    @Test
+    void aCreationHeardStopsLocalGrantsBeforeTheEventThreadMovesOn() throws Exception {
+        RecipeDescriptor read = new RecipeDescriptor("read", readDriver(), 1);
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000);
+             CuratorFramework other = ZkTesting.client(server.getConnectString(), 60_000)) {
+            ReentrantLockSupport lock = new ReentrantLockSupport(new LockEngine(client, "/heard/c", read, HOUR));
+            Lease held = lock.acquire();
+            String kept = held.nodePath();
+            Thread.sleep(200);                 // the kept node's read answered: its watch covers it
+            ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
+            CountDownLatch entered = new CountDownLatch(1);
+            CompletableFuture<Void> go = new CompletableFuture<>();
+            zk.exists("/heard/c", false, (rc, path, ctx, stat) -> {
+                entered.countDown();
+                Threads.awaitUninterruptibly(go, WAIT.toMillis());
+            }, null);
+            assertTrue(entered.await(WAIT.toMillis(), TimeUnit.MILLISECONDS), "the event thread held");
+            String writer = other.create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                    .forPath("/heard/c/" + LockNode.protectedName(LockNode.newProtectedId(false), LockNode.namePrefix("write")));
+            CompletableFuture<Lease> after = new CompletableFuture<>();
+            LeaseCache cache = LeaseCaches.existing(SessionMonitor.existing(client)).on("/heard/c").get(0);
+            zk.exists(writer, false, (rc, path, ctx, stat) -> after.complete(cache.tryLocal(HOUR.idle())), null);
+            Thread.sleep(200);                 // the creation and the reply queued behind the held thread
+            go.complete(null);
+            Lease local = after.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            if (local != null) {
+                local.close();
+            }
+            assertNull(local, "no local grant once the creation was heard");
+            held.close();
+            Await.equal("the node let go at its last close", List.of(NodePathsOf.name(writer)), WAIT,
+                    () -> ZkTesting.children(client, "/heard/c"));
+            assertTrue(!ZkTesting.children(client, "/heard/c").contains(NodePathsOf.name(kept)));
             other.delete().forPath(writer);
         }
     }
