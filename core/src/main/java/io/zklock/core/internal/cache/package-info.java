@@ -92,6 +92,12 @@
  *       before them. The node's watch (its revocation watch) starts at once: routed through the
  *       client's tree watch (one addWatch per root and session, the first time), then one
  *       getData with no watch; on a server without tree watches, one getData with a data watch.
+ *       No getData where the tree watch covered the node's root when its create was answered
+ *       and heard nothing of the node until its route ({@code io.zklock.core.internal.zk.TreeWatch},
+ *       FRESH): every write into the node after its create comes as an event after that reply,
+ *       which either reaches the route or makes the adoption read, so an ask written at any
+ *       time after the create is heard; the node holds the data it was created with (no ask),
+ *       and a miss costs what a grant through ZooKeeper costs.
  *       A covered node is read again at every reconnection, since a persistent watch does not
  *       replay what it missed while cut off. The client keeps its last 16 creations heard; a
  *       node adopted looks there, once in its cache, for a conflicting one behind it heard on

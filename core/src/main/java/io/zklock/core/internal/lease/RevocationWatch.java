@@ -29,7 +29,9 @@ import org.slf4j.LoggerFactory;
  *              waiter of this session that watches our node and gives up then cannot remove it).
  *              A watch a keeper started is routed through the client's TreeWatch first: where
  *              the server has persistent recursive watches, the root's one watch covers the
- *              node and the read leaves no watch of its own (COVERED); otherwise as above.
+ *              node and the read leaves no watch of its own (COVERED); otherwise as above. A
+ *              node covered since its create's reply and untouched since (TreeWatch, FRESH)
+ *              holds the data it was created with, which carries no request and no ask: no read.
  *   2. DECIDE  the data carries a request seen for the first time: tell every handler once;
  *              it carries an ask (NodeData.askedBack) and the keeper was not told yet: tell it
  *              (what an ask means is the cache's, see io.zklock.core.internal.cache). Each on a
@@ -166,7 +168,9 @@ final class RevocationWatch {
         if (state.phase() != Phase.READING || s != state.step()) {
             return;
         }
-        if (cover == TreeWatch.Cover.COVERED) {
+        if (cover == TreeWatch.Cover.COVERED && tree.untouched(key.path())) {
+            state = state.in(Phase.WATCHING);  // as created: no request, no ask; what comes from now on reaches the route
+        } else if (cover == TreeWatch.Cover.COVERED) {
             context.port().data(lease.nodePath(), null).whenComplete((reply, error) -> answered(reply, error, s, false));
         } else if (cover == TreeWatch.Cover.UNSUPPORTED) {
             readWatching(s);                   // the node's own data watch; the route stays until the end, unused

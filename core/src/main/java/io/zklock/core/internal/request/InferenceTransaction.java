@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.DirectoryView;
+import io.zklock.core.internal.zk.TreeWatch;
 import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.utils.ZKPaths;
@@ -20,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * lock directory's (empty) data, whose Stat comes back, and creates our node with create2. It
  * is sent on the ZooKeeper handle, which never retries it behind our back; its reply updates the
  * session's view on the event thread, in reply order, and tells whether the view can vouch for
- * the children as of the create.
+ * the children as of the create. A node a lease cache may keep is told to the client's tree
+ * watch there (TreeWatch, FRESH), so that its adoption need not read it.
  */
 final class InferenceTransaction {
     private static final Logger LOG = LoggerFactory.getLogger(InferenceTransaction.class);
@@ -55,10 +57,15 @@ final class InferenceTransaction {
             return null;
         }
         AtomicReference<List<String>> vouched = new AtomicReference<>();
-        if (view == null) {
-            return new InferenceTransaction(uuid, context.port().multi(ops, r -> { }), vouched);
-        }
-        return new InferenceTransaction(uuid, context.port().multi(ops, r -> vouched.set(view.transacted(session, r))), vouched);
+        TreeWatch tree = context.cachingNodes() ? TreeWatch.existing(context.monitor()) : null;
+        return new InferenceTransaction(uuid, context.port().multi(ops, r -> {
+            if (view != null) {
+                vouched.set(view.transacted(session, r));
+            }
+            if (tree != null && r.ok()) {
+                tree.created(created(r).getPath(), session);   // a node a cache may keep: see TreeWatch, FRESH
+            }
+        }), vouched);
     }
 
     /** The uuid in the node's name: how a lost reply's node is found again, or swept. */

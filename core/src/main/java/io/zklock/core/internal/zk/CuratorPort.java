@@ -156,6 +156,10 @@ public final class CuratorPort implements ZkPort {
 
     @Override
     public CompletableFuture<Reply> setData(String path, byte[] data, int version) {
+        TreeWatch tree = monitor == null ? null : TreeWatch.existing(monitor);
+        if (tree != null) {
+            tree.touched(serverPath(path));    // this client's own write (a grant notice, say): see TreeWatch, FRESH
+        }
         return call(reply -> client.setData().withVersion(version).inBackground(curator(reply, null, null)).forPath(path, data));
     }
 

@@ -1,6 +1,7 @@
 package io.zklock.core.internal.zk;
 
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -45,6 +46,18 @@ import org.slf4j.LoggerFactory;
  *              adopting and releasing one node after another costs no addWatch each time.
  *   4. COUNT   the creations and deletions it hears, and the listings made under a covered root,
  *              keep a count of the lock nodes of the directories asked about (DirectoryCounts).
+ *   5. FRESH   a node this client created, its create answered OK while its root was COVERED on
+ *              the create's session (told on the event thread, in reply order): the add was
+ *              answered first, so it was applied first, and every write into the node or its
+ *              deletion comes as an event after the create's reply. The node is noted fresh;
+ *              any event of it, a write of this client into it (CuratorPort.setData: its event
+ *              may reach the route after the note is taken), connection news, or the route's
+ *              first answer COVERED takes the note. Taken by the route with nothing of the
+ *              above before (untouched, under this monitor, as the event's lookup of its route
+ *              is: an event either takes the note or finds the route), the node holds the data
+ *              it was created with as of its route, and its owner need not read it. Where the
+ *              note is gone, or its root's watch changed since (another generation, another
+ *              session), the owner reads. At most MAX_FRESH notes (the oldest forgotten first).
  * Guarded by this monitor; calls are issued under it, so a removal never overtakes an add
  * issued before it (one session's requests are processed in order).
  */
@@ -59,6 +72,8 @@ public final class TreeWatch {
     public static final String PROPERTY = "zklock.cache.treeWatch";
     /** How long a root's watch outlives its last route. */
     static final long LINGER_MS = 200;
+    /** Fresh nodes noted at once, at most (FRESH). */
+    static final int MAX_FRESH = 4096;
 
     /** How a routed node is watched. */
     public enum Cover { COVERED, UNSUPPORTED, TROUBLE }
@@ -79,6 +94,12 @@ public final class TreeWatch {
     private final Map<String, Root> roots = new HashMap<>();                          // guarded by this
     private long generations;                  // guarded by this
     private final DirectoryCounts counts = new DirectoryCounts();
+    private final Map<String, Long> fresh = new LinkedHashMap<>(16, 0.75f, false) {   // guarded by this: node -> root generation
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+            return size() > MAX_FRESH;
+        }
+    };
     private volatile boolean unsupported = "false".equalsIgnoreCase(System.getProperty(PROPERTY));   // or answered UNIMPLEMENTED once
 
     private TreeWatch(ZkPort port) {
@@ -161,6 +182,33 @@ public final class TreeWatch {
         return Cover.UNSUPPORTED;
     }
 
+    /**
+     * FRESH: this client's create of the node at {@code nodePath} (a server path) on {@code session}
+     * was answered OK; call on the event thread, in reply order.
+     */
+    public synchronized void created(String nodePath, long session) {
+        long generation = coveredGeneration(nodePath, session);
+        if (generation >= 0 && session == port.sessionId()) {
+            fresh.put(nodePath, generation);
+        }
+    }
+
+    /**
+     * {@return whether the node at {@code nodePath}, routed now, was noted fresh and nothing
+     * happened to it since under the same watch (FRESH): it holds the data it was created with}
+     * Takes the note; call after its route's answer COVERED.
+     */
+    public synchronized boolean untouched(String nodePath) {
+        Long generation = fresh.remove(nodePath);
+        return generation != null && routes.containsKey(nodePath) && port.isConnected()
+                && generation == coveredGeneration(nodePath, port.sessionId());
+    }
+
+    /** FRESH: this client writes into the node at {@code nodePath} (a server path): its event must not reach a route as news. */
+    public synchronized void touched(String nodePath) {
+        fresh.remove(nodePath);
+    }
+
     /** The node at {@code nodePath} needs its route no more; the last one under a root starts the linger. */
     public synchronized void unroute(String nodePath) {
         if (routes.remove(nodePath) == null) {
@@ -178,6 +226,7 @@ public final class TreeWatch {
             return;
         }
         roots.remove(rootPath);
+        fresh.keySet().removeIf(p -> rootOf(p).equals(rootPath));
         if (root.set != null && root.session == port.sessionId() && root.set.getNow(Cover.COVERED) != Cover.UNSUPPORTED) {
             port.removeWatches(new WatchKey(rootPath, WatcherType.Any));   // its answer changes nothing here
         }
@@ -192,13 +241,20 @@ public final class TreeWatch {
         String path = event.getPath();
         if (event.getType() == Watcher.Event.EventType.None || path == null) {
             counts.cutOff();
+            synchronized (this) {
+                fresh.clear();
+            }
             return;                            // connection news: each route's owner reads again on reconnection
         }
         if (event.getType() == Watcher.Event.EventType.PersistentWatchRemoved) {
             removed(path, event);
             return;
         }
-        Watcher owner = routes.get(path);
+        Watcher owner;
+        synchronized (this) {                  // with untouched(): an event either takes the note or finds the route
+            fresh.remove(path);
+            owner = routes.get(path);
+        }
         if (owner != null) {
             owner.process(event);
         }
@@ -234,7 +290,7 @@ public final class TreeWatch {
      * answered; on the event thread, in the order of the replies (see DirectoryCounts, BASE).
      */
     public void listed(String dir, long session, ZkPort.Reply reply) {
-        counts.listed(dir, reply.children(), reply.ok() ? coveredGeneration(dir, session) : -1);
+        counts.listed(dir, reply.children(), reply.ok() ? coveredGeneration(dir + "/-", session) : -1);
     }
 
     /**
@@ -244,18 +300,18 @@ public final class TreeWatch {
      */
     public int lockNodes(String dir) {
         long session = port.sessionId();
-        return port.isConnected() ? counts.nodes(dir, coveredGeneration(dir, session)) : -1;
+        return port.isConnected() ? counts.nodes(dir, coveredGeneration(dir + "/-", session)) : -1;
     }
 
     /** {@return the lock nodes in the directory at {@code dir} in queue order as this client's watch tells them, or null} */
     public List<io.zklock.core.spi.queue.LockNode> sortedLockNodes(String dir) {
         long session = port.sessionId();
-        return port.isConnected() ? counts.sorted(dir, coveredGeneration(dir, session)) : null;
+        return port.isConnected() ? counts.sorted(dir, coveredGeneration(dir + "/-", session)) : null;
     }
 
-    /** {@return the generation of the watch covering {@code dir} on {@code session} now, or -1 if none does} */
-    private synchronized long coveredGeneration(String dir, long session) {
-        Root root = roots.get(rootOf(dir + "/-"));
+    /** {@return the generation of the watch covering the node at {@code nodePath} on {@code session} now, or -1 if none does} */
+    private synchronized long coveredGeneration(String nodePath, long session) {
+        Root root = roots.get(rootOf(nodePath));
         boolean covered = root != null && root.set != null && session != 0 && root.session == session
                 && root.set.getNow(null) == Cover.COVERED;
         return covered ? root.generation : -1;
