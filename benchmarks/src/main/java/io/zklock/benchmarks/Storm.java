@@ -244,6 +244,7 @@ final class Storm {
             InstanceSpec leader = leaderOf(cluster);
             var opsAtKill = RequestCounter.snapshot();
             var opsAtBack = opsAtKill;
+            packets.sample();                      // from here: clients reconnect while the kill is still under way
             long kill = System.nanoTime();
             cluster.killServer(leader);
             var rates = new ArrayList<Double>();
@@ -251,12 +252,14 @@ final class Storm {
             long back = -1;
             long recoveryPackets = 0;
             int calm = 0;
-            packets.sample();
+            long bucketStart = kill;
             while (System.nanoTime() - kill < TimeUnit.SECONDS.toNanos(120)) {
                 Thread.sleep(BUCKET_MS);
                 long n = packets.sample();
-                double rate = n * 1000.0 / BUCKET_MS;
-                long at = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - kill);
+                long now = System.nanoTime();
+                double rate = n * 1e9 / (now - bucketStart);   // a bucket is 500 ms or more (the first holds the kill)
+                bucketStart = now;
+                long at = TimeUnit.NANOSECONDS.toMillis(now - kill);
                 rates.add(rate);
                 if (reconnected < 0 && allConnected()) {
                     reconnected = at;
