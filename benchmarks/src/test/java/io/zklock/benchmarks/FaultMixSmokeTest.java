@@ -17,7 +17,10 @@ class FaultMixSmokeTest {
      * A 3 s round per library with one fault (a holder's session expired on the server): both
      * libraries complete operations, the fault is injected in both rounds at the same planned
      * moment, zklock's holders never overlap (no violation), and Curator's are judged in both
-     * views (the careless one counts at least what the careful one does).
+     * views (the careless one counts at least what the careful one does). The clients use
+     * ZooKeeper's Netty socket: the NIO one tells a client its connection was closed 100 ms late,
+     * so a holder expired by force in mid-hold could still say HELD beside its successor with any
+     * library (see docs/benchmarks.md, "Forced expiry and the client's socket").
      */
     @Test
     void oneRoundEachOnTheSameTimelineAndZklockHasNoViolation() throws Exception {
@@ -25,7 +28,8 @@ class FaultMixSmokeTest {
         Map<String, List<FaultMix.Round>> results;
         try (var out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
             results = FaultMix.run(FaultMix.parse("--scenario", "faults", "--seconds", "3", "--rounds", "1",
-                    "--recipe", "mutex", "--kinds", "expire_holder", "--warmup", "0", "--servers", "1"), out);
+                    "--recipe", "mutex", "--kinds", "expire_holder", "--warmup", "0", "--servers", "1",
+                    "--client-socket", "netty"), out);
         }
         String printed = bytes.toString(StandardCharsets.UTF_8);
         List<FaultMix.Round> rounds = results.get("mutex");
