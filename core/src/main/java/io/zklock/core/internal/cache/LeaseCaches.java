@@ -2,6 +2,7 @@ package io.zklock.core.internal.cache;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -109,7 +110,7 @@ public final class LeaseCaches {
         });
         if (caches.isEmpty()) {
             synchronized (recent) {            // nothing cached: nothing to check creations for; keep no node
-                java.util.Arrays.fill(recent, null);
+                Arrays.fill(recent, null);
             }
         }
     }
