@@ -597,6 +597,35 @@ public final class Benchmarks {
                 ceilings(outcomes, o, "5f")));
         find(outcomes, "6").ifPresent(o -> target(out, "multi-lock over 8 (6)", o.throughputRatio(), 4.0,
                 ceilings(outcomes, o, "6f")));
+        find(outcomes, "c2p").ifPresent(o -> {
+            double median = writerOver(o, 0.50);
+            double p99 = writerOver(o, 0.99);
+            out.printf(Locale.ROOT, "  %-52s %+6.2f / %+.2f ms  (target <= +1.00 at both)  %-6s %s%n",
+                    "writer behind cached readers (c2p), median / p99", median, p99,
+                    median <= 1.0 && p99 <= 1.0 ? "met" : "MISSED", writerFloor(outcomes, "c2f"));
+        });
+        if (find(outcomes, "c2p").isEmpty()) {
+            String floor = writerFloor(outcomes, "c2f");
+            if (!floor.isEmpty()) {
+                out.printf(Locale.ROOT, "  %-52s %s%n", "writer behind cached readers (c2p not run)", floor);
+            }
+        }
+    }
+
+    /** How far the first column's writer (metric 1) is above the second column's at quantile {@code q}, in ms. */
+    private static double writerOver(Outcome o, double q) {
+        return (o.zklock().result().metrics[1].quantile(q) - o.curator().result().metrics[1].quantile(q)) / 1e6;
+    }
+
+    /**
+     * The floor's writer over Curator's writer in the same run ({@code floor}'s row): the least a
+     * writer behind readers that keep a node between reads waits beyond Curator's.
+     */
+    private static String writerFloor(List<Outcome> outcomes, String floor) {
+        return find(outcomes, floor).map(f -> String.format(Locale.ROOT,
+                "floor %s: its writer %+.2f / %+.2f ms over Curator's (median / p99; writer medians %.2f / %.2f ms)",
+                floor, writerOver(f, 0.50), writerOver(f, 0.99), f.zklock().medianMs(1), f.curator().medianMs(1)))
+                .orElse("");
     }
 
     private static void target(PrintStream out, String what, double value, double atLeast, String ceilings) {

@@ -162,7 +162,7 @@ final class RawFloor {
         return event -> latch.countDown();
     }
 
-    private static void ensureDirectory(CuratorFramework client, String path) {
+    static void ensureDirectory(CuratorFramework client, String path) {
         try {
             client.create().creatingParentContainersIfNeeded().forPath(path);
         } catch (KeeperException.NodeExistsException e) {

@@ -186,6 +186,12 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
         all.add(new Scenario("c2p", "cached leases: c2 with each reader pausing 200 us between reads, both sides (8 cached readers"
                         + " spinning on 2 cores starve the client's and the embedded server's threads in c2)",
                 List.of("read acquire+release", "write acquire+release"), (r, cs, root) -> readHeavy(r.cached(), cs, root, 200)));
+        all.add(new Scenario("c2f", "FLOOR vs Curator's c2p: the first column runs a minimal raw cached read-write lock"
+                        + " (a read node kept per reader session and re-granted locally; a persistent watch hears the writer's"
+                        + " create, the session deletes its node at 0 local holders; the writer creates with the listing and"
+                        + " waits to hear the nodes ahead deleted)", List.of("FLOOR read acquire+release",
+                        "FLOOR write acquire+release"),
+                (r, cs, root) -> readHeavy(floorFirst(r, RawCachedReadWrite.RECIPES), cs, root, 200)));
         all.add(new Scenario("c3", "cached leases: scenario 5 with zklock's permits caching on (Curator as in 5)",
                 List.of("acquire+release (hold excluded)"), (r, cs, root) -> semaphore(r.cached(), cs, root)));
         all.add(new Scenario("c5", "cached leases: scenario 5w with zklock's permits caching on (Curator as in 5w): a waiter"

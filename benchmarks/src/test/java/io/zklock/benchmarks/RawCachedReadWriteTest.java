@@ -1,0 +1,160 @@
+package io.zklock.benchmarks;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The cached floor of scenario c2f is a read-write lock: a floor whose writer ran beside a
+ * reader would measure a lock that does not exist. Holders are counted in memory across
+ * sessions while they hold, on a real server.
+ */
+class RawCachedReadWriteTest {
+
+    /** 3 reader sessions x 2 threads and 2 writer sessions: a writer holds alone, readers share, every side is granted. */
+    @Test
+    void writerHoldsAloneAndReadersShare() throws Exception {
+        try (var server = new TestingServer()) {
+            var clients = new ArrayList<CuratorFramework>();
+            var readers = new AtomicInteger();
+            var writers = new AtomicInteger();
+            var mostReaders = new AtomicInteger();
+            var overlaps = new AtomicInteger();
+            var reads = new AtomicInteger();
+            var writes = new AtomicInteger();
+            var failure = new AtomicReference<Throwable>();
+            var threads = new ArrayList<Thread>();
+            try {
+                var readLocks = new ArrayList<Recipes.Lock>();
+                var writeLocks = new ArrayList<Recipes.Lock>();
+                for (int s = 0; s < 5; s++) {
+                    CuratorFramework client = session(server, clients);
+                    Recipes.Lock[] rw = RawCachedReadWrite.RECIPES.readWrite(client, "/rw");
+                    (s < 3 ? readLocks : writeLocks).add(rw[s < 3 ? 0 : 1]);
+                }
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
+                for (Recipes.Lock read : readLocks) {
+                    for (int t = 0; t < 2; t++) {
+                        threads.add(worker(deadline, failure, () -> {
+                            Recipes.Held held = read.acquire();
+                            mostReaders.accumulateAndGet(readers.incrementAndGet(), Math::max);
+                            if (writers.get() > 0) {
+                                overlaps.incrementAndGet();
+                            }
+                            LockSupport.parkNanos(100_000L);
+                            readers.decrementAndGet();
+                            held.release();
+                            reads.incrementAndGet();
+                            LockSupport.parkNanos(200_000L);
+                        }));
+                    }
+                }
+                for (Recipes.Lock write : writeLocks) {
+                    threads.add(worker(deadline, failure, () -> {
+                        Recipes.Held held = write.acquire();
+                        if (writers.incrementAndGet() > 1 || readers.get() > 0) {
+                            overlaps.incrementAndGet();
+                        }
+                        LockSupport.parkNanos(500_000L);
+                        writers.decrementAndGet();
+                        held.release();
+                        writes.incrementAndGet();
+                        Thread.sleep(5);
+                    }));
+                }
+                threads.forEach(Thread::start);
+                for (Thread t : threads) {
+                    t.join(TimeUnit.SECONDS.toMillis(10));
+                }
+            } finally {
+                clients.forEach(CuratorFramework::close);
+            }
+            assertEquals(null, failure.get(), "a worker failed");
+            assertTrue(threads.stream().noneMatch(Thread::isAlive), "a worker hung");
+            assertEquals(0, overlaps.get(), "a writer held beside another holder");
+            assertTrue(writes.get() >= 20, "only " + writes.get() + " writes: the readers starve the writers");
+            assertTrue(reads.get() >= 200, "only " + reads.get() + " reads");
+            assertTrue(mostReaders.get() >= 2, "readers never held together");
+        }
+    }
+
+    /** With no writer, 2 reader sessions x 2 threads create a node each once and re-grant every other read locally. */
+    @Test
+    void readersRegrantLocallyWhileNoWriterWaits() throws Exception {
+        String previous = RequestCounter.install();
+        try (var server = new TestingServer()) {
+            var clients = new ArrayList<CuratorFramework>();
+            var reads = new AtomicInteger();
+            var failure = new AtomicReference<Throwable>();
+            var threads = new ArrayList<Thread>();
+            long packets;
+            try {
+                var readLocks = new ArrayList<Recipes.Lock>();
+                for (int s = 0; s < 2; s++) {
+                    readLocks.add(RawCachedReadWrite.RECIPES.readWrite(session(server, clients), "/rw")[0]);
+                }
+                packets = RequestCounter.packets();
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
+                for (Recipes.Lock read : readLocks) {
+                    for (int t = 0; t < 2; t++) {
+                        threads.add(worker(deadline, failure, () -> {
+                            read.acquire().release();
+                            reads.incrementAndGet();
+                            LockSupport.parkNanos(50_000L);
+                        }));
+                    }
+                }
+                threads.forEach(Thread::start);
+                for (Thread t : threads) {
+                    t.join(TimeUnit.SECONDS.toMillis(10));
+                }
+                packets = RequestCounter.packets() - packets;
+            } finally {
+                clients.forEach(CuratorFramework::close);
+            }
+            assertEquals(null, failure.get(), "a worker failed");
+            assertTrue(threads.stream().noneMatch(Thread::isAlive), "a worker hung");
+            assertTrue(reads.get() >= 200, "only " + reads.get() + " reads");
+            double perRead = (double) packets / reads.get();
+            assertTrue(perRead < 0.1, packets + " requests for " + reads.get() + " reads: " + perRead + " per read");
+        } finally {
+            RequestCounter.uninstall(previous);
+        }
+    }
+
+    private static CuratorFramework session(TestingServer server, List<CuratorFramework> clients) {
+        CuratorFramework client = Scenario.Workload.start(server.getConnectString());
+        clients.add(client);
+        Scenario.Workload.awaitConnected(client, server.getConnectString());
+        return client;
+    }
+
+    /** One step of a worker's loop. */
+    @FunctionalInterface
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    /** A thread running {@code step} until {@code deadline}; its first failure is kept. */
+    private static Thread worker(long deadline, AtomicReference<Throwable> failure, Step step) {
+        return new Thread(() -> {
+            try {
+                while (System.nanoTime() < deadline) {
+                    step.run();
+                }
+            } catch (Throwable e) {
+                failure.compareAndSet(null, e);
+            }
+        });
+    }
+}
