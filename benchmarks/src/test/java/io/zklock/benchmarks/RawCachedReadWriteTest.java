@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -12,6 +14,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.Watcher;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -130,6 +133,59 @@ class RawCachedReadWriteTest {
         } finally {
             RequestCounter.uninstall(previous);
         }
+    }
+
+    /**
+     * A reader session that heard a writer's create grants no more reads locally: a read asked
+     * for while the writer waits behind the session's holder is granted after the writer.
+     */
+    @Test
+    void heardWriterEndsLocalGrants() throws Exception {
+        try (var server = new TestingServer()) {
+            var clients = new ArrayList<CuratorFramework>();
+            var order = new ConcurrentLinkedQueue<String>();
+            var failure = new AtomicReference<Throwable>();
+            try {
+                CuratorFramework readerSession = session(server, clients);
+                Recipes.Lock read = RawCachedReadWrite.RECIPES.readWrite(readerSession, "/rw")[0];
+                Recipes.Lock write = RawCachedReadWrite.RECIPES.readWrite(session(server, clients), "/rw")[1];
+                Recipes.Held first = read.acquire();
+                // the reader session's persistent watch hears a child's create before its parent's child watch fires
+                var heard = new CountDownLatch(1);
+                readerSession.getChildren().usingWatcher((Watcher) e -> heard.countDown()).forPath("/rw");
+                Thread writer = once(failure, () -> {
+                    write.acquire().release();
+                    order.add("write");
+                });
+                assertTrue(heard.await(10, TimeUnit.SECONDS), "the writer's create was not heard");
+                Thread second = once(failure, () -> {
+                    read.acquire().release();
+                    order.add("read");
+                });
+                Thread.sleep(200);
+                assertEquals(List.of(), List.copyOf(order), "granted while the first reader holds");
+                first.release();
+                writer.join(TimeUnit.SECONDS.toMillis(10));
+                second.join(TimeUnit.SECONDS.toMillis(10));
+            } finally {
+                clients.forEach(CuratorFramework::close);
+            }
+            assertEquals(null, failure.get(), "a thread failed");
+            assertEquals(List.of("write", "read"), List.copyOf(order));
+        }
+    }
+
+    /** A started thread running {@code step} once; its failure is kept. */
+    private static Thread once(AtomicReference<Throwable> failure, Step step) {
+        var thread = new Thread(() -> {
+            try {
+                step.run();
+            } catch (Throwable e) {
+                failure.compareAndSet(null, e);
+            }
+        });
+        thread.start();
+        return thread;
     }
 
     private static CuratorFramework session(TestingServer server, List<CuratorFramework> clients) {
