@@ -332,7 +332,8 @@ public final class Benchmarks {
             }
         }
         if (outcomes.isEmpty()) {
-            throw new IllegalArgumentException("no scenario " + options.scenario() + "; scenarios are 1-11 and c1-c3"
+            throw new IllegalArgumentException("no scenario " + options.scenario() + "; scenarios are 1-11 (with 1b, 2r, 5w"
+                    + " and the floors 2w, 2p, 3f, 4f, 5f, 6f), c1-c5, c2p and its floor c2f; storm, faults, lockdelay, election"
                     + (options.baseline() == null ? "" : " (with --baseline: 1-9 and 11)"));
         }
         printTable(outcomes, options, out);
