@@ -150,8 +150,8 @@ class ZkLockApplicationTest {
         waiter.get(30, TimeUnit.SECONDS);
 
         List<SimpleSpan> spans = new ArrayList<>(tracer.getSpans());
-        SimpleSpan checkout = spans.stream().filter(s -> s.getName().equals("checkout")).findFirst().orElseThrow();
-        List<SimpleSpan> waits = spans.stream().filter(s -> s.getName().equals("zklock wait mutex")
+        SimpleSpan checkout = spans.stream().filter(s -> "checkout".equals(s.getName())).findFirst().orElseThrow();
+        List<SimpleSpan> waits = spans.stream().filter(s -> "zklock wait mutex".equals(s.getName())
                 && s.getTraceId().equals(checkout.getTraceId())).toList();
         assertThat(waits).as("the checkout's wait spans among %s", spans).hasSize(1);
         SimpleSpan wait = waits.get(0);
@@ -160,7 +160,7 @@ class ZkLockApplicationTest {
                 .containsEntry("zklock.path", "/shop/spring-integration/report")
                 .containsEntry("zklock.holder.trace_id", holderTrace[0]);
         assertThat(wait.getTags().get("zklock.holder")).startsWith("report-holder (pid " + ProcessHandle.current().pid());
-        assertThat(spans).anyMatch(s -> s.getName().equals("zklock hold mutex") && s.getTraceId().equals(checkout.getTraceId()));
+        assertThat(spans).anyMatch(s -> "zklock hold mutex".equals(s.getName()) && s.getTraceId().equals(checkout.getTraceId()));
     }
 
     /** A 2 s cut of the client's connection: health stays UP throughout (the session lives), showing the connection SUSPENDED. */
