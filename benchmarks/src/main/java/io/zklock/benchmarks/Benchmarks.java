@@ -624,7 +624,7 @@ public final class Benchmarks {
      */
     private static String writerFloor(List<Outcome> outcomes, String floor) {
         return find(outcomes, floor).map(f -> String.format(Locale.ROOT,
-                "floor %s: its writer %+.2f / %+.2f ms over Curator's (median / p99; writer medians %.2f / %.2f ms)",
+                "floor %s: its writer %+.2f / %+.2f ms over Curator's (median / p99; writer medians, floor / Curator: %.2f / %.2f ms)",
                 floor, writerOver(f, 0.50), writerOver(f, 0.99), f.zklock().medianMs(1), f.curator().medianMs(1)))
                 .orElse("");
     }

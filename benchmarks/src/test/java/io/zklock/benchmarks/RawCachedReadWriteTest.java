@@ -154,13 +154,15 @@ class RawCachedReadWriteTest {
                 var heard = new CountDownLatch(1);
                 readerSession.getChildren().usingWatcher((Watcher) e -> heard.countDown()).forPath("/rw");
                 Thread writer = once(failure, () -> {
-                    write.acquire().release();
-                    order.add("write");
+                    Recipes.Held held = write.acquire();
+                    order.add("write");        // while it holds: a grant's order, not the threads' race after release
+                    held.release();
                 });
                 assertTrue(heard.await(10, TimeUnit.SECONDS), "the writer's create was not heard");
                 Thread second = once(failure, () -> {
-                    read.acquire().release();
+                    Recipes.Held held = read.acquire();
                     order.add("read");
+                    held.release();
                 });
                 Thread.sleep(200);
                 assertEquals(List.of(), List.copyOf(order), "granted while the first reader holds");
@@ -184,6 +186,7 @@ class RawCachedReadWriteTest {
                 failure.compareAndSet(null, e);
             }
         });
+        thread.setDaemon(true);                // a hung one must not outlive the test
         thread.start();
         return thread;
     }
@@ -203,7 +206,7 @@ class RawCachedReadWriteTest {
 
     /** A thread running {@code step} until {@code deadline}; its first failure is kept. */
     private static Thread worker(long deadline, AtomicReference<Throwable> failure, Step step) {
-        return new Thread(() -> {
+        var thread = new Thread(() -> {
             try {
                 while (System.nanoTime() < deadline) {
                     step.run();
@@ -212,5 +215,7 @@ class RawCachedReadWriteTest {
                 failure.compareAndSet(null, e);
             }
         });
+        thread.setDaemon(true);                // a hung one must not outlive the test
+        return thread;
     }
 }
