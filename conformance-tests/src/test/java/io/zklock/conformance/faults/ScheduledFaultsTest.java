@@ -245,7 +245,9 @@ class ScheduledFaultsTest {
      * Mutex holders that check {@code validFor} before each write and write without fencing,
      * with a lock-delay of one session timeout, under expiry, cuts, freezes, deafening, lost
      * replies and process pauses shorter than the margin: no write lands after a later holder
-     * was granted (0 unfenced overlaps), and every other invariant holds.
+     * was granted (0 unfenced overlaps), and every other invariant holds. (The judge logs and
+     * leaves out a later holder granted in the lock directory made again after the server reaped
+     * the emptied container: the delay's counts go with it, which is not promised.)
      */
     @Property(tries = 3, shrinking = ShrinkingMode.FULL)
     void validityCheckingHoldersNeverOverlapWithALockDelay(@ForAll("unfencedSchedules") FaultSchedule schedule) {

@@ -67,7 +67,10 @@ import org.slf4j.LoggerFactory;
  * both on this JVM's monotonic clock, which every client shares. An "unfenced overlap" is a
  * write that landed after a later holder of the same exclusive resource was granted (its
  * acquire returned). Whether an overlap breaks a promise is the runner's caller's to say (with
- * a lock-delay it does; without one they are counted): unfencedOverlaps().
+ * a lock-delay it does; without one they are counted): unfencedOverlaps(). One whose later
+ * holder's node was made in the lock directory made again (a sequence number not above the
+ * earlier holder's: ZooKeeper reaped the emptied container in between, and with it the counts a
+ * lock-delay waits out, which zklock does not promise to survive) is logged, not returned.
  */
 final class FaultJudge {
     private static final Logger LOG = LoggerFactory.getLogger(FaultJudge.class);
@@ -177,14 +180,52 @@ final class FaultJudge {
             for (Held later : everGranted) {
                 if (later != w.h && later.grantedNanos - w.h.grantedNanos > 0 && w.landedNanos - later.grantedNanos > 0
                         && shareExclusively(w.h, later)) {
-                    found.add(String.format("c%d's write (checked %d ms before it landed) landed %d ms after c%d was granted %s",
+                    String overlap = String.format("c%d's write (checked %d ms before it landed) landed %d ms after c%d was granted %s",
                             w.h.client, TimeUnit.NANOSECONDS.toMillis(w.landedNanos - w.checkedNanos),
-                            TimeUnit.NANOSECONDS.toMillis(w.landedNanos - later.grantedNanos), later.client, later.nodes));
+                            TimeUnit.NANOSECONDS.toMillis(w.landedNanos - later.grantedNanos), later.client, later.nodes);
+                    if (directoryMadeAgain(w.h.nodes, later.nodes)) {
+                        LOG.warn("not counted: {} in a lock directory made again after its holder's node {} went"
+                                + " (ZooKeeper reaped the emptied container: counts start afresh, not promised)", overlap, w.h.nodes);
+                        continue;
+                    }
+                    found.add(overlap);
                     break;
                 }
             }
         }
         return found;
+    }
+
+    /**
+     * Whether a node of {@code later} stands in a directory of a node of {@code earlier} with a
+     * sequence number not above it: the directory was made again in between (a reaped container
+     * starts its count afresh), and with it its counts of the deletions a lock-delay waits out.
+     */
+    static boolean directoryMadeAgain(List<String> earlier, List<String> later) {
+        for (String a : earlier) {
+            for (String b : later) {
+                int slash = a.lastIndexOf('/');
+                if (slash > 0 && b.lastIndexOf('/') == slash && a.regionMatches(0, b, 0, slash + 1)
+                        && sequence(b) >= 0 && sequence(b) <= sequence(a)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** The sequence number a lock node's name ends with (ten digits), or -1. */
+    private static long sequence(String nodePath) {
+        int n = nodePath.length();
+        if (n < 10) {
+            return -1;
+        }
+        for (int i = n - 10; i < n; i++) {
+            if (!Character.isDigit(nodePath.charAt(i))) {
+                return -1;
+            }
+        }
+        return Long.parseLong(nodePath.substring(n - 10));
     }
 
     private static boolean shareExclusively(Held a, Held b) {

@@ -61,6 +61,22 @@ class FaultJudgeSelfTest {
                 "violations " + outcome.violations());
     }
 
+    /**
+     * An unfenced overlap is left out only where the later holder's node was made in the lock
+     * directory made again (its sequence number not above the earlier holder's node's, in the
+     * same directory); a later node of the same directory, or one elsewhere, leaves it counted.
+     */
+    @Test
+    void onlyALockDirectoryMadeAgainLeavesAnOverlapOut() {
+        String dir = "/faults/x/unfenced/";
+        List<String> earlier = List.of(dir + "_c_0f-lock-0000000003");
+        assertTrue(FaultJudge.directoryMadeAgain(earlier, List.of(dir + "_c_1a-lock-0000000000")), "counter restarted");
+        assertTrue(FaultJudge.directoryMadeAgain(earlier, List.of(dir + "_c_1a-lock-0000000003")), "the same number again");
+        assertFalse(FaultJudge.directoryMadeAgain(earlier, List.of(dir + "_c_1a-lock-0000000004")), "a later node of the same directory");
+        assertFalse(FaultJudge.directoryMadeAgain(earlier, List.of("/faults/y/unfenced/_c_1a-lock-0000000000")), "another directory");
+        assertFalse(FaultJudge.directoryMadeAgain(earlier, List.of(dir + "sub/_c_1a-lock-0000000000")), "a directory below");
+    }
+
     /** A holder whose clock runs 30 % slow, far beyond the margin's rate part, reads validFor() past the server's expiry: reported. */
     @Test
     void aClockSkewedBeyondTheMarginIsReported() {
