@@ -18,6 +18,7 @@ import io.zklock.conformance.harness.Recipe.Sharing;
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
 import io.zklock.core.MultiLease;
+import io.zklock.core.spi.queue.LockNode;
 import io.zklock.testing.FencedResource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -214,18 +215,9 @@ final class FaultJudge {
         return false;
     }
 
-    /** The sequence number a lock node's name ends with (ten digits), or -1. */
+    /** The sequence number of the lock node at {@code nodePath}, or -1 if its name is not a lock node's. */
     private static long sequence(String nodePath) {
-        int n = nodePath.length();
-        if (n < 10) {
-            return -1;
-        }
-        for (int i = n - 10; i < n; i++) {
-            if (!Character.isDigit(nodePath.charAt(i))) {
-                return -1;
-            }
-        }
-        return Long.parseLong(nodePath.substring(n - 10));
+        return LockNode.parse(nodePath.substring(nodePath.lastIndexOf('/') + 1)).map(LockNode::sequence).orElse(-1L);
     }
 
     private static boolean shareExclusively(Held a, Held b) {

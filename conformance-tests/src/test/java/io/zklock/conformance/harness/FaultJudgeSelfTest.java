@@ -17,6 +17,7 @@ import io.zklock.conformance.harness.FaultScheduleRunner.Outcome;
 import io.zklock.conformance.harness.Recipe.Sharing;
 import io.zklock.core.Lease;
 import io.zklock.core.LockDelay;
+import io.zklock.core.spi.queue.LockNode;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
@@ -69,12 +70,15 @@ class FaultJudgeSelfTest {
     @Test
     void onlyALockDirectoryMadeAgainLeavesAnOverlapOut() {
         String dir = "/faults/x/unfenced/";
-        List<String> earlier = List.of(dir + "_c_0f-lock-0000000003");
-        assertTrue(FaultJudge.directoryMadeAgain(earlier, List.of(dir + "_c_1a-lock-0000000000")), "counter restarted");
-        assertTrue(FaultJudge.directoryMadeAgain(earlier, List.of(dir + "_c_1a-lock-0000000003")), "the same number again");
-        assertFalse(FaultJudge.directoryMadeAgain(earlier, List.of(dir + "_c_1a-lock-0000000004")), "a later node of the same directory");
-        assertFalse(FaultJudge.directoryMadeAgain(earlier, List.of("/faults/y/unfenced/_c_1a-lock-0000000000")), "another directory");
-        assertFalse(FaultJudge.directoryMadeAgain(earlier, List.of(dir + "sub/_c_1a-lock-0000000000")), "a directory below");
+        String a = "0f1e2d3c-4b5a-4968-8776-655443322110";
+        String b = "1a2b3c4d-5e6f-4071-8293-a4b5c6d7e8f9";
+        List<String> earlier = List.of(dir + LockNode.of(a, "lock", 3).name());
+        assertTrue(FaultJudge.directoryMadeAgain(earlier, List.of(dir + LockNode.of(b, "lock", 0).name())), "counter restarted");
+        assertTrue(FaultJudge.directoryMadeAgain(earlier, List.of(dir + LockNode.of(b, "lock", 3).name())), "the same number again");
+        assertFalse(FaultJudge.directoryMadeAgain(earlier, List.of(dir + LockNode.of(b, "lock", 4).name())), "a later node of the same directory");
+        assertFalse(FaultJudge.directoryMadeAgain(earlier, List.of("/faults/y/unfenced/" + LockNode.of(b, "lock", 0).name())), "another directory");
+        assertFalse(FaultJudge.directoryMadeAgain(earlier, List.of(dir + "sub/" + LockNode.of(b, "lock", 0).name())), "a directory below");
+        assertFalse(FaultJudge.directoryMadeAgain(earlier, List.of(dir + "not-a-lock-node")), "a name that is no lock node's");
     }
 
     /** A holder whose clock runs 30 % slow, far beyond the margin's rate part, reads validFor() past the server's expiry: reported. */
