@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -334,13 +335,14 @@ class OperationCostTest {
      * session queues behind it while the holder's lease is in use; the holder's close lets the
      * node go (its holder heard the waiter's create); the waiter is granted, closes (its node
      * kept) and lets its cached node go ({@code releaseCachedNodes}), so that every cycle starts
-     * on an empty lock. 8 requests per cycle (the holder's create and listing; the waiter's
-     * create, listing and watch of the holder's node; the holder's delete; the waiter's listing
-     * on it; the waiter's delete: neither adoption reads its node, see
-     * {@link #cachedSemaphoreMissNotFull}; 10 with a read per adoption), 8 wake-ups
-     * (the two sessions' tree watches each hear the 2 creates and 2 deletes; the server sends
-     * one notification per session and change, so the waiter's watch of the holder's node adds
-     * none) and 91 KB allocated (measured). Before holders of a mutex heard creations: 14
+     * on an empty lock. 6 requests per cycle (the holder's create and listing; the waiter's
+     * create and listing; the holder's delete; the waiter's delete: neither adoption reads its
+     * node, see {@link #cachedSemaphoreMissNotFull}; the waiter waits on the cached node ahead
+     * by hearing it go through its client's tree watch and decides on the queue that watch
+     * tells, with no read: HeardWait), 8 wake-ups (the two sessions' tree watches each hear the
+     * 2 creates and 2 deletes) and 80 KB allocated (measured). Before waiters heard a cached
+     * node ahead go: 8 requests (the waiter's watch of the holder's node, and its listing on
+     * the deletion) and 91 KB. Before holders of a mutex heard creations: 14
      * requests and 10 wake-ups (the waiter's ask, a read and a conditional write of the
      * holder's node, whose write both sessions heard and which fired the waiter's own watch,
      * set again).
@@ -353,10 +355,10 @@ class OperationCostTest {
         ZkMutex holder = new ZkMutex(sessions[0], "/cost/cached", caching);
         ZkMutex queued = new ZkMutex(sessions[1], "/cost/cached", caching);
         Cost c = measureMedianCycle(HAND_OFFS, () -> {
-            handOff(holder, queued);
+            handOff(holder, queued, true);
             queued.releaseCachedNodes();
         });
-        c.assertPinned(8.0, 8.0, 91_000, "cached mutex hand-off across sessions, cycle");
+        c.assertPinned(6.0, 8.0, 80_000, "cached mutex hand-off across sessions, cycle");
         for (Lease k : keeps) {
             k.close();
         }
@@ -366,12 +368,15 @@ class OperationCostTest {
      * A writer behind three sessions' cached read nodes in use (scenario c2p's writer): each
      * reader session takes a read lease; the writer (not cached) queues behind them; the
      * readers close, in queue order, each letting its node go (its holder heard the writer's
-     * create); the writer is granted and closes. 14 requests per cycle (each reader's create
+     * create); the writer is granted and closes. 12 requests per cycle (each reader's create
      * and listing: 6, its adoption reading nothing, see {@link #cachedSemaphoreMissNotFull};
-     * the writer's create, listing and watch of the read node ahead: 3; the readers' deletes:
-     * 3; the writer's listing on the last and its delete: 2; 17 with a read per adoption),
-     * 25 wake-ups (3 reader sessions' tree watches hear 8 changes each; the writer's watch) and
-     * 180 KB allocated (measured). Before holders of read nodes heard creations at the grant
+     * the writer's create and listing: 2; the readers' deletes: 3; the writer's delete: 1. The
+     * writer hears the read nodes ahead go through its client's tree watch, held from its first
+     * wait on and lingering between cycles, and decides on the queue that watch tells: no read,
+     * HeardWait), 32 wake-ups (4 sessions' tree watches hear 8 changes each) and 186 KB
+     * allocated (measured). Before the writer heard cached nodes ahead go: 14 requests (its
+     * watch of the read node ahead and its listing on the last deletion), 25 wake-ups (its one
+     * data watch where its tree watch now hears 8 changes) and 180 KB. Before holders of read nodes heard creations at the grant
      * and the writer skipped the ask: 27 requests and 35 wake-ups (the writer read and wrote
      * each of the 3 nodes, and watched again after its writes fired its watch).
      */
@@ -390,17 +395,13 @@ class OperationCostTest {
             for (DistributedLock r : readers) {
                 held.add(r.acquire());
             }
-            int watches = watchCount();
-            Future<Lease> granted = waiter.submit(writer::acquire);
-            while (watchCount() == watches) {
-                Thread.yield();
-            }
+            Future<Lease> granted = awaitQueued(() -> waiter.submit(writer::acquire), true);
             for (Lease r : held) {
                 r.close();
             }
             granted.get(10, TimeUnit.SECONDS).close();
         });
-        c.assertPinned(14.0, 25.0, 180_000, "writer behind 3 cached readers, cycle");
+        c.assertPinned(12.0, 32.0, 186_000, "writer behind 3 cached readers, cycle");
         for (Lease k : keeps) {
             k.close();
         }
@@ -426,20 +427,47 @@ class OperationCostTest {
      * waiter's grant is awaited and its lease closed.
      */
     private void handOff(DistributedLock holder, DistributedLock queued) throws Exception {
+        handOff(holder, queued, false);
+    }
+
+    /**
+     * {@code holder} acquires, {@code queued} queues behind it, {@code holder} closes and
+     * {@code queued} is granted and closes. The close waits until the waiter set its watch, or,
+     * with {@code heard} (a waiter behind a cached node, which hears it go through its client's
+     * tree watch and sets none), until its node exists: its listing is sent right behind its
+     * create, so the server reads it before the holder's delete, and the wait costs the same
+     * whichever of the deletion and its decision the client meets first.
+     */
+    private void handOff(DistributedLock holder, DistributedLock queued, boolean heard) throws Exception {
         Lease held = holder.acquire();
-        int watches = watchCount();
-        Future<Lease> granted = waiter.submit(queued::acquire);
-        while (watchCount() == watches) {
-            Thread.yield();
-        }
+        Future<Lease> granted = awaitQueued(() -> waiter.submit(queued::acquire), heard);
         held.close();
         granted.get(10, TimeUnit.SECONDS).close();
+    }
+
+    /** Runs {@code queue} and returns once its waiter set its watch, or ({@code heard}) once its node exists. */
+    private <T> T awaitQueued(Callable<T> queue, boolean heard) throws Exception {
+        int watches = watchCount();
+        long nodes = nodeCount();
+        T queued = queue.call();
+        while (heard ? nodeCount() == nodes : watchCount() == watches) {
+            Thread.yield();
+        }
+        return queued;
     }
 
     /** The server's watch count, the poll's own allocation set aside. */
     private int watchCount() {
         long before = THREADS.getCurrentThreadAllocatedBytes();
         int count = counters.watchCount();
+        pollBytes += THREADS.getCurrentThreadAllocatedBytes() - before;
+        return count;
+    }
+
+    /** The server's node count, the poll's own allocation set aside. */
+    private long nodeCount() {
+        long before = THREADS.getCurrentThreadAllocatedBytes();
+        long count = counters.nodeCount();
         pollBytes += THREADS.getCurrentThreadAllocatedBytes() - before;
         return count;
     }

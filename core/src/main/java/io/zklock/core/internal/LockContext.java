@@ -9,6 +9,7 @@ import io.zklock.core.LockCompatibility;
 import io.zklock.core.LockDelay;
 import io.zklock.core.LockException;
 import io.zklock.core.LockPaths;
+import io.zklock.core.internal.zk.ClientTag;
 import io.zklock.core.internal.zk.CuratorPort;
 import io.zklock.core.internal.zk.DirectoryView;
 import io.zklock.core.internal.zk.SessionMonitor;
@@ -214,7 +215,7 @@ public final class LockContext {
 
     /** {@return the uuid of a new node's protected name: of the caching version for caching nodes, marked if heard} */
     public String newProtectedId() {
-        return LockNode.newProtectedId(cachingNodes, cachingNodes && hearsCreations ? TreeWatch.hearingTag(monitor) : null);
+        return LockNode.newProtectedId(cachingNodes, cachingNodes && hearsCreations ? ClientTag.hearing(monitor) : null);
     }
 
     /** The context of {@code path} on {@code client}'s own door. */
@@ -289,7 +290,7 @@ public final class LockContext {
             view().listed(port.sessionId(), reply);
             TreeWatch tree = TreeWatch.existing(monitor);
             if (tree != null) {
-                tree.listed(port.serverPath(path), port.sessionId(), reply);   // the directory's count (cached permits)
+                tree.hearing().listed(port.serverPath(path), port.sessionId(), reply);   // the directory's count (cached permits)
             }
             inOrder.accept(reply);
         });

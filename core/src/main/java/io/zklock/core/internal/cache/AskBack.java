@@ -8,8 +8,8 @@ import java.util.concurrent.TimeUnit;
 
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.NodeData;
+import io.zklock.core.internal.zk.ClientTag;
 import io.zklock.core.internal.zk.Threads;
-import io.zklock.core.internal.zk.TreeWatch;
 import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
@@ -68,7 +68,7 @@ public final class AskBack {
      */
     public void ask(List<LockNode> sorted) {
         Phase phase = state.phase();
-        String tag = TreeWatch.tagOf(context.monitor());
+        String tag = ClientTag.of(context.monitor());
         askAll(WhoAsks.askedBy(sorted, ours, context.maxLeases(), context.driver(), phase == Phase.ESCALATED, tag));
         if (phase == Phase.WAITING && WhoAsks.escalationAsksMore(sorted, ours, context.maxLeases(), context.driver(), tag)) {
             phase = Phase.ESCALATION_SCHEDULED;   // the rest of them if the wait lasts: no permit idle past the bound

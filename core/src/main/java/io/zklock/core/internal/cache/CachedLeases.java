@@ -114,7 +114,7 @@ abstract sealed class CachedLeases implements LeaseStrategy {
          */
         private boolean notFull() {
             TreeWatch tree = TreeWatch.existing(context.monitor());
-            int nodes = tree == null ? -1 : tree.lockNodes(key.serverPath());
+            int nodes = tree == null ? -1 : tree.hearing().lockNodes(key.serverPath());
             return nodes >= 0 && nodes != context.maxLeases();
         }
     }

@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.zk.ClientTag;
 import io.zklock.core.internal.zk.SessionMonitor;
 import io.zklock.core.internal.zk.TreeWatch;
 import io.zklock.core.spi.queue.LockNode;
@@ -118,7 +119,7 @@ public final class LeaseCaches {
     /** From a kept node on, the client's tree watch tells the caches of each directory of the nodes created there (ASKED). */
     void hearCreations(LockContext context) {
         if (!hearing) {
-            ownTag = TreeWatch.tagOf(context.monitor());
+            ownTag = ClientTag.of(context.monitor());
             hearing = true;
             TreeWatch tree = TreeWatch.of(context.monitor(), context.port());
             tree.onCreated((directory, name) -> created(tree, directory, name));
@@ -136,7 +137,7 @@ public final class LeaseCaches {
         }
         Set<Key> keys = byDirectory.get(directory);
         if (keys != null) {
-            List<LockNode> nodes = keys.stream().anyMatch(k -> k.maxLeases() > 1) ? tree.sortedLockNodes(directory) : null;
+            List<LockNode> nodes = keys.stream().anyMatch(k -> k.maxLeases() > 1) ? tree.hearing().sortedLockNodes(directory) : null;
             keys.forEach(k -> {
                 LeaseCache cache = caches.get(k);
                 if (cache != null) {

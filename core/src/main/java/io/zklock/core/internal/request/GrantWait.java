@@ -44,6 +44,8 @@ import org.slf4j.LoggerFactory;
  *               per write: GrantAnnouncements), on any of them: 1 at once. Otherwise wait for
  *               the first event on any: 1 (a watch left on the other node fires later and is
  *               only bookkept). A directory decision waits on the children watch of the listing.
+ *               Cached nodes are not read: the client's tree watch hears them go, and the wait
+ *               decides (2) on the queue it tells, or lists (HeardWait).
  * With a lock-delay, every listing's Stat also counts the deletions nobody marked, and a grant
  * while any are counted ends the wait only once the delay has passed (LockDelayWait).
  * A call that fails on the connection backs off and is issued again, or at once when the session
@@ -67,6 +69,7 @@ final class GrantWait {
     private final AskBack askBack;
     private final LockDelayWait delay;
     private final ListedQueue queue;
+    private final HeardWait heard;
     /** Completed outside the lock, once. */
     final CompletableFuture<WaitEnd> result = new CompletableFuture<>();
 
@@ -88,15 +91,16 @@ final class GrantWait {
         this.askBack = new AskBack(context, node.node(), lock::run);
         this.delay = new LockDelayWait(context, node, ownerData, lock, tally);
         this.queue = new ListedQueue(context, node);
+        this.heard = new HeardWait(context, node, lock, queue);
     }
 
     /** Step 1 for the first time; call from a step of the request. */
     void start() {
         if (node.known() instanceof QueuedNode.Known.Vouched vouched) {
-            decideVouched(vouched.children());
+            queue.grantedAtSight(vouched.children(), tally).ifPresentOrElse(this::end, () -> list(false));
         } else if (node.known() instanceof QueuedNode.Known.FirstListing first) {
             int s = ++step;
-            first.listing().whenComplete((reply, error) -> lock.run(() -> firstListed(reply, error, s)));
+            first.listing().whenComplete((reply, error) -> lock.run(() -> listed(reply, error, s, null, true)));
         } else {
             list(false);                       // Known.Nothing
         }
@@ -107,7 +111,8 @@ final class GrantWait {
         lock.run(() -> {
             if (state == State.BACKOFF) {
                 retry.runNow();
-            } else if (state != State.ENDED && (state != State.WATCHING || session != node.session() || watches.anyInFlight())) {
+            } else if (state != State.ENDED && (state != State.WATCHING || heard.hearing() || session != node.session()
+                    || watches.anyInFlight())) {
                 list(watchDirectory);
             }
         });
@@ -129,34 +134,26 @@ final class GrantWait {
         int s = ++step;
         tally.issued();
         if (!watch) {
-            context.list(null).whenComplete((reply, error) -> lock.run(() -> listed(reply, error, s, null)));
+            context.list(null).whenComplete((reply, error) -> lock.run(() -> listed(reply, error, s, null, false)));
             return;
         }
         WatchKey key = WatchKey.children(context.port().serverPath(context.path()));
         Watcher watcher = event -> lock.run(() -> watchEvent(event, s, key));
         watches.register(key, () -> context.list(watcher))
-                .whenComplete((reply, error) -> lock.run(() -> listed(reply, error, s, key)));
+                .whenComplete((reply, error) -> lock.run(() -> listed(reply, error, s, key, false)));
     }
 
-    private void firstListed(ZkPort.Reply reply, Throwable error, int s) {
-        if (state == State.ENDED || s != step) {
-            return;
-        }
-        if (error == null && (reply.noNode() || reply.ok() && !reply.children().contains(node.node().name()))) {
-            list(false);                       // never NodeLost on a listing not known to follow the create
-        } else {
-            listed(reply, error, s, null);
-        }
-    }
-
-    private void listed(ZkPort.Reply reply, Throwable error, int s, WatchKey key) {
+    /** A listing's reply; {@code first}: the create's, which does not show our node only when we must list again. */
+    private void listed(ZkPort.Reply reply, Throwable error, int s, WatchKey key, boolean first) {
         if (key != null) {
             watches.answered(error == null ? reply.rc() : null, key, s);
         }
         if (state == State.ENDED || s != step) {
             return;
         }
-        if (error != null) {
+        if (first && error == null && (reply.noNode() || reply.ok() && !reply.children().contains(node.node().name()))) {
+            list(false);                       // never NodeLost on a listing not known to follow the create
+        } else if (error != null) {
             fail(context.refused("list of " + context.path(), error));
         } else if (reply.noNode()) {
             end(new WaitEnd.NodeLost("lock directory " + context.path() + " vanished"));
@@ -227,24 +224,15 @@ final class GrantWait {
         }
     }
 
-    /** Children the view vouched for after an inferring create: a grant is final; anything else lists. */
-    private void decideVouched(List<String> children) {
-        List<LockNode> sorted = queue.sorted(children);
-        if (queue.grantsAtSight(children, sorted)) {
-            LOG.debug("{} granted in {} without a listing (sequence-gap inference)", node.node().name(), context.path());
-            tally.decided(sorted, node.node());
-            end(new WaitEnd.Granted(sorted));
-        } else {
-            list(false);
-        }
-    }
-
     // ---- 3. watch ---------------------------------------------------------------------------
 
     private void watch(List<String> paths) {
         state = State.WATCHING;
         int s = ++step;
         watched = paths;
+        if (heard.hears(paths, counted -> heardOf(counted, s))) {
+            return;                            // HEAR: the client's tree watch tells when they go
+        }
         announcements.watching(paths);
         for (String path : paths) {
             tally.issued();
@@ -252,6 +240,15 @@ final class GrantWait {
             Watcher watcher = event -> lock.run(() -> watchEvent(event, s, key));
             watches.register(key, () -> context.port().data(path, watcher))
                     .whenComplete((reply, error) -> lock.run(() -> watchSet(reply, error, key, path, s)));
+        }
+    }
+
+    /** HEAR: a node waited on went, or the watch can no longer tell (null): decide on {@code counted}, or list. */
+    private void heardOf(List<LockNode> counted, int s) {
+        if (state == State.WATCHING && s == step && counted != null) {
+            decide(counted, false);
+        } else if (state == State.WATCHING && s == step) {
+            list(watchDirectory);
         }
     }
 
@@ -325,6 +322,7 @@ final class GrantWait {
         retry.cancel();
         askBack.stop();
         delay.stop();
+        heard.stop();
         return true;
     }
 }

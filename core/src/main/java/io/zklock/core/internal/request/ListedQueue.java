@@ -6,6 +6,8 @@ import java.util.Optional;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.spi.queue.LockNode;
 import org.apache.curator.utils.ZKPaths;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /*
  * What a listing of the lock directory shows one waiting node, before its driver decides
@@ -19,6 +21,8 @@ import org.apache.curator.utils.ZKPaths;
  */
 /** The queue a listing shows one waiting node; see {@link GrantWait}. */
 final class ListedQueue {
+    private static final Logger LOG = LoggerFactory.getLogger(ListedQueue.class);
+
     private final LockContext context;
     private final QueuedNode node;
 
@@ -29,7 +33,11 @@ final class ListedQueue {
 
     /** {@code children} in queue order, less this session's released nodes whose delete is pending (but ours). */
     List<LockNode> sorted(List<String> children) {
-        List<LockNode> sorted = LockNode.sorted(children);
+        return filtered(LockNode.sorted(children));
+    }
+
+    /** {@code sorted} (lock nodes in queue order) less this session's released nodes whose delete is pending (but ours). */
+    List<LockNode> filtered(List<LockNode> sorted) {
         if (!context.monitor().anyReleasing()) {
             return sorted;
         }
@@ -51,11 +59,20 @@ final class ListedQueue {
         return Optional.empty();
     }
 
-    /** Whether vouched {@code children} ({@code sorted} as {@link #sorted} made them) grant the node without a listing. */
-    boolean grantsAtSight(List<String> children, List<LockNode> sorted) {
+    /**
+     * {@return the grant that vouched {@code children} give the node without a listing, if they
+     * do (counted in {@code tally}), else empty: the wait lists}
+     */
+    Optional<WaitEnd> grantedAtSight(List<String> children, AcquireTally tally) {
+        List<LockNode> sorted = sorted(children);
         long session = context.port().sessionId();
-        return session != 0 && session == node.session() && sorted.contains(node.node())
-                && context.driver().foreignLayout().shownIn(children).isEmpty()
-                && context.driver().decide(sorted, node.node(), context.maxLeases()).getsTheLock();
+        if (session == 0 || session != node.session() || !sorted.contains(node.node())
+                || !context.driver().foreignLayout().shownIn(children).isEmpty()
+                || !context.driver().decide(sorted, node.node(), context.maxLeases()).getsTheLock()) {
+            return Optional.empty();
+        }
+        LOG.debug("{} granted in {} without a listing (sequence-gap inference)", node.node().name(), context.path());
+        tally.decided(sorted, node.node());
+        return Optional.of(new WaitEnd.Granted(sorted));
     }
 }

@@ -45,7 +45,9 @@ import org.slf4j.LoggerFactory;
  *              watch, otherwise the watch is removed (if set on the current session), so
  *              adopting and releasing one node after another costs no addWatch each time.
  *   4. COUNT   the creations and deletions it hears, and the listings made under a covered root,
- *              keep a count of the lock nodes of the directories asked about (DirectoryCounts).
+ *              keep a count of the lock nodes of the directories asked about (DirectoryCounts,
+ *              read through Hearing). A waiter that hears nodes ahead go holds the root (hold /
+ *              unhold: a route with no node) and awaits their deletions there (HEAR).
  *   5. FRESH   a node this client created, its create answered OK while its root was COVERED on
  *              the create's session (told on the event thread, in reply order): the add was
  *              answered first, so it was applied first, and every write into the node or its
@@ -94,6 +96,7 @@ public final class TreeWatch {
     private final Map<String, Root> roots = new HashMap<>();                          // guarded by this
     private long generations;                  // guarded by this
     private final DirectoryCounts counts = new DirectoryCounts();
+    private final Hearing hearing;
     private final Map<String, Long> fresh = new LinkedHashMap<>(16, 0.75f, false) {   // guarded by this: node -> root generation
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
@@ -104,6 +107,7 @@ public final class TreeWatch {
 
     private TreeWatch(ZkPort port) {
         this.port = port;
+        this.hearing = new Hearing(port, counts, this);
     }
 
     /** {@return the tree watch of {@code monitor}'s client, made the first time} */
@@ -116,22 +120,13 @@ public final class TreeWatch {
         return monitor.existingAttachment(TreeWatch.class);
     }
 
-    /** A client's tag: random hex digits that its nodes which hear creations carry (LockNode#taggedBy). */
-    private record Tag(String digits) { }
-
-    /** {@return {@code monitor}'s client's tag, made the first time} */
-    public static String tagOf(SessionMonitor monitor) {
-        return monitor.attachment(Tag.class, () -> new Tag(java.util.UUID.randomUUID().toString().substring(0, 8))).digits();
-    }
-
     /**
-     * {@return {@code monitor}'s client's tag if it may hear creations through a tree watch (not
-     * turned off by {@link #PROPERTY}, not found unsupported by the server yet), else null}
+     * {@return whether {@code monitor}'s client may hear through a tree watch: not turned off by
+     * {@link #PROPERTY}, not found unsupported by the server yet}
      */
-    public static String hearingTag(SessionMonitor monitor) {
+    public static boolean mayHear(SessionMonitor monitor) {
         TreeWatch made = existing(monitor);
-        boolean may = made != null ? !made.unsupported : !"false".equalsIgnoreCase(System.getProperty(PROPERTY));
-        return may ? tagOf(monitor) : null;
+        return made != null ? !made.unsupported : !"false".equalsIgnoreCase(System.getProperty(PROPERTY));
     }
 
     /** {@return whether the server was found to have no persistent recursive watches} */
@@ -148,9 +143,32 @@ public final class TreeWatch {
         if (unsupported) {
             return CompletableFuture.completedFuture(Cover.UNSUPPORTED);
         }
-        String rootPath = rootOf(nodePath);
+        return cover(rootOf(nodePath), routes.put(nodePath, owner) == null);
+    }
+
+    /**
+     * HEAR: keeps the watch of the root over the lock directory at {@code dir} (a server path) as
+     * a route does, with no node routed, and counts the directory from now on; answers how it is
+     * watched (see ROUTE), or null if tree watches are off or unsupported (nothing is held).
+     * Each hold answered ends with one {@link #unhold}.
+     */
+    public synchronized CompletableFuture<Cover> hold(String dir) {
+        if (unsupported) {
+            return null;
+        }
+        counts.counted(dir);
+        return cover(rootOf(dir + "/-"), true);
+    }
+
+    /** HEAR: one {@link #hold} of {@code dir} ends. */
+    public synchronized void unhold(String dir) {
+        release(rootOf(dir + "/-"));
+    }
+
+    /** The root's watch, added on this session unless it is or is being; {@code oneMore}: one more route under it. */
+    private CompletableFuture<Cover> cover(String rootPath, boolean oneMore) {
         Root root = roots.computeIfAbsent(rootPath, p -> new Root());
-        if (routes.put(nodePath, owner) == null) {
+        if (oneMore) {
             root.routes++;
             if (root.linger != null) {
                 root.linger.cancel(false);
@@ -211,10 +229,12 @@ public final class TreeWatch {
 
     /** The node at {@code nodePath} needs its route no more; the last one under a root starts the linger. */
     public synchronized void unroute(String nodePath) {
-        if (routes.remove(nodePath) == null) {
-            return;
+        if (routes.remove(nodePath) != null) {
+            release(rootOf(nodePath));
         }
-        String rootPath = rootOf(nodePath);
+    }
+
+    private void release(String rootPath) {
         Root root = roots.get(rootPath);
         if (root != null && --root.routes == 0) {
             root.linger = Threads.TIMER.schedule(() -> lingered(rootPath, root), LINGER_MS, TimeUnit.MILLISECONDS);
@@ -240,10 +260,10 @@ public final class TreeWatch {
     private void event(WatchedEvent event) {
         String path = event.getPath();
         if (event.getType() == Watcher.Event.EventType.None || path == null) {
-            counts.cutOff();
             synchronized (this) {
                 fresh.clear();
             }
+            counts.cutOff().forEach(Runnable::run);
             return;                            // connection news: each route's owner reads again on reconnection
         }
         if (event.getType() == Watcher.Event.EventType.PersistentWatchRemoved) {
@@ -259,10 +279,10 @@ public final class TreeWatch {
             owner.process(event);
         }
         if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
-            counts.changed(path, -1);
+            counts.changed(path, -1).forEach(Runnable::run);
         }
         if (event.getType() == Watcher.Event.EventType.NodeCreated) {
-            counts.changed(path, 1);
+            counts.changed(path, 1).forEach(Runnable::run);
             int slash = path.lastIndexOf('/');
             if (slash > 0) {
                 creations.accept(path.substring(0, slash), path.substring(slash + 1));
@@ -283,34 +303,16 @@ public final class TreeWatch {
             owners = routes.entrySet().stream().filter(e -> rootOf(e.getKey()).equals(rootPath)).map(Map.Entry::getValue).toList();
         }
         owners.forEach(owner -> owner.process(event));
+        counts.cutOff().forEach(Runnable::run);   // a waiter hearing under it lists again, and holds it again
     }
 
-    /**
-     * A listing of the lock directory at {@code dir} (a server path) by {@code session} was
-     * answered; on the event thread, in the order of the replies (see DirectoryCounts, BASE).
-     */
-    public void listed(String dir, long session, ZkPort.Reply reply) {
-        counts.listed(dir, reply.children(), reply.ok() ? coveredGeneration(dir + "/-", session) : -1);
-    }
-
-    /**
-     * {@return the lock nodes in the directory at {@code dir} (a server path) as this client's
-     * watch tells them, or -1 if it cannot tell (see DirectoryCounts)}; the directory is counted
-     * from now on.
-     */
-    public int lockNodes(String dir) {
-        long session = port.sessionId();
-        return port.isConnected() ? counts.nodes(dir, coveredGeneration(dir + "/-", session)) : -1;
-    }
-
-    /** {@return the lock nodes in the directory at {@code dir} in queue order as this client's watch tells them, or null} */
-    public List<io.zklock.core.spi.queue.LockNode> sortedLockNodes(String dir) {
-        long session = port.sessionId();
-        return port.isConnected() ? counts.sorted(dir, coveredGeneration(dir + "/-", session)) : null;
+    /** {@return what this client's watch tells of the lock directories under it (COUNT)} */
+    public Hearing hearing() {
+        return hearing;
     }
 
     /** {@return the generation of the watch covering the node at {@code nodePath} on {@code session} now, or -1 if none does} */
-    private synchronized long coveredGeneration(String nodePath, long session) {
+    synchronized long coveredGeneration(String nodePath, long session) {
         Root root = roots.get(rootOf(nodePath));
         boolean covered = root != null && root.set != null && session != 0 && root.session == session
                 && root.set.getNow(null) == Cover.COVERED;

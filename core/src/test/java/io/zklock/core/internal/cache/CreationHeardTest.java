@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
+import io.zklock.core.internal.zk.ClientTag;
 import io.zklock.core.internal.zk.SessionMonitor;
 import io.zklock.core.internal.zk.Threads;
 import io.zklock.core.internal.zk.TreeWatch;
@@ -132,7 +133,7 @@ class CreationHeardTest {
             ReentrantLockSupport lock = new ReentrantLockSupport(new LockEngine(client, "/heard/own", MUTEX, HOUR));
             lock.acquire().close();
             Thread.sleep(200);
-            String tag = TreeWatch.tagOf(SessionMonitor.existing(client));
+            String tag = ClientTag.of(SessionMonitor.existing(client));
             String ours = client.create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                     .forPath("/heard/own/" + LockNode.protectedName(LockNode.newProtectedId(true, tag), LockNode.namePrefix("lock")));
             Thread.sleep(500);

@@ -1,0 +1,140 @@
+package io.zklock.core.internal.request;
+
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+
+import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.zk.Hearing;
+import io.zklock.core.internal.zk.TreeWatch;
+import io.zklock.core.spi.queue.LockNode;
+import org.apache.curator.utils.ZKPaths;
+
+/*
+ * Overview.
+ *
+ * HEAR: how a GrantWait waits (its step 3) on the nodes its driver names when they are cached
+ * nodes (LockNode#caches). Their holders keep them between uses and delete them when asked back
+ * or on hearing a conflicting node, so the wait is for a deletion, which the client's tree watch
+ * hears with no request of the wait's own. (The data read that would set each node's watch is
+ * answered, on a standalone server, only after the writes the server holds for its next log
+ * flush: those very deletions, often.)
+ *   1. HOLD    the wait holds the root over its directory (TreeWatch.hold). The first hold of a
+ *              client that keeps no node under it adds the root's watch; the wait lists after
+ *              the add's answer, and that listing is the directory's BASE (DirectoryCounts).
+ *   2. AWAIT   told once, on the event thread, when a node waited on goes or the count can no
+ *              longer tell (Hearing.await). The wait decides again, with no request, on the
+ *              directory's lock nodes as the watch tells them: as exact as a listing answered
+ *              at that event. It lists instead when the watch cannot tell them or does not show
+ *              the wait's own node.
+ *   3. OFF     for the rest of the wait, back to data watches: tree watches are off or the
+ *              server refused the root's, or the count could not tell even right after a
+ *              listing (a stray child in the directory). Never used for drivers that announce
+ *              grants in a node's data, nor with a lock-delay (its deletions are counted from a
+ *              listing's Stat).
+ * A reconnection makes the wait list (GrantWait.kick): a persistent watch does not replay what it
+ * missed. The hold ends with the wait; the root's watch lingers (TreeWatch, UNROUTE), so a client
+ * that waits often keeps it. Guarded by the request's lock.
+ */
+/** A GrantWait's step 3 by hearing through the client's tree watch; see the comment above. */
+final class HeardWait {
+    private static final Runnable NONE = () -> { };
+
+    private final LockContext context;
+    private final QueuedNode node;
+    private final RequestLock lock;
+    private final ListedQueue queue;
+    private final String dir;                  // the lock directory's server path
+
+    private TreeWatch tree;                    // while a hold is kept
+    private boolean off;
+    private boolean listedForIt;               // the last call asked for a listing to count on
+    private Runnable callOff = NONE;
+
+    HeardWait(LockContext context, QueuedNode node, RequestLock lock, ListedQueue queue) {
+        this.context = context;
+        this.node = node;
+        this.lock = lock;
+        this.queue = queue;
+        this.dir = context.port().serverPath(context.path());
+    }
+
+    /**
+     * Waits on {@code paths} by hearing, if that applies: {@code then} is given once, in a step,
+     * the queue to decide on, or null to list (it may be in this call); {@return false if the
+     * wait must set data watches instead}
+     */
+    boolean hears(List<String> paths, Consumer<List<LockNode>> then) {
+        callOff.run();
+        callOff = NONE;
+        if (off || !applies(paths)) {
+            return false;
+        }
+        TreeWatch watch = TreeWatch.of(context.monitor(), context.port());
+        CompletableFuture<TreeWatch.Cover> cover = watch.hold(dir);
+        if (tree != null) {
+            tree.unhold(dir);                  // after the new hold: the root never lingers meanwhile
+        }
+        tree = cover == null ? null : watch;
+        TreeWatch.Cover now = cover == null ? TreeWatch.Cover.UNSUPPORTED : cover.getNow(null);
+        if (now == null) {
+            cover.whenComplete((c, e) -> lock.run(() -> then.accept(null)));   // 1: list after the add's answer
+            return true;
+        } else if (now != TreeWatch.Cover.COVERED) {
+            return turnOff();
+        }
+        Hearing hearing = watch.hearing();
+        Runnable await = hearing.await(dir, names(paths), () -> lock.run(() -> then.accept(queue(hearing))));
+        if (await != null) {
+            callOff = await;
+            listedForIt = false;
+            return true;
+        }
+        List<LockNode> known = queue(hearing);
+        if (known == null && listedForIt) {
+            return turnOff();
+        }
+        listedForIt = known == null;
+        then.accept(known);                    // gone already, or list
+        return true;
+    }
+
+    /** {@return whether the wait waits by hearing now (a reconnection must make it list)} */
+    boolean hearing() {
+        return callOff != NONE;
+    }
+
+    /** The wait ended, or moved on to data watches: nothing is awaited or held. */
+    void stop() {
+        callOff.run();
+        callOff = NONE;
+        if (tree != null) {
+            tree.unhold(dir);
+            tree = null;
+        }
+    }
+
+    private boolean turnOff() {
+        off = true;
+        stop();
+        return false;
+    }
+
+    private boolean applies(List<String> paths) {
+        return !context.driver().announcesGrants() && !context.lockDelay().isOn() && TreeWatch.mayHear(context.monitor())
+                && paths.stream().allMatch(p -> ZKPaths.getPathAndNode(p).getPath().equals(context.path())
+                        && LockNode.parse(ZKPaths.getNodeFromPath(p)).map(LockNode::caches).orElse(false));
+    }
+
+    /** {@return the queue the watch tells, if it can and it shows our node, else null} */
+    private List<LockNode> queue(Hearing hearing) {
+        List<LockNode> nodes = hearing.exactLockNodes(dir);
+        return nodes == null || !nodes.contains(node.node()) ? null : queue.filtered(nodes);
+    }
+
+    private static Set<String> names(List<String> paths) {
+        return paths.stream().map(ZKPaths::getNodeFromPath).collect(Collectors.toSet());
+    }
+}
