@@ -86,6 +86,7 @@ public final class FaultProxy implements AutoCloseable {
     private final Condition thawed = lock.newCondition();
     private final AtomicInteger accepted = new AtomicInteger();
     private final AtomicInteger dropped = new AtomicInteger();
+    private final AtomicInteger deafened = new AtomicInteger();
     private final String chroot;
     private volatile boolean frozen;
     private volatile boolean deaf;
@@ -235,6 +236,11 @@ public final class FaultProxy implements AutoCloseable {
      */
     public void beforeRequest(RequestHook hook) {
         this.hook = hook;
+    }
+
+    /** {@return how many server-to-client frames {@link #deafen} dropped so far} */
+    public int framesDeafened() {
+        return deafened.get();
     }
 
     /** How many replies {@link #dropReplyTo} rules have dropped. */
@@ -468,6 +474,7 @@ public final class FaultProxy implements AutoCloseable {
                     }
                     if (deaf) {
                         damaged = true;
+                        deafened.incrementAndGet();
                         continue;
                     }
                     if (!connectResponse && pendingDrop != null && frame.length >= 4

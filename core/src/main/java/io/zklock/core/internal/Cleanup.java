@@ -197,7 +197,8 @@ public final class Cleanup {
      * on the connection is tried again until the client closes (or its credentials were refused).
      */
     public CompletableFuture<Void> sweep(String uuid) {
-        return port.children(path, null, reply -> view().listed(port.sessionId(), reply)).handle((reply, error) -> {
+        long session = port.sessionId();
+        return port.children(path, null, reply -> view().listed(session, reply)).handle((reply, error) -> {
             // an AuthFailed handle is never answered again: its session, and the nodes it may have made, end on the server
             if (error != null || port.isClosed() || port.authFailed() || reply.noNode()) {
                 return CompletableFuture.<Void>completedFuture(null);

@@ -286,11 +286,12 @@ public final class LockContext {
 
     /** As {@link #list(Watcher)}, also running {@code inOrder} on the reply, in reply order, after the view's update. */
     public CompletableFuture<ZkPort.Reply> list(Watcher watcher, Consumer<ZkPort.Reply> inOrder) {
+        long session = port.sessionId();      // the session it is sent on: a reply read late must not count for a newer one
         return port.children(path, watcher, reply -> {
-            view().listed(port.sessionId(), reply);
+            view().listed(session, reply);
             TreeWatch tree = TreeWatch.existing(monitor);
             if (tree != null) {
-                tree.hearing().listed(port.serverPath(path), port.sessionId(), reply);   // the directory's count (cached permits)
+                tree.hearing().listed(port.serverPath(path), session, reply);   // the directory's count (HEAR, cached permits)
             }
             inOrder.accept(reply);
         });

@@ -111,7 +111,7 @@ final class GrantWait {
         lock.run(() -> {
             if (state == State.BACKOFF) {
                 retry.runNow();
-            } else if (state != State.ENDED && (state != State.WATCHING || heard.hearing() || session != node.session()
+            } else if (state != State.ENDED && (state != State.WATCHING || heard.listening() || session != node.session()
                     || watches.anyInFlight())) {
                 list(watchDirectory);
             }

@@ -7,6 +7,7 @@ import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.zk.ClientTag;
 import io.zklock.core.internal.zk.Hearing;
 import io.zklock.core.internal.zk.TreeWatch;
 import io.zklock.core.spi.queue.LockNode;
@@ -21,7 +22,7 @@ import org.apache.curator.utils.ZKPaths;
  * hears with no request of the wait's own. (The data read that would set each node's watch is
  * answered, on a standalone server, only after the writes the server holds for its next log
  * flush: those very deletions, often.)
- *   1. HOLD    the wait holds the root over its directory (TreeWatch.hold). The first hold of a
+ *   1. PIN     the wait pins the root over its directory (TreeWatch.pin). The first pin of a
  *              client that keeps no node under it adds the root's watch; the wait lists after
  *              the add's answer, and that listing is the directory's BASE (DirectoryCounts).
  *   2. AWAIT   told once, on the event thread, when a node waited on goes or the count can no
@@ -35,7 +36,7 @@ import org.apache.curator.utils.ZKPaths;
  *              grants in a node's data, nor with a lock-delay (its deletions are counted from a
  *              listing's Stat).
  * A reconnection makes the wait list (GrantWait.kick): a persistent watch does not replay what it
- * missed. The hold ends with the wait; the root's watch lingers (TreeWatch, UNROUTE), so a client
+ * missed. The pin ends with the wait; the root's watch lingers (TreeWatch, UNROUTE), so a client
  * that waits often keeps it. Guarded by the request's lock.
  */
 /** A GrantWait's step 3 by hearing through the client's tree watch; see the comment above. */
@@ -48,7 +49,7 @@ final class HeardWait {
     private final ListedQueue queue;
     private final String dir;                  // the lock directory's server path
 
-    private TreeWatch tree;                    // while a hold is kept
+    private TreeWatch tree;                    // while a pin is kept
     private boolean off;
     private boolean listedForIt;               // the last call asked for a listing to count on
     private Runnable callOff = NONE;
@@ -73,9 +74,9 @@ final class HeardWait {
             return false;
         }
         TreeWatch watch = TreeWatch.of(context.monitor(), context.port());
-        CompletableFuture<TreeWatch.Cover> cover = watch.hold(dir);
+        CompletableFuture<TreeWatch.Cover> cover = watch.pin(dir);
         if (tree != null) {
-            tree.unhold(dir);                  // after the new hold: the root never lingers meanwhile
+            tree.unpin(dir);                  // after the new pin: the root never lingers meanwhile
         }
         tree = cover == null ? null : watch;
         TreeWatch.Cover now = cover == null ? TreeWatch.Cover.UNSUPPORTED : cover.getNow(null);
@@ -101,17 +102,17 @@ final class HeardWait {
         return true;
     }
 
-    /** {@return whether the wait waits by hearing now (a reconnection must make it list)} */
-    boolean hearing() {
+    /** {@return whether the wait listens now (a reconnection must make it list)} */
+    boolean listening() {
         return callOff != NONE;
     }
 
-    /** The wait ended, or moved on to data watches: nothing is awaited or held. */
+    /** The wait ended, or moved on to data watches: nothing is awaited or pinned. */
     void stop() {
         callOff.run();
         callOff = NONE;
         if (tree != null) {
-            tree.unhold(dir);
+            tree.unpin(dir);
             tree = null;
         }
     }
@@ -123,7 +124,7 @@ final class HeardWait {
     }
 
     private boolean applies(List<String> paths) {
-        return !context.driver().announcesGrants() && !context.lockDelay().isOn() && TreeWatch.mayHear(context.monitor())
+        return !context.driver().announcesGrants() && !context.lockDelay().isOn() && ClientTag.mayHear(context.monitor())
                 && paths.stream().allMatch(p -> ZKPaths.getPathAndNode(p).getPath().equals(context.path())
                         && LockNode.parse(ZKPaths.getNodeFromPath(p)).map(LockNode::caches).orElse(false));
     }

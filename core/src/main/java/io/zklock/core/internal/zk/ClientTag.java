@@ -17,9 +17,18 @@ public record ClientTag(String digits) {
 
     /**
      * {@return {@code monitor}'s client's tag if it may hear creations through a tree watch
-     * ({@link TreeWatch#mayHear}), else null}
+     * ({@link #mayHear}), else null}
      */
     public static String hearing(SessionMonitor monitor) {
-        return TreeWatch.mayHear(monitor) ? of(monitor) : null;
+        return mayHear(monitor) ? of(monitor) : null;
+    }
+
+    /**
+     * {@return whether {@code monitor}'s client may hear through a tree watch: not turned off by
+     * {@link TreeWatch#PROPERTY}, not found unsupported by the server yet}
+     */
+    public static boolean mayHear(SessionMonitor monitor) {
+        TreeWatch made = TreeWatch.existing(monitor);
+        return made != null ? !made.unsupported() : !"false".equalsIgnoreCase(System.getProperty(TreeWatch.PROPERTY));
     }
 }

@@ -2,6 +2,7 @@ package io.zklock.core.internal.zk;
 
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +11,8 @@ import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 import io.zklock.core.spi.queue.LockNode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /*
  * Overview.
@@ -42,6 +45,7 @@ import io.zklock.core.spi.queue.LockNode;
  */
 /** Lock-node counts of lock directories under a client's tree watch; see the comment above. */
 final class DirectoryCounts {
+    private static final Logger LOG = LoggerFactory.getLogger(DirectoryCounts.class);
     /** Directories counted at once, at most. */
     static final int MAX = 256;
 
@@ -60,7 +64,16 @@ final class DirectoryCounts {
     private final Map<String, Count> counts = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Count> eldest) {
-            return size() > MAX && eldest.getValue().awaits.isEmpty();
+            if (size() <= MAX || eldest.getValue().awaits.isEmpty()) {
+                return size() > MAX;
+            }
+            Iterator<Count> oldest = values().iterator();   // a directory waited on stays: the oldest one nobody waits on goes
+            while (size() > MAX && oldest.hasNext()) {
+                if (oldest.next().awaits.isEmpty()) {
+                    oldest.remove();
+                }
+            }
+            return false;
         }
     };
     private long epoch;                        // connection news seen so far
@@ -136,6 +149,17 @@ final class DirectoryCounts {
                 c.awaits.remove(await);
             }
         };
+    }
+
+    /** HEAR: tells each of {@code told}, whatever an earlier one threw (each was taken off already). */
+    static void tell(List<Runnable> told) {
+        for (Runnable then : told) {
+            try {
+                then.run();
+            } catch (RuntimeException e) {
+                LOG.error("a waiter told of a change in a lock directory failed", e);
+            }
+        }
     }
 
     /** {@return the waiters of {@code c} that {@code due} picks, taken off to be told} */

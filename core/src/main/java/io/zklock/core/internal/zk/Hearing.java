@@ -23,11 +23,12 @@ public final class Hearing {
     }
 
     /**
-     * A listing of the lock directory at {@code dir} (a server path) by {@code session} was
-     * answered; on the event thread, in the order of the replies (see DirectoryCounts, BASE).
+     * A listing of the lock directory at {@code dir} (a server path), sent on {@code session},
+     * was answered; on the event thread, in the order of the replies (see DirectoryCounts,
+     * BASE: it is one only if the root's watch was COVERED on that same session).
      */
     public void listed(String dir, long session, ZkPort.Reply reply) {
-        counts.listed(dir, reply.children(), reply.ok() ? tree.coveredGeneration(dir + "/-", session) : -1).forEach(Runnable::run);
+        DirectoryCounts.tell(counts.listed(dir, reply.children(), reply.ok() ? tree.coveredGeneration(dir + "/-", session) : -1));
     }
 
     /**

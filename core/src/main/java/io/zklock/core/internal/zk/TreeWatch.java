@@ -46,8 +46,8 @@ import org.slf4j.LoggerFactory;
  *              adopting and releasing one node after another costs no addWatch each time.
  *   4. COUNT   the creations and deletions it hears, and the listings made under a covered root,
  *              keep a count of the lock nodes of the directories asked about (DirectoryCounts,
- *              read through Hearing). A waiter that hears nodes ahead go holds the root (hold /
- *              unhold: a route with no node) and awaits their deletions there (HEAR).
+ *              read through Hearing). A waiter that hears nodes ahead go pins the root (pin /
+ *              unpin: a route with no node) and awaits their deletions there (HEAR).
  *   5. FRESH   a node this client created, its create answered OK while its root was COVERED on
  *              the create's session (told on the event thread, in reply order): the add was
  *              answered first, so it was applied first, and every write into the node or its
@@ -94,6 +94,7 @@ public final class TreeWatch {
     private final Map<String, Watcher> routes = new ConcurrentHashMap<>();            // node server path -> its watcher
     private volatile BiConsumer<String, String> creations = (dir, name) -> { };   // told (directory, name) of each creation
     private final Map<String, Root> roots = new HashMap<>();                          // guarded by this
+    private final Map<String, Integer> ownRemovals = new HashMap<>();                 // guarded by this: root -> removals sent
     private long generations;                  // guarded by this
     private final DirectoryCounts counts = new DirectoryCounts();
     private final Hearing hearing;
@@ -120,15 +121,6 @@ public final class TreeWatch {
         return monitor.existingAttachment(TreeWatch.class);
     }
 
-    /**
-     * {@return whether {@code monitor}'s client may hear through a tree watch: not turned off by
-     * {@link #PROPERTY}, not found unsupported by the server yet}
-     */
-    public static boolean mayHear(SessionMonitor monitor) {
-        TreeWatch made = existing(monitor);
-        return made != null ? !made.unsupported : !"false".equalsIgnoreCase(System.getProperty(PROPERTY));
-    }
-
     /** {@return whether the server was found to have no persistent recursive watches} */
     public boolean unsupported() {
         return unsupported;
@@ -150,9 +142,9 @@ public final class TreeWatch {
      * HEAR: keeps the watch of the root over the lock directory at {@code dir} (a server path) as
      * a route does, with no node routed, and counts the directory from now on; answers how it is
      * watched (see ROUTE), or null if tree watches are off or unsupported (nothing is held).
-     * Each hold answered ends with one {@link #unhold}.
+     * Each pin answered ends with one {@link #unpin}.
      */
-    public synchronized CompletableFuture<Cover> hold(String dir) {
+    public synchronized CompletableFuture<Cover> pin(String dir) {
         if (unsupported) {
             return null;
         }
@@ -160,8 +152,8 @@ public final class TreeWatch {
         return cover(rootOf(dir + "/-"), true);
     }
 
-    /** HEAR: one {@link #hold} of {@code dir} ends. */
-    public synchronized void unhold(String dir) {
+    /** HEAR: one {@link #pin} of {@code dir} ends. */
+    public synchronized void unpin(String dir) {
         release(rootOf(dir + "/-"));
     }
 
@@ -248,7 +240,8 @@ public final class TreeWatch {
         roots.remove(rootPath);
         fresh.keySet().removeIf(p -> rootOf(p).equals(rootPath));
         if (root.set != null && root.session == port.sessionId() && root.set.getNow(Cover.COVERED) != Cover.UNSUPPORTED) {
-            port.removeWatches(new WatchKey(rootPath, WatcherType.Any));   // its answer changes nothing here
+            ownRemovals.merge(rootPath, 1, Integer::sum);
+            port.removeWatches(new WatchKey(rootPath, WatcherType.Any)).whenComplete((reply, error) -> ownRemovalAnswered(rootPath));
         }
     }
 
@@ -263,7 +256,7 @@ public final class TreeWatch {
             synchronized (this) {
                 fresh.clear();
             }
-            counts.cutOff().forEach(Runnable::run);
+            DirectoryCounts.tell(counts.cutOff());
             return;                            // connection news: each route's owner reads again on reconnection
         }
         if (event.getType() == Watcher.Event.EventType.PersistentWatchRemoved) {
@@ -275,35 +268,40 @@ public final class TreeWatch {
             fresh.remove(path);
             owner = routes.get(path);
         }
-        if (owner != null) {
-            owner.process(event);
-        }
-        if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
-            counts.changed(path, -1).forEach(Runnable::run);
-        }
-        if (event.getType() == Watcher.Event.EventType.NodeCreated) {
-            counts.changed(path, 1).forEach(Runnable::run);
-            int slash = path.lastIndexOf('/');
-            if (slash > 0) {
-                creations.accept(path.substring(0, slash), path.substring(slash + 1));
+        Watcher.Event.EventType type = event.getType();
+        List<Runnable> told = type == Watcher.Event.EventType.NodeDeleted || type == Watcher.Event.EventType.NodeCreated
+                ? counts.changed(path, type == Watcher.Event.EventType.NodeCreated ? 1 : -1) : List.of();   // first: whatever a route does
+        try {
+            if (owner != null) {
+                owner.process(event);
             }
+        } finally {
+            DirectoryCounts.tell(told);
+        }
+        int slash = path.lastIndexOf('/');
+        if (type == Watcher.Event.EventType.NodeCreated && slash > 0) {
+            creations.accept(path.substring(0, slash), path.substring(slash + 1));
         }
     }
 
-    /** The root's watch was removed: routed again by each route under it, if it is still in use. */
+    /** The root's watch was removed by someone else (not lingered): each route under it routes again, each waiter lists. */
     private void removed(String rootPath, WatchedEvent event) {
         List<Watcher> owners;
         synchronized (this) {
             Root root = roots.get(rootPath);
-            if (root == null || root.routes == 0) {
-                return;                        // our own removal
+            if (ownRemovals.containsKey(rootPath) || root == null) {
+                return;                        // our own removal (a watch removed while ours is pending is: its add comes after)
             }
-            root.set = null;
+            root.set = null;                   // lingering or not: the next route or pin adds it again
             root.generation = ++generations;
             owners = routes.entrySet().stream().filter(e -> rootOf(e.getKey()).equals(rootPath)).map(Map.Entry::getValue).toList();
         }
         owners.forEach(owner -> owner.process(event));
-        counts.cutOff().forEach(Runnable::run);   // a waiter hearing under it lists again, and holds it again
+        DirectoryCounts.tell(counts.cutOff());   // a waiter hearing under it lists again, and pins it again
+    }
+
+    private synchronized void ownRemovalAnswered(String rootPath) {
+        ownRemovals.computeIfPresent(rootPath, (p, n) -> n == 1 ? null : n - 1);
     }
 
     /** {@return what this client's watch tells of the lock directories under it (COUNT)} */

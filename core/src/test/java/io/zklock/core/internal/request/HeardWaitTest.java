@@ -22,6 +22,7 @@ import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.Watcher.WatcherType;
 import org.apache.zookeeper.ZooDefs.OpCode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,7 +34,8 @@ import org.junit.jupiter.api.Test;
  * on the queue that watch tells; a deletion it could not hear (its connection cut, or deafened
  * so that the deletion's event was lost, or its session expired) still grants it once it is
  * back. The node ahead is made by hand: a cached node whose "holder" lets it go only when the
- * test says so.
+ * test says so. Each test counts the waiter's reads of that node, so that it fails if the
+ * waiter watched it instead of listening.
  */
 class HeardWaitTest {
     private static final RecipeDescriptor MUTEX = new RecipeDescriptor("lock", LockDriver.EXCLUSIVE, 1);
@@ -43,6 +45,10 @@ class HeardWaitTest {
     private FaultProxy proxy;
     private CuratorFramework holder;
     private CuratorFramework waiter;
+    private final AtomicInteger reads = new AtomicInteger();   // getData and exists of the node ahead, through the waiter's proxy
+    private volatile String ahead;
+    private final AtomicInteger added = new AtomicInteger();   // addWatch requests of the waiter's client
+    private final AtomicInteger listedSinceAdded = new AtomicInteger();   // its listings sent after its first addWatch
 
     @BeforeEach
     void start() throws Exception {
@@ -50,6 +56,15 @@ class HeardWaitTest {
         proxy = FaultProxy.to(server.getConnectString());
         holder = ZkTesting.client(server.getConnectString(), 60_000);
         waiter = ZkTesting.client(proxy.connectString(), 30_000);
+        proxy.beforeRequest((opcode, path) -> {
+            if ((opcode == OpCode.getData || opcode == OpCode.exists) && path != null && path.equals(ahead)) {
+                reads.incrementAndGet();
+            } else if (opcode == OpCode.addWatch) {
+                added.incrementAndGet();
+            } else if ((opcode == OpCode.getChildren || opcode == OpCode.getChildren2) && added.get() > 0) {
+                listedSinceAdded.incrementAndGet();
+            }
+        });
     }
 
     @AfterEach
@@ -62,75 +77,88 @@ class HeardWaitTest {
 
     /**
      * The waiter reads the cached node ahead once, for its ask (the node does not claim to hear
-     * creations, so it is asked at once), and never to watch it: on a data watch it would read
-     * it at least twice (the ask and the watch). Granted when the node goes.
+     * creations, so it is asked at once), and never to watch it: on a data watch it reads it at
+     * least twice (the ask, the watch). Granted when the node goes.
      */
     @Test
     void aWaiterBehindACachedNodeReadsItOnlyToAskIt() throws Exception {
-        String ahead = cachedNode("/hear/a");
-        AtomicInteger reads = new AtomicInteger();
-        proxy.beforeRequest((opcode, path) -> {
-            if ((opcode == OpCode.getData || opcode == OpCode.exists) && ahead.equals(path)) {
-                reads.incrementAndGet();
-            }
-        });
-        CompletableFuture<Lease> granted = queueBehind("/hear/a");
-        Await.equal("the ahead node asked (written into)", true, WAIT, () -> askedInto(ahead));
-        Thread.sleep(300);                     // a data watch, had one been set, was set by now
+        ahead = cachedNode("/hear/a");
+        CompletableFuture<Lease> granted = queueBehindAndSettle("/hear/a");
         holder.delete().forPath(ahead);
-        try (Lease lease = granted.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-            assertTrue(lease.isValid());
-        }
+        assertGranted(granted);
         assertEquals(1, reads.get(), "reads of the node ahead: the ask's only");
     }
 
     /** The node ahead goes while the waiter's connection is cut: the waiter, back on its session, lists and is granted. */
     @Test
     void aDeletionWhileCutOffGrantsTheWaiterOnceItIsBack() throws Exception {
-        String ahead = cachedNode("/hear/cut");
-        CompletableFuture<Lease> granted = queueBehindAndSettle("/hear/cut", ahead);
+        ahead = cachedNode("/hear/cut");
+        CompletableFuture<Lease> granted = queueBehindAndSettle("/hear/cut");
         proxy.cut();
+        Await.equal("the waiter cut off", false, WAIT, () -> waiter.getZookeeperClient().isConnected());
         holder.delete().forPath(ahead);
-        Thread.sleep(500);
         proxy.heal();
-        try (Lease lease = granted.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-            assertTrue(lease.isValid());
-        }
+        assertGranted(granted);
+        assertEquals(1, reads.get(), "reads of the node ahead: the ask's only (it listened, it did not watch)");
     }
 
     /**
      * The node ahead goes while the waiter hears nothing (its connection deafened, not cut: the
-     * client does not notice before its read timeout, and the deletion's event is lost). The
+     * client does not notice before its read timeout, and the deletion's event is dropped). The
      * proxy then closes the damaged connection; the client reconnects on the same session,
      * whose persistent watch does not replay the lost event: the waiter lists and is granted.
      */
     @Test
     void aDeletionLostToADeafenedConnectionGrantsTheWaiterOnItsReconnection() throws Exception {
-        String ahead = cachedNode("/hear/deaf");
-        CompletableFuture<Lease> granted = queueBehindAndSettle("/hear/deaf", ahead);
+        ahead = cachedNode("/hear/deaf");
+        CompletableFuture<Lease> granted = queueBehindAndSettle("/hear/deaf");
         long session = waiter.getZookeeperClient().getZooKeeper().getSessionId();
+        int dropped = proxy.framesDeafened();
         proxy.deafen();
         holder.delete().forPath(ahead);
-        Thread.sleep(1_000);
+        Await.equal("the deletion's event dropped", true, WAIT, () -> proxy.framesDeafened() > dropped);
         proxy.heal();
-        try (Lease lease = granted.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-            assertTrue(lease.isValid());
-        }
+        assertGranted(granted);
         assertEquals(session, waiter.getZookeeperClient().getZooKeeper().getSessionId(), "the same session throughout");
+        assertEquals(1, reads.get(), "reads of the node ahead: the ask's only (it listened, it did not watch)");
     }
 
-    /** The waiter's session expires while it hears: it queues again on its new session and is granted when the node goes. */
+    /**
+     * The waiter's session expires while it listens: it queues again on its new session (and asks
+     * the node again, listening again) and is granted when the node goes; no node is left.
+     */
     @Test
-    void aWaiterWhoseSessionExpiresWhileItHearsIsGrantedOnItsNewSession() throws Exception {
-        String ahead = cachedNode("/hear/expiry");
-        CompletableFuture<Lease> granted = queueBehindAndSettle("/hear/expiry", ahead);
+    void aWaiterWhoseSessionExpiresWhileItListensIsGrantedOnItsNewSession() throws Exception {
+        ahead = cachedNode("/hear/expiry");
+        CompletableFuture<Lease> granted = queueBehindAndSettle("/hear/expiry");
+        List<String> before = ZkTesting.children(holder, "/hear/expiry");
         Sessions.expire(waiter, server.getConnectString());
-        Await.equal("queued again on the new session", 2, WAIT, () -> ZkTesting.children(holder, "/hear/expiry").size());
+        Await.equal("queued again on the new session, the old node gone", true, WAIT, () -> {
+            List<String> now = ZkTesting.children(holder, "/hear/expiry");
+            return now.size() == 2 && before.stream().filter(n -> !ahead.endsWith(n)).noneMatch(now::contains);
+        });
+        Await.equal("the node asked again", 2, WAIT, reads::get);
         holder.delete().forPath(ahead);
-        try (Lease lease = granted.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-            assertTrue(lease.isValid());
-        }
+        assertGranted(granted);
+        assertEquals(2, reads.get(), "reads of the node ahead: one ask per queued node");
         assertEquals(List.of(), ZkTesting.children(holder, "/hear/expiry"), "no node left");
+    }
+
+    /**
+     * The waiter's tree watch is removed under it by its own client (a removal of all watches on
+     * the root, as a children watch's removal on a directory that is its own root may do): the
+     * waiter lists, sets the watch again and is granted when the node goes, still reading it only
+     * for its ask.
+     */
+    @Test
+    void aTreeWatchRemovedUnderTheWaiterIsSetAgain() throws Exception {
+        ahead = cachedNode("/hear/removed");
+        CompletableFuture<Lease> granted = queueBehindAndSettle("/hear/removed");
+        waiter.getZookeeperClient().getZooKeeper().removeAllWatches("/hear", WatcherType.Any, false);
+        Await.equal("the root's watch added again", 2, WAIT, added::get);
+        holder.delete().forPath(ahead);
+        assertGranted(granted);
+        assertEquals(1, reads.get(), "reads of the node ahead: the ask's only");
     }
 
     /** A cached node that does not claim to hear creations (its waiters ask it at once), made by the holder's client. */
@@ -148,15 +176,22 @@ class HeardWaitTest {
         }
     }
 
-    private CompletableFuture<Lease> queueBehind(String dir) {
-        return new ReentrantLockSupport(new LockEngine(waiter, dir, MUTEX)).acquireAsync(WAIT.multipliedBy(2));
+    /**
+     * Queues the waiter behind {@link #ahead} and returns once it asked it (a data watch's read,
+     * had it chosen one, sent with the ask) and sent the listing made after its tree watch was
+     * added: whatever the test does next through the proxy reaches the server after that listing,
+     * and the client hears of it after the listing's answer, on which the wait listens.
+     */
+    private CompletableFuture<Lease> queueBehindAndSettle(String dir) {
+        CompletableFuture<Lease> granted = new ReentrantLockSupport(new LockEngine(waiter, dir, MUTEX)).acquireAsync(WAIT.multipliedBy(2));
+        Await.equal("the node ahead asked (written into)", true, WAIT, () -> askedInto(ahead));
+        Await.equal("the waiter listed under its tree watch", true, WAIT, () -> listedSinceAdded.get() > 0);
+        return granted;
     }
 
-    /** Queues the waiter behind {@code ahead} and returns once it asked it and had time to settle into its wait. */
-    private CompletableFuture<Lease> queueBehindAndSettle(String dir, String ahead) throws Exception {
-        CompletableFuture<Lease> granted = queueBehind(dir);
-        Await.equal("the ahead node asked (written into)", true, WAIT, () -> askedInto(ahead));
-        Thread.sleep(300);
-        return granted;
+    private static void assertGranted(CompletableFuture<Lease> granted) throws Exception {
+        try (Lease lease = granted.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+            assertTrue(lease.isValid());
+        }
     }
 }
