@@ -160,7 +160,9 @@ class ZkLockApplicationTest {
                 .containsEntry("zklock.path", "/shop/spring-integration/report")
                 .containsEntry("zklock.holder.trace_id", holderTrace[0]);
         assertThat(wait.getTags().get("zklock.holder")).startsWith("report-holder (pid " + ProcessHandle.current().pid());
-        assertThat(spans).anyMatch(s -> "zklock hold mutex".equals(s.getName()) && s.getTraceId().equals(checkout.getTraceId()));
+        // the hold's observation stops when its lease is told RELEASED, which may come after close() returned
+        Await.until("the checkout's hold span, named at its stop", Duration.ofSeconds(30), () -> new ArrayList<>(tracer.getSpans())
+                .stream().anyMatch(s -> "zklock hold mutex".equals(s.getName()) && s.getTraceId().equals(checkout.getTraceId())));
     }
 
     /** A 2 s cut of the client's connection: health stays UP throughout (the session lives), showing the connection SUSPENDED. */
