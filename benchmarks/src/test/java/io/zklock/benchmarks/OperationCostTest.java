@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -366,45 +367,62 @@ class OperationCostTest {
 
     /**
      * A writer behind three sessions' cached read nodes in use (scenario c2p's writer): each
-     * reader session takes a read lease; the writer (not cached) queues behind them; the
-     * readers close, in queue order, each letting its node go (its holder heard the writer's
-     * create); the writer is granted and closes. 12 requests per cycle (each reader's create
-     * and listing: 6, its adoption reading nothing, see {@link #cachedSemaphoreMissNotFull};
-     * the writer's create and listing: 2; the readers' deletes: 3; the writer's delete: 1. The
-     * writer hears the read nodes ahead go through its client's tree watch, held from its first
-     * wait on and lingering between cycles, and decides on the queue that watch tells: no read,
-     * HeardWait), 32 wake-ups (4 sessions' tree watches hear 8 changes each) and 186 KB
-     * allocated (measured). Before the writer heard cached nodes ahead go: 14 requests (its
-     * watch of the read node ahead and its listing on the last deletion), 25 wake-ups (its one
-     * data watch where its tree watch now hears 8 changes) and 180 KB. Before holders of read nodes heard creations at the grant
-     * and the writer skipped the ask: 27 requests and 35 wake-ups (the writer read and wrote
-     * each of the 3 nodes, and watched again after its writes fired its watch).
+     * reader session takes a read lease; the writer (not cached, its client keeping no node)
+     * queues behind them; the readers close, in queue order, each letting its node go (its
+     * holder heard the writer's create); the writer is granted and closes. 14 requests per cycle
+     * (each reader's create and listing: 6, its adoption reading nothing, see
+     * {@link #cachedSemaphoreMissNotFull}; the writer's create, listing and watch of the read
+     * node ahead: 3; the readers' deletes: 3; the writer's listing on the last and its delete: 2;
+     * 17 with a read per adoption), 25 wake-ups (3 reader sessions' tree watches hear 8 changes
+     * each; the writer's watch) and 180 KB allocated (measured). Its client has no tree watch, so
+     * it does not listen: a first addWatch would probe the server (see
+     * {@link #writerWithATreeWatchBehindCachedReaders}). Before holders of read nodes heard
+     * creations at the grant and the writer skipped the ask: 27 requests and 35 wake-ups (the
+     * writer read and wrote each of the 3 nodes, and watched again after its writes fired its watch).
      */
     @Test
     void writerBehindCachedReaders() throws Exception {
+        Cost c = writerBehindCachedReaders(false);
+        c.assertPinned(14.0, 25.0, 180_000, "writer behind 3 cached readers, cycle");
+    }
+
+    /**
+     * As {@link #writerBehindCachedReaders}, the writer's client keeping a cached node of its own
+     * under another lock of the root: it listens (HeardWait). Its tree watch hears the read
+     * nodes ahead go and it decides on the queue that watch tells, with no read: 12 requests per
+     * cycle (no watch of the node ahead, no listing on the last deletion), 32 wake-ups (4
+     * sessions' tree watches hear 8 changes each) and 186 KB allocated (measured).
+     */
+    @Test
+    void writerWithATreeWatchBehindCachedReaders() throws Exception {
+        Cost c = writerBehindCachedReaders(true);
+        c.assertPinned(12.0, 32.0, 186_000, "writer with a tree watch behind 3 cached readers, cycle");
+    }
+
+    private Cost writerBehindCachedReaders(boolean writerListens) throws Exception {
         LeaseCaching caching = LeaseCaching.keepIdleFor(Duration.ofSeconds(30));
-        CuratorFramework[] sessions = {session(), session(), session()};
-        List<Lease> keeps = keepTreeWatches(sessions, caching);
+        CuratorFramework[] sessions = {session(), session(), session(), session()};
+        List<Lease> keeps = keepTreeWatches(writerListens ? sessions : Arrays.copyOf(sessions, 3), caching);
         List<DistributedLock> readers = new ArrayList<>();
-        for (CuratorFramework s : sessions) {
-            readers.add(new ZkReadWriteLock(s, "/cost/cachedrw", caching).readLock());
+        for (int i = 0; i < 3; i++) {
+            readers.add(new ZkReadWriteLock(sessions[i], "/cost/cachedrw" + writerListens, caching).readLock());
         }
-        DistributedLock writer = new ZkReadWriteLock(session(), "/cost/cachedrw").writeLock();
+        DistributedLock writer = new ZkReadWriteLock(sessions[3], "/cost/cachedrw" + writerListens).writeLock();
         Cost c = measureMedianCycle(HAND_OFFS, () -> {
             List<Lease> held = new ArrayList<>();
             for (DistributedLock r : readers) {
                 held.add(r.acquire());
             }
-            Future<Lease> granted = awaitQueued(() -> waiter.submit(writer::acquire), true);
+            Future<Lease> granted = awaitQueued(() -> waiter.submit(writer::acquire), writerListens);
             for (Lease r : held) {
                 r.close();
             }
             granted.get(10, TimeUnit.SECONDS).close();
         });
-        c.assertPinned(12.0, 32.0, 186_000, "writer behind 3 cached readers, cycle");
         for (Lease k : keeps) {
             k.close();
         }
+        return c;
     }
 
     /**

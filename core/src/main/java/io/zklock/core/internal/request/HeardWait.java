@@ -7,7 +7,6 @@ import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 import io.zklock.core.internal.LockContext;
-import io.zklock.core.internal.zk.ClientTag;
 import io.zklock.core.internal.zk.Hearing;
 import io.zklock.core.internal.zk.TreeWatch;
 import io.zklock.core.spi.queue.LockNode;
@@ -22,9 +21,10 @@ import org.apache.curator.utils.ZKPaths;
  * hears with no request of the wait's own. (The data read that would set each node's watch is
  * answered, on a standalone server, only after the writes the server holds for its next log
  * flush: those very deletions, often.)
- *   1. PIN     the wait pins the root over its directory (TreeWatch.pin). The first pin of a
- *              client that keeps no node under it adds the root's watch; the wait lists after
- *              the add's answer, and that listing is the directory's BASE (DirectoryCounts).
+ *   1. PIN     the wait pins the root over its directory (TreeWatch.pin). If the client keeps no
+ *              node under that root, the pin adds the root's watch (the client's watch was added
+ *              elsewhere already: 3); the wait lists after the add's answer, and that listing is
+ *              the directory's BASE (DirectoryCounts).
  *   2. AWAIT   told once, on the event thread, when a node waited on goes or the count can no
  *              longer tell (Hearing.await). The wait decides again, with no request, on the
  *              directory's lock nodes as the watch tells them: as exact as a listing answered
@@ -34,7 +34,9 @@ import org.apache.curator.utils.ZKPaths;
  *              server refused the root's, or the count could not tell even right after a
  *              listing (a stray child in the directory). Never used for drivers that announce
  *              grants in a node's data, nor with a lock-delay (its deletions are counted from a
- *              listing's Stat).
+ *              listing's Stat), nor by a client whose tree watch was never added (one that keeps
+ *              no node): its first addWatch would probe the server, and a 3.5 server closes the
+ *              connection on it, in the middle of the wait.
  * A reconnection makes the wait list (GrantWait.kick): a persistent watch does not replay what it
  * missed. The pin ends with the wait; the root's watch lingers (TreeWatch, UNROUTE), so a client
  * that waits often keeps it. Guarded by the request's lock.
@@ -124,7 +126,8 @@ final class HeardWait {
     }
 
     private boolean applies(List<String> paths) {
-        return !context.driver().announcesGrants() && !context.lockDelay().isOn() && ClientTag.mayHear(context.monitor())
+        TreeWatch known = TreeWatch.existing(context.monitor());
+        return !context.driver().announcesGrants() && !context.lockDelay().isOn() && known != null && known.proven()
                 && paths.stream().allMatch(p -> ZKPaths.getPathAndNode(p).getPath().equals(context.path())
                         && LockNode.parse(ZKPaths.getNodeFromPath(p)).map(LockNode::caches).orElse(false));
     }

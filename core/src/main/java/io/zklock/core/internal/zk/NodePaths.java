@@ -14,4 +14,11 @@ public final class NodePaths {
         int slash = path.lastIndexOf('/');
         return slash < 0 ? path : path.substring(slash + 1);
     }
+
+    /** {@return the root a node at {@code nodePath} is watched from (TreeWatch): its directory's parent, or its directory under "/"} */
+    static String rootOf(String nodePath) {
+        int dirEnd = nodePath.lastIndexOf('/');
+        int parentEnd = dirEnd > 0 ? nodePath.lastIndexOf('/', dirEnd - 1) : -1;
+        return parentEnd > 0 ? nodePath.substring(0, parentEnd) : nodePath.substring(0, Math.max(dirEnd, 1));
+    }
 }

@@ -105,6 +105,7 @@ public final class TreeWatch {
         }
     };
     private volatile boolean unsupported = "false".equalsIgnoreCase(System.getProperty(PROPERTY));   // or answered UNIMPLEMENTED once
+    private volatile boolean proven;           // a root's watch was added on this client once: the server has them
 
     private TreeWatch(ZkPort port) {
         this.port = port;
@@ -126,6 +127,11 @@ public final class TreeWatch {
         return unsupported;
     }
 
+    /** {@return whether a root's watch was added on this client once, so that another costs no probe of the server} */
+    public boolean proven() {
+        return proven && !unsupported;
+    }
+
     /**
      * Routes the events of the node at {@code nodePath} (a server path) to {@code owner}, and
      * answers how the node is watched (see ROUTE). Routing a node again while it is routed
@@ -135,7 +141,7 @@ public final class TreeWatch {
         if (unsupported) {
             return CompletableFuture.completedFuture(Cover.UNSUPPORTED);
         }
-        return cover(rootOf(nodePath), routes.put(nodePath, owner) == null);
+        return cover(NodePaths.rootOf(nodePath), routes.put(nodePath, owner) == null);
     }
 
     /**
@@ -149,12 +155,12 @@ public final class TreeWatch {
             return null;
         }
         counts.counted(dir);
-        return cover(rootOf(dir + "/-"), true);
+        return cover(NodePaths.rootOf(dir + "/-"), true);
     }
 
     /** HEAR: one {@link #pin} of {@code dir} ends. */
     public synchronized void unpin(String dir) {
-        release(rootOf(dir + "/-"));
+        release(NodePaths.rootOf(dir + "/-"));
     }
 
     /** The root's watch, added on this session unless it is or is being; {@code oneMore}: one more route under it. */
@@ -181,6 +187,7 @@ public final class TreeWatch {
             return Cover.TROUBLE;
         }
         if (reply.ok()) {
+            proven = true;
             return Cover.COVERED;
         }
         if (reply.rc() == KeeperException.Code.UNIMPLEMENTED) {
@@ -222,7 +229,7 @@ public final class TreeWatch {
     /** The node at {@code nodePath} needs its route no more; the last one under a root starts the linger. */
     public synchronized void unroute(String nodePath) {
         if (routes.remove(nodePath) != null) {
-            release(rootOf(nodePath));
+            release(NodePaths.rootOf(nodePath));
         }
     }
 
@@ -238,7 +245,7 @@ public final class TreeWatch {
             return;
         }
         roots.remove(rootPath);
-        fresh.keySet().removeIf(p -> rootOf(p).equals(rootPath));
+        fresh.keySet().removeIf(p -> NodePaths.rootOf(p).equals(rootPath));
         if (root.set != null && root.session == port.sessionId() && root.set.getNow(Cover.COVERED) != Cover.UNSUPPORTED) {
             ownRemovals.merge(rootPath, 1, Integer::sum);
             port.removeWatches(new WatchKey(rootPath, WatcherType.Any)).whenComplete((reply, error) -> ownRemovalAnswered(rootPath));
@@ -294,7 +301,7 @@ public final class TreeWatch {
             }
             root.set = null;                   // lingering or not: the next route or pin adds it again
             root.generation = ++generations;
-            owners = routes.entrySet().stream().filter(e -> rootOf(e.getKey()).equals(rootPath)).map(Map.Entry::getValue).toList();
+            owners = routes.entrySet().stream().filter(e -> NodePaths.rootOf(e.getKey()).equals(rootPath)).map(Map.Entry::getValue).toList();
         }
         owners.forEach(owner -> owner.process(event));
         DirectoryCounts.tell(counts.cutOff());   // a waiter hearing under it lists again, and pins it again
@@ -311,16 +318,9 @@ public final class TreeWatch {
 
     /** {@return the generation of the watch covering the node at {@code nodePath} on {@code session} now, or -1 if none does} */
     synchronized long coveredGeneration(String nodePath, long session) {
-        Root root = roots.get(rootOf(nodePath));
+        Root root = roots.get(NodePaths.rootOf(nodePath));
         boolean covered = root != null && root.set != null && session != 0 && root.session == session
                 && root.set.getNow(null) == Cover.COVERED;
         return covered ? root.generation : -1;
-    }
-
-    /** {@return the root a node at {@code nodePath} is watched from: its directory's parent, or its directory under "/"} */
-    static String rootOf(String nodePath) {
-        int dirEnd = nodePath.lastIndexOf('/');
-        int parentEnd = dirEnd > 0 ? nodePath.lastIndexOf('/', dirEnd - 1) : -1;
-        return parentEnd > 0 ? nodePath.substring(0, parentEnd) : nodePath.substring(0, Math.max(dirEnd, 1));
     }
 }

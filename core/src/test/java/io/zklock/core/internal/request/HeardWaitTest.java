@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.zklock.core.Lease;
+import io.zklock.core.LeaseCaching;
 import io.zklock.core.spi.LockEngine;
 import io.zklock.core.spi.ReentrantLockSupport;
 import io.zklock.core.spi.queue.LockDriver;
@@ -34,8 +35,9 @@ import org.junit.jupiter.api.Test;
  * on the queue that watch tells; a deletion it could not hear (its connection cut, or deafened
  * so that the deletion's event was lost, or its session expired) still grants it once it is
  * back. The node ahead is made by hand: a cached node whose "holder" lets it go only when the
- * test says so. Each test counts the waiter's reads of that node, so that it fails if the
- * waiter watched it instead of listening.
+ * test says so. The waiter's client keeps a cached node of its own under another root, so it
+ * has a tree watch (a client that never had one watches as before) and its wait adds the root's. Each test counts the waiter's
+ * reads of that node, so that it fails if the waiter watched it instead of listening.
  */
 class HeardWaitTest {
     private static final RecipeDescriptor MUTEX = new RecipeDescriptor("lock", LockDriver.EXCLUSIVE, 1);
@@ -48,7 +50,8 @@ class HeardWaitTest {
     private final AtomicInteger reads = new AtomicInteger();   // getData and exists of the node ahead, through the waiter's proxy
     private volatile String ahead;
     private final AtomicInteger added = new AtomicInteger();   // addWatch requests of the waiter's client
-    private final AtomicInteger listedSinceAdded = new AtomicInteger();   // its listings sent after its first addWatch
+    private ReentrantLockSupport kept;
+    private final AtomicInteger listedSinceAdded = new AtomicInteger();   // the waiter's listings sent after a wait's addWatch
 
     @BeforeEach
     void start() throws Exception {
@@ -61,14 +64,20 @@ class HeardWaitTest {
                 reads.incrementAndGet();
             } else if (opcode == OpCode.addWatch) {
                 added.incrementAndGet();
-            } else if ((opcode == OpCode.getChildren || opcode == OpCode.getChildren2) && added.get() > 0) {
+            } else if ((opcode == OpCode.getChildren || opcode == OpCode.getChildren2) && added.get() > 1) {
                 listedSinceAdded.incrementAndGet();
             }
         });
+        // the waiter's client keeps a cached node under another root: it has a tree watch (the server has them),
+        // and the wait adds the one of its own root
+        kept = new ReentrantLockSupport(new LockEngine(waiter, "/proven/kept", MUTEX, LeaseCaching.keepIdleFor(Duration.ofHours(1))));
+        kept.acquire().close();
+        Await.equal("the waiter's tree watch added", 1, WAIT, added::get);
     }
 
     @AfterEach
     void stop() throws Exception {
+        kept.engine().releaseCachedNodes();
         waiter.close();
         holder.close();
         proxy.close();
@@ -155,7 +164,7 @@ class HeardWaitTest {
         ahead = cachedNode("/hear/removed");
         CompletableFuture<Lease> granted = queueBehindAndSettle("/hear/removed");
         waiter.getZookeeperClient().getZooKeeper().removeAllWatches("/hear", WatcherType.Any, false);
-        Await.equal("the root's watch added again", 2, WAIT, added::get);
+        Await.equal("the root's watch added again", 3, WAIT, added::get);   // after the kept node's and the wait's
         holder.delete().forPath(ahead);
         assertGranted(granted);
         assertEquals(1, reads.get(), "reads of the node ahead: the ask's only");
@@ -178,14 +187,14 @@ class HeardWaitTest {
 
     /**
      * Queues the waiter behind {@link #ahead} and returns once it asked it (a data watch's read,
-     * had it chosen one, sent with the ask) and sent the listing made after its tree watch was
+     * had it chosen one, sent with the ask) and sent the listing made after its root's watch was
      * added: whatever the test does next through the proxy reaches the server after that listing,
      * and the client hears of it after the listing's answer, on which the wait listens.
      */
     private CompletableFuture<Lease> queueBehindAndSettle(String dir) {
         CompletableFuture<Lease> granted = new ReentrantLockSupport(new LockEngine(waiter, dir, MUTEX)).acquireAsync(WAIT.multipliedBy(2));
         Await.equal("the node ahead asked (written into)", true, WAIT, () -> askedInto(ahead));
-        Await.equal("the waiter listed under its tree watch", true, WAIT, () -> listedSinceAdded.get() > 0);
+        Await.equal("the waiter listed under its root's watch", true, WAIT, () -> listedSinceAdded.get() > 0);
         return granted;
     }
 
