@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -186,15 +187,19 @@ class HeardWaitTest {
     }
 
     /**
-     * Queues the waiter behind {@link #ahead} and returns once it asked it (a data watch's read,
-     * had it chosen one, sent with the ask) and sent the listing made after its root's watch was
-     * added: whatever the test does next through the proxy reaches the server after that listing,
-     * and the client hears of it after the listing's answer, on which the wait listens.
+     * Queues the waiter behind {@link #ahead} and returns once it listens: it asked the node (a
+     * data watch's read, had it chosen one, sent with the ask), sent the listing made after its
+     * root's watch was added, and its client's event thread has run that listing's answer (the
+     * answer of a call sent after it, on the same connection, runs there after it), on which the
+     * wait decides and listens.
      */
-    private CompletableFuture<Lease> queueBehindAndSettle(String dir) {
+    private CompletableFuture<Lease> queueBehindAndSettle(String dir) throws Exception {
         CompletableFuture<Lease> granted = new ReentrantLockSupport(new LockEngine(waiter, dir, MUTEX)).acquireAsync(WAIT.multipliedBy(2));
         Await.equal("the node ahead asked (written into)", true, WAIT, () -> askedInto(ahead));
         Await.equal("the waiter listed under its root's watch", true, WAIT, () -> listedSinceAdded.get() > 0);
+        CountDownLatch behind = new CountDownLatch(1);
+        waiter.checkExists().inBackground((client, event) -> behind.countDown()).forPath("/");
+        assertTrue(behind.await(WAIT.toMillis(), TimeUnit.MILLISECONDS), "the waiter's event thread past the listing's answer");
         return granted;
     }
 
