@@ -9,9 +9,9 @@ import java.util.concurrent.TimeUnit;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.NodeData;
 import io.zklock.core.internal.zk.ClientTag;
+import io.zklock.core.internal.zk.NodePaths;
 import io.zklock.core.internal.zk.Threads;
 import io.zklock.core.spi.queue.LockNode;
-import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -113,7 +113,7 @@ public final class AskBack {
     }
 
     private void read(String name, int attempt) {
-        String path = ZKPaths.makePath(context.path(), name);
+        String path = NodePaths.child(context.path(), name);
         context.port().data(path, null).whenComplete((reply, error) -> steps.execute(() -> {
             if (error != null || reply.connectionTrouble()) {
                 retryLater(name);

@@ -8,9 +8,9 @@ import java.util.stream.Collectors;
 
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.Hearing;
+import io.zklock.core.internal.zk.NodePaths;
 import io.zklock.core.internal.zk.TreeWatch;
 import io.zklock.core.spi.queue.LockNode;
-import org.apache.curator.utils.ZKPaths;
 
 /*
  * Overview.
@@ -128,8 +128,8 @@ final class HeardWait {
     private boolean applies(List<String> paths) {
         TreeWatch known = TreeWatch.existing(context.monitor());
         return !context.driver().announcesGrants() && !context.lockDelay().isOn() && known != null && known.proven()
-                && paths.stream().allMatch(p -> ZKPaths.getPathAndNode(p).getPath().equals(context.path())
-                        && LockNode.parse(ZKPaths.getNodeFromPath(p)).map(LockNode::caches).orElse(false));
+                && paths.stream().allMatch(p -> NodePaths.parent(p).equals(context.path())
+                        && LockNode.parse(NodePaths.name(p)).map(LockNode::caches).orElse(false));
     }
 
     /** {@return the queue the watch tells, if it can and it shows our node, else null} */
@@ -139,6 +139,6 @@ final class HeardWait {
     }
 
     private static Set<String> names(List<String> paths) {
-        return paths.stream().map(ZKPaths::getNodeFromPath).collect(Collectors.toSet());
+        return paths.stream().map(NodePaths::name).collect(Collectors.toSet());
     }
 }

@@ -6,10 +6,10 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.DirectoryView;
+import io.zklock.core.internal.zk.NodePaths;
 import io.zklock.core.internal.zk.TreeWatch;
 import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.queue.LockNode;
-import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
@@ -47,7 +47,7 @@ final class InferenceTransaction {
         String uuid = context.newProtectedId();
         List<Op> ops;
         try {
-            Op create = context.port().createOp(ZKPaths.makePath(context.path(), LockNode.protectedName(uuid, context.namePrefix())), ownerData);
+            Op create = context.port().createOp(NodePaths.child(context.path(), LockNode.protectedName(uuid, context.namePrefix())), ownerData);
             ops = view == null ? List.of(create) : List.of(Op.setData(context.port().serverPath(context.path()), EMPTY, -1), create);
         } catch (RuntimeException e) {
             LOG.debug("could not build the transaction on {}; creating through Curator", context.path(), e);

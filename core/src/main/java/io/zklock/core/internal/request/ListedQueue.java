@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Optional;
 
 import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.zk.NodePaths;
 import io.zklock.core.spi.queue.LockNode;
-import org.apache.curator.utils.ZKPaths;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,7 +43,7 @@ final class ListedQueue {
         }
         return sorted.stream()
                 .filter(n -> n.equals(node.node())
-                        || !context.monitor().isReleasing(context.port().serverPath(ZKPaths.makePath(context.path(), n.name())), node.session()))
+                        || !context.monitor().isReleasing(context.port().serverPath(NodePaths.child(context.path(), n.name())), node.session()))
                 .toList();
     }
 

@@ -13,6 +13,7 @@ import io.zklock.core.LockException;
 import io.zklock.core.internal.Failures;
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.Backoff;
+import io.zklock.core.internal.zk.NodePaths;
 import io.zklock.core.internal.zk.Threads;
 import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.queue.LockNode;
@@ -63,7 +64,7 @@ final class MultiTransaction {
         for (int i = 0; i < contexts.size(); i++) {
             OpResult.CreateResult created = (OpResult.CreateResult) results.get(i);
             String path = contexts.get(i).port().clientPath(created.getPath());
-            LockNode node = LockNode.parse(ZKPaths.getNodeFromPath(path)).orElse(null);
+            LockNode node = LockNode.parse(NodePaths.name(path)).orElse(null);
             if (node == null) {
                 nodes.add(CompletableFuture.failedFuture(new LockException("created node " + path + " has an unexpected name")));
             } else if (created.getStat() != null) {

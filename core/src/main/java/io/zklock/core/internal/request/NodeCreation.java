@@ -13,7 +13,6 @@ import io.zklock.core.internal.zk.NodePaths;
 import io.zklock.core.internal.zk.ZkPort;
 import io.zklock.core.spi.queue.Deadline;
 import io.zklock.core.spi.queue.LockNode;
-import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
@@ -264,7 +263,7 @@ final class NodeCreation {
             leftover = new Leftover.Nothing();
             Optional<String> found = reply.children().stream().filter(child -> LockNode.createdBy(child, uuid)).findFirst();
             if (found.isPresent()) {
-                obtained(ZKPaths.makePath(context.path(), found.get()), null, QueuedNode.Known.NOTHING);
+                obtained(NodePaths.child(context.path(), found.get()), null, QueuedNode.Known.NOTHING);
             } else {
                 create();
             }

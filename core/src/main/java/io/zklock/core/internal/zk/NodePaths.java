@@ -15,6 +15,17 @@ public final class NodePaths {
         return slash < 0 ? path : path.substring(slash + 1);
     }
 
+    /** {@return the path of {@code name} in directory {@code dir}: what {@code ZKPaths.makePath} gives for a valid directory and a name} */
+    public static String child(String dir, String name) {
+        return dir.equals("/") ? "/" + name : dir + "/" + name;
+    }
+
+    /** {@return the directory of {@code path}: what {@code ZKPaths.getPathAndNode(path).getPath()} gives for a valid path} */
+    public static String parent(String path) {
+        int slash = path.lastIndexOf('/');
+        return slash <= 0 ? "/" : path.substring(0, slash);
+    }
+
     /** {@return the root a node at {@code nodePath} is watched from (TreeWatch): its directory's parent, or its directory under "/"} */
     static String rootOf(String nodePath) {
         int dirEnd = nodePath.lastIndexOf('/');

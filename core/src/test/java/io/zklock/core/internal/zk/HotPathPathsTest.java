@@ -14,7 +14,9 @@ import org.junit.jupiter.api.Test;
  * The hot path's own path helpers give what Curator's {@code ZKPaths} gives for every valid
  * path the engine uses (they only skip validating it again): {@link CuratorPort#serverPath}
  * against {@code ZKPaths.fixForNamespace}, with and without a namespace, and
- * {@link NodePaths#name} against {@code ZKPaths.getNodeFromPath}. No server is needed: the
+ * {@link NodePaths#name} against {@code ZKPaths.getNodeFromPath}, {@link NodePaths#parent}
+ * against {@code ZKPaths.getPathAndNode} and {@link NodePaths#child} against
+ * {@code ZKPaths.makePath}. No server is needed: the
  * client is built, never started.
  */
 class HotPathPathsTest {
@@ -43,6 +45,22 @@ class HotPathPathsTest {
     void nodeNameIsCuratorsLastSegment() {
         for (String path : PATHS) {
             assertEquals(ZKPaths.getNodeFromPath(path), NodePaths.name(path), path);
+        }
+    }
+
+    @Test
+    void parentIsCuratorsPath() {
+        for (String path : PATHS) {
+            assertEquals(ZKPaths.getPathAndNode(path).getPath(), NodePaths.parent(path), path);
+        }
+    }
+
+    @Test
+    void childIsCuratorsMadePath() {
+        for (String dir : PATHS) {
+            for (String name : List.of("a", "_c_0b4d3c55-7d1e-4e8a-9b61-5a0f3f1b2c3d-lock-0000000042")) {
+                assertEquals(ZKPaths.makePath(dir, name), NodePaths.child(dir, name), dir + " + " + name);
+            }
         }
     }
 }
