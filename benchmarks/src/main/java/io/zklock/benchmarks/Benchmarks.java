@@ -13,8 +13,9 @@ import org.apache.curator.test.TestingServer;
 /**
  * zklock against Curator's recipes on one embedded ZooKeeper server, in one JVM run.
  *
- * <p>For each scenario both libraries open their own sessions and lock objects; each runs one
- * unmeasured warm-up round, then they alternate measured rounds (zklock first in even rounds,
+ * <p>For each scenario both libraries open their own sessions and lock objects; each runs an
+ * unmeasured warm-up, long enough for the JIT to be done with the scenario's code (see
+ * {@link #warmUp}), then they alternate measured rounds (zklock first in even rounds,
  * Curator first in odd ones, so neither always runs on a warmer or cooler machine). A worker
  * times each operation with {@code System.nanoTime}; samples of all rounds are pooled for the
  * median and p99. Throughput is operations over wall time. Requests per operation are the
@@ -32,6 +33,9 @@ import org.apache.curator.test.TestingServer;
  * waits ({@link ClientCost}), printed per operation under the table with or without JFR.
  */
 public final class Benchmarks {
+    /** A slice of the warm-up past its first {@link Options#warmupNanos()}: see {@link #warmUp}. */
+    private static final long WARMUP_SLICE_MS = 500;
+    private static final int WARMUP_MAX_SLICES = 16;
 
     /**
      * Command-line options: the run's length, which scenarios, and the sizes of the scale
@@ -325,7 +329,7 @@ public final class Benchmarks {
             for (Scenario scenario : Scenario.all(options)) {
                 if (options.selects(scenario.id()) && options.baselineRuns(scenario.id())
                         && (options.baseline() == null || !scenario.floor())) {     // a floor's ceiling is against Curator
-                    outcomes.add(measure(scenario, options, server.getConnectString(), counter, against));
+                    outcomes.add(measure(scenario, options, server.getConnectString(), counter, against, out));
                     out.printf(Locale.ROOT, "# scenario %s done (%.0f s elapsed)%n", scenario.id(),
                             (System.nanoTime() - started) / 1e9);
                 }
@@ -345,8 +349,34 @@ public final class Benchmarks {
         return outcomes;
     }
 
+    /**
+     * One side's unmeasured warm-up: {@link Options#warmupNanos()}, then (in a full run) on in
+     * slices of {@link #WARMUP_SLICE_MS} until the JIT compiled for less than a tenth of a
+     * slice, at most {@link #WARMUP_MAX_SLICES} of them; returns its length in milliseconds. A
+     * measured round during compilation measures the compiler: its threads take the cores that
+     * the client and the server share here, and the library with more code to compile pays more.
+     */
+    private static long warmUp(Scenario.Workload workload, int metricCount, Options options) throws Exception {
+        long start = System.nanoTime();
+        workload.run(metricCount, options.warmupNanos());
+        for (int slice = 0; slice < (options.quick() ? 0 : WARMUP_MAX_SLICES); slice++) {
+            long compiledBefore = compiledMillis();
+            workload.run(metricCount, TimeUnit.MILLISECONDS.toNanos(WARMUP_SLICE_MS));
+            if (compiledMillis() - compiledBefore < WARMUP_SLICE_MS / 10) {
+                break;
+            }
+        }
+        return (System.nanoTime() - start) / 1_000_000;
+    }
+
+    /** The JIT's compilation time so far, summed over its threads (0 where the JVM does not tell). */
+    private static long compiledMillis() {
+        var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
+    }
+
     private static Outcome measure(Scenario scenario, Options options, String connectString, ServerCounters counter,
-            Recipes against) throws Exception {
+            Recipes against, PrintStream out) throws Exception {
         int metricCount = scenario.metrics().size();
         Recipes[] recipes = {Recipes.ZKLOCK, against};
         String[] sides = options.sides();
@@ -364,18 +394,23 @@ public final class Benchmarks {
                         "/bench/" + scenario.id() + "/" + sides[s]);
                 workloads[s].counters = counter;
             }
+            long[] warmedMillis = new long[2];
             for (int s = 0; s < 2; s++) {
                 if (workloads[s].round == null) {       // a round of its own warms itself up
-                    workloads[s].run(metricCount, options.warmupNanos());
+                    warmedMillis[s] = warmUp(workloads[s], metricCount, options);
                 }
             }
+            out.printf(Locale.ROOT, "# scenario %s warmed up: %s %d ms, %s %d ms%n", scenario.id(), sides[0],
+                    warmedMillis[0], sides[1], warmedMillis[1]);
             int rounds = Math.min(options.rounds(), Math.min(workloads[0].maxRounds, workloads[1].maxRounds));
+            long[] jitMillis = new long[2];
             for (int round = 0; round < rounds; round++) {
                 for (int k = 0; k < 2; k++) {
                     int s = (round + k) % 2;
                     long before = counter.packetsReceived();
                     long[] notifiedBefore = NotificationCounter.snapshot();
                     long cpuBefore = Run.Result.processCpuNanos();
+                    long compiledBefore = compiledMillis();
                     long serverCpuBefore = counter.serverCpuNanos();
                     var event = new RoundEvent();
                     cost.begin();
@@ -383,6 +418,7 @@ public final class Benchmarks {
                     Run.Result result = workloads[s].run(metricCount, options.roundNanos());
                     event.end();
                     long[] used = cost.end();
+                    jitMillis[s] += compiledMillis() - compiledBefore;
                     clientCost[s][0] += used[0];
                     clientCost[s][1] += used[1];
                     clientCost[s][2] += used[2];
@@ -410,6 +446,8 @@ public final class Benchmarks {
                     }
                 }
             }
+            out.printf(Locale.ROOT, "# scenario %s JIT compilation during the measured rounds: %s %d ms, %s %d ms%n",
+                    scenario.id(), sides[0], jitMillis[0], sides[1], jitMillis[1]);
         } finally {
             for (var w : workloads) {
                 if (w != null) {
@@ -428,7 +466,8 @@ public final class Benchmarks {
         out.println();
         out.printf(Locale.ROOT, "zklock vs " + (options.baseline() == null ? "Curator" : "baseline zklock ("
                         + options.baseline() + "), both on Curator") + " %s, %s: %d measured round(s) of %d ms per library "
-                        + "after a %d ms warm-up, alternating.%n",
+                        + "after a warm-up of at least %d ms each, on until the JIT is quiet (see '# warmed up' above), "
+                        + "alternating.%n",
                 org.apache.curator.framework.CuratorFramework.class.getPackage().getImplementationVersion() == null
                         ? "5.9" : org.apache.curator.framework.CuratorFramework.class.getPackage()
                                 .getImplementationVersion(),
