@@ -1,5 +1,6 @@
 package io.zklock.readwrite;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import io.zklock.core.spi.queue.Decision;
@@ -109,7 +110,7 @@ final class ReadWriteDriver implements LockDriver {
     @Override
     public Decision decide(List<LockNode> sorted, LockNode ours, int maxLeases) {
         if (refusesCurators) {
-            List<String> curators = sorted.stream().filter(LockNode::curatorsReadWriteNode).map(LockNode::name).toList();
+            List<String> curators = curatorsNodes(sorted);
             if (!curators.isEmpty()) {
                 return Decision.foreign("Curator's InterProcessReadWriteLock queues on this path (" + String.join(", ", curators)
                         + ") and its clients do not see this client's nodes, so the default mode cannot be safe here;"
@@ -118,6 +119,18 @@ final class ReadWriteDriver implements LockDriver {
             }
         }
         return ours.is(READ) ? decideRead(sorted, ours) : LockDriver.EXCLUSIVE.decide(sorted, ours, maxLeases);
+    }
+
+    /** {@return the names of Curator's own read-write nodes in {@code sorted}: a loop, as this runs on every listing} */
+    private static List<String> curatorsNodes(List<LockNode> sorted) {
+        List<String> names = List.of();
+        for (LockNode node : sorted) {
+            if (node.curatorsReadWriteNode()) {
+                names = names.isEmpty() ? new ArrayList<>() : names;
+                names.add(node.name());
+            }
+        }
+        return names;
     }
 
     /** A reader: granted unless a write node other than its anchor precedes it; else watch the last such. */

@@ -15,6 +15,8 @@ import io.zklock.core.spi.queue.LockNode;
  */
 final class PackedPath {
     private static final String SEPARATOR = "/";
+    /** What a protected name holds before its uuid ({@link LockNode#protectedName} ends with the dash after the uuid). */
+    private static final String PROTECTED = LockNode.protectedName("", "").substring(0, LockNode.protectedName("", "").length() - 1);
     private static final int UUID_LENGTH = 36;
     private static final int SEQUENCE_DIGITS = 10;
 
@@ -31,29 +33,63 @@ final class PackedPath {
 
     /**
      * {@return {@code path} packed, or null if it does not read back the same from its numbers}
+     * It reads back the same exactly when it is the directory, a separator, the protected
+     * prefix, a uuid as {@code UUID.toString} writes it (lower-case, 8-4-4-4-12), a dash, the
+     * name prefix and ten digits of a number that fits an int: checked in place, with no copy
+     * of the path (this runs on every grant, on the event thread).
      *
      * @param path a node's path
      * @param directory the lock directory of the lease's context
      * @param namePrefix the name prefix of the lease's context
      */
     static PackedPath pack(String path, String directory, String namePrefix) {
-        String start = directory + SEPARATOR + LockNode.protectedName("", "");
-        int uuidAt = start.length() - 1;       // protectedName ends with the dash after the uuid
-        int sequenceAt = uuidAt + UUID_LENGTH + 1 + namePrefix.length();
-        if (path.length() != sequenceAt + SEQUENCE_DIGITS || !path.startsWith(directory + SEPARATOR)) {
+        int nameAt = directory.length() + SEPARATOR.length();
+        int uuidAt = nameAt + PROTECTED.length();
+        int prefixAt = uuidAt + UUID_LENGTH + 1;
+        int sequenceAt = prefixAt + namePrefix.length();
+        if (path.length() != sequenceAt + SEQUENCE_DIGITS || !path.startsWith(directory) || !path.startsWith(SEPARATOR, directory.length())
+                || !path.startsWith(PROTECTED, nameAt) || path.charAt(prefixAt - 1) != '-' || !path.startsWith(namePrefix, prefixAt)) {
             return null;
         }
-        try {
-            UUID uuid = UUID.fromString(path.substring(uuidAt, uuidAt + UUID_LENGTH));
-            long sequence = Long.parseLong(path, sequenceAt, path.length(), 10);
-            if (sequence < 0 || sequence > Integer.MAX_VALUE) {
+        long sequence = 0;
+        for (int i = sequenceAt; i < path.length(); i++) {
+            int digit = path.charAt(i) - '0';
+            if (digit < 0 || digit > 9) {
                 return null;
             }
-            var packed = new PackedPath(uuid.getMostSignificantBits(), uuid.getLeastSignificantBits(), (int) sequence);
-            return path.equals(packed.unpack(directory, namePrefix)) ? packed : null;
-        } catch (IllegalArgumentException e) {
-            return null;                       // not a uuid, or not a number: kept as it is
+            sequence = sequence * 10 + digit;
         }
+        if (sequence > Integer.MAX_VALUE) {
+            return null;
+        }
+        if (!isWrittenUuid(path, uuidAt)) {
+            return null;
+        }
+        return new PackedPath(hex(path, uuidAt, 0, 18), hex(path, uuidAt, 19, UUID_LENGTH), (int) sequence);
+    }
+
+    /** Whether {@code s} holds at {@code at} a uuid as {@code UUID.toString} writes it: lower-case hex, 8-4-4-4-12. */
+    private static boolean isWrittenUuid(String s, int at) {
+        for (int k = 0; k < UUID_LENGTH; k++) {
+            char c = s.charAt(at + k);
+            boolean ok = k == 8 || k == 13 || k == 18 || k == 23 ? c == '-' : c >= '0' && c <= '9' || c >= 'a' && c <= 'f';
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The hex digits of a written uuid in {@code s} at {@code at}, from {@code from} to {@code to}, dashes skipped. */
+    private static long hex(String s, int at, int from, int to) {
+        long value = 0;
+        for (int k = from; k < to; k++) {
+            char c = s.charAt(at + k);
+            if (c != '-') {
+                value = value << 4 | (c <= '9' ? c - '0' : c - 'a' + 10);
+            }
+        }
+        return value;
     }
 
     /** {@return the path this packs, in {@code directory} with {@code namePrefix}} */
@@ -63,9 +99,18 @@ final class PackedPath {
 
     /** {@return the path packed as {@code high}, {@code low} and {@code sequence}, in {@code directory} with {@code namePrefix}} */
     static String unpack(String directory, String namePrefix, long high, long low, int sequence) {
+        return write(new StringBuilder(directory.length() + 64 + namePrefix.length()).append(directory).append(SEPARATOR),
+                namePrefix, high, low, sequence);
+    }
+
+    /** {@return the node's name (the path's last segment) packed as {@code high}, {@code low} and {@code sequence}, with {@code namePrefix}} */
+    static String name(String namePrefix, long high, long low, int sequence) {
+        return write(new StringBuilder(64 + namePrefix.length()), namePrefix, high, low, sequence);
+    }
+
+    private static String write(StringBuilder path, String namePrefix, long high, long low, int sequence) {
         String digits = Integer.toString(sequence);
-        var path = new StringBuilder(directory.length() + 64 + namePrefix.length());
-        path.append(directory).append(SEPARATOR).append(LockNode.protectedName(new UUID(high, low).toString(), namePrefix));
+        path.append(LockNode.protectedName(new UUID(high, low).toString(), namePrefix));
         for (int i = digits.length(); i < SEQUENCE_DIGITS; i++) {
             path.append('0');
         }

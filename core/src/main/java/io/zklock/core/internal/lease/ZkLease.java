@@ -199,7 +199,8 @@ public final class ZkLease implements Lease, SessionListener {
 
     /** The claimed delete succeeded, or found the node gone. */
     public void deletedByCaller() {
-        context.view().deleted(NodePaths.name(nodePath()));
+        context.view().deleted(oddPath != null ? NodePaths.name(oddPath)
+                : PackedPath.name(context.namePrefix(), idHigh, idLow, sequence));   // the name alone: no path written
         context.monitor().removeListener(this);
         LeaseState released = move(LeasePhase::deleted);
         session().endRevocation();

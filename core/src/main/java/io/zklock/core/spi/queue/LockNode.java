@@ -67,18 +67,7 @@ public record LockNode(String name, String protectedId, String kind, long sequen
      * for a total order. Without anchors this is sequence order; an anchored node sorts right
      * after the node it is anchored at and before every node created after that one.
      */
-    public static final Comparator<LockNode> QUEUE_ORDER = ((Comparator<LockNode>) (a, b) -> serial(a.position(), b.position()))
-            .thenComparing((a, b) -> serial(a.sequence(), b.sequence())).thenComparing(LockNode::name);
-
-    /**
-     * Sequence numbers compared as 32-bit serial numbers: ZooKeeper's per-directory counter is
-     * a signed int that wraps after 2^31 children, and a node created just after the wrap must
-     * still sort after the ones created just before it. Live nodes of one directory span far
-     * less than 2^31 numbers, so this is a total order on any listing.
-     */
-    private static int serial(long a, long b) {
-        return Integer.signum((int) (a - b));
-    }
+    public static final Comparator<LockNode> QUEUE_ORDER = new QueueOrder();
 
     /** What Curator's read-write lock writes before the number of a read node. */
     public static final String CURATOR_READ = "__READ__";
