@@ -35,7 +35,7 @@ import org.apache.curator.test.TestingServer;
 public final class Benchmarks {
     /** A slice of the warm-up past its first {@link Options#warmupNanos()}: see {@link #warmUp}. */
     private static final long WARMUP_SLICE_MS = 500;
-    private static final int WARMUP_MAX_SLICES = 16;
+    private static final int WARMUP_MAX_SLICES = 40;
 
     /**
      * Command-line options: the run's length, which scenarios, and the sizes of the scale
