@@ -1,5 +1,6 @@
 package io.zklock.conformance.faults;
 
+import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.zklock.conformance.harness.Recipe;
@@ -26,7 +28,9 @@ import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.ZooDefs.OpCode;
+import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.opentest4j.AssertionFailedError;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
@@ -104,9 +108,7 @@ class ListeningWaiterFaultsTest extends ServerFaults {
             w.queue();
         }
         int queued = fault(fault, waits);
-        for (Waiting w : waits) {
-            w.assertGranted(queued);
-        }
+        assertAll(waits.stream().map(w -> (Executable) () -> w.assertGranted(queued)));
         for (Waiting w : waits) {
             w.closeAll();
         }
@@ -194,7 +196,7 @@ class ListeningWaiterFaultsTest extends ServerFaults {
             proxy.beforeRequest((opcode, node) -> sent.add(new Sent(opcode, node)));
             kept = Recipe.CACHED_MUTEX.create(client, base + "-kept/lock");
             kept.acquire().close();
-            Await.until(this + ": the tree watch added", LONG, () -> sent.stream().anyMatch(s -> s.opcode() == OpCode.addWatch));
+            Await.until(this + ": the tree watch added (are tree watches off?)", LONG, () -> sent.stream().anyMatch(s -> s.opcode() == OpCode.addWatch));
             barrier();
             holderLock = listener.holder().create(holderClient, dir);
             List<CompletableFuture<Lease>> pending = new ArrayList<>();
@@ -246,7 +248,12 @@ class ListeningWaiterFaultsTest extends ServerFaults {
 
         /** Granted in time, never while the holder held, above the holder's tokens, having read each node ahead only to ask it. */
         void assertGranted(int queued) throws Exception {
-            Lease lease = granted.get(GRANT.toMillis(), TimeUnit.MILLISECONDS);
+            Lease lease;
+            try {
+                lease = granted.get(GRANT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                throw new AssertionFailedError(this + ": not granted within " + GRANT + " of the fault's end", e);
+            }
             assertEquals(0, holdingAtGrant.get(), this + ": holder leases still held when the waiter was granted");
             long token = tokenIn(lease);
             held.forEach(h -> assertTrue(token > h.fencingToken(), this + ": token " + token + " not above the holder's " + h.fencingToken()));
