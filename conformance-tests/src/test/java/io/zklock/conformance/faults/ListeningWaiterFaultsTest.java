@@ -124,6 +124,7 @@ class ListeningWaiterFaultsTest extends ServerFaults {
                     Await.equal(w + ": cut off", false, LONG, () -> w.client.getZookeeperClient().isConnected());
                 }
                 waits.forEach(Waiting::letGo);
+                waits.forEach(Waiting::awaitAheadGone);
                 waits.forEach(w -> w.proxy.heal());
                 return 1;
             }
@@ -132,6 +133,7 @@ class ListeningWaiterFaultsTest extends ServerFaults {
                 List<Integer> dropped = waits.stream().map(w -> w.proxy.framesDeafened()).toList();
                 waits.forEach(w -> w.proxy.deafen());
                 waits.forEach(Waiting::letGo);
+                waits.forEach(Waiting::awaitAheadGone);
                 for (int i = 0; i < waits.size(); i++) {
                     Waiting w = waits.get(i);
                     int before = dropped.get(i);
@@ -244,6 +246,17 @@ class ListeningWaiterFaultsTest extends ServerFaults {
                 holding.decrementAndGet();
                 lease.close();
             }
+        }
+
+        /** Returns once every node ahead is gone on the server: the holder's letting go is done, while the fault lasts. */
+        void awaitAheadGone() {
+            Await.until(this + ": the nodes ahead gone", LONG, () -> ahead().stream().allMatch(n -> {
+                try {
+                    return checker.checkExists().forPath(n) == null;
+                } catch (Exception e) {
+                    throw new IllegalStateException("cannot read " + n, e);
+                }
+            }));
         }
 
         /** Granted in time, never while the holder held, above the holder's tokens, having read each node ahead only to ask it. */
