@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -100,13 +101,8 @@ class ListeningWaiterFaultsTest extends ServerFaults {
     @EnumSource(Fault.class)
     void aListeningWaiterIsGrantedThroughAFaultOfItsConnectionOnlyOnceTheHolderLetsGo(Fault fault) throws Exception {
         CuratorFramework holderClient = client(SESSION_MS);
-        List<Waiting> waits = new ArrayList<>();
-        for (Listener listener : LISTENERS) {
-            waits.add(new Waiting(listener, path + "/" + waits.size(), holderClient));
-        }
-        for (Waiting w : waits) {
-            w.queue();
-        }
+        List<Waiting> waits = sideBySide(LISTENERS, l -> new Waiting(l, path + "/" + LISTENERS.indexOf(l), holderClient));
+        sideBySide(waits, Waiting::queue);
         int queued = fault(fault, waits);
         assertAll(waits.stream().map(w -> (Executable) () -> w.assertGranted(queued)));
         for (Waiting w : waits) {
@@ -148,27 +144,50 @@ class ListeningWaiterFaultsTest extends ServerFaults {
                 return 1;
             }
             case EXPIRY -> {
-                List<List<String>> before = new ArrayList<>();
-                List<Integer> marks = new ArrayList<>();
-                for (Waiting w : waits) {
-                    before.add(ZkTesting.children(checker, w.dir));
-                    marks.add(w.sent.size());
-                    Sessions.expire(w.client, server.getConnectString());
-                }
-                for (int i = 0; i < waits.size(); i++) {
-                    Waiting w = waits.get(i);
-                    List<String> old = before.get(i);
-                    Await.until(w + ": queued again on the new session, the old node gone", LONG, () -> {
-                        List<String> now = ZkTesting.children(checker, w.dir);
-                        return now.size() == old.size() && !now.equals(old);
-                    });
-                    w.listening(marks.get(i), 2);
-                }
+                sideBySide(waits, Waiting::expireAndListenAgain);
                 waits.forEach(Waiting::letGo);
                 return 2;
             }
             default -> throw new IllegalArgumentException(fault.name());
         }
+    }
+
+    /** A step of one listener's, which may fail. */
+    @FunctionalInterface
+    private interface Step<T, R> {
+        R run(T on) throws Exception;
+    }
+
+    /**
+     * Runs {@code step} on each of {@code items}, each on a thread of its own, side by side (the
+     * listeners' waits, one per client, are independent); {@return the results, in order} once
+     * all are done; the first failure, if any, is thrown.
+     */
+    private static <T, R> List<R> sideBySide(List<T> items, Step<T, R> step) throws Exception {
+        List<CompletableFuture<R>> done = new ArrayList<>();
+        for (T item : items) {
+            CompletableFuture<R> one = new CompletableFuture<>();
+            new Thread(() -> {
+                try {
+                    one.complete(step.run(item));
+                } catch (Throwable e) {
+                    one.completeExceptionally(e);
+                }
+            }, "listener " + item).start();
+            done.add(one);
+        }
+        List<R> results = new ArrayList<>();
+        for (CompletableFuture<R> one : done) {
+            try {
+                results.add(one.get());
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof Error error) {
+                    throw error;
+                }
+                throw e.getCause() instanceof Exception cause ? cause : e;
+            }
+        }
+        return results;
     }
 
     /** One listener's clients, locks and leases, and what its waiter's client sent. */
@@ -213,11 +232,12 @@ class ListeningWaiterFaultsTest extends ServerFaults {
         }
 
         /** The waiter queues behind the holder's nodes; returns once it listens. */
-        void queue() throws Exception {
+        Waiting queue() throws Exception {
             int mark = sent.size();
             granted = waiterLock.acquireAsync(LONG);
             granted.thenAccept(lease -> holdingAtGrant.set(holding.get()));
             listening(mark, 1);
+            return this;
         }
 
         /**
@@ -239,6 +259,19 @@ class ListeningWaiterFaultsTest extends ServerFaults {
                         || since.lastIndexOf(new Sent(OpCode.getChildren, dir)) > added;
             });
             barrier();
+        }
+
+        /** Its session expires; returns once it queued again on its new session and listens again. */
+        Waiting expireAndListenAgain() throws Exception {
+            List<String> before = ZkTesting.children(checker, dir);
+            int mark = sent.size();
+            Sessions.expire(client, server.getConnectString());
+            Await.until(this + ": queued again on the new session, the old node gone", LONG, () -> {
+                List<String> now = ZkTesting.children(checker, dir);
+                return now.size() == before.size() && !now.equals(before);
+            });
+            listening(mark, 2);
+            return this;
         }
 
         void letGo() {
