@@ -12,7 +12,9 @@
  *     a create, a lost session's nodes, a closed client, failures while handling a reply),
  *     {@link io.zklock.conformance.faults.RevocationFaultsTest} (revocation through cuts and lost
  *     replies), {@link io.zklock.conformance.faults.EnsembleFaultsTest} (leader loss and a
- *     server restart under contention).</li>
+ *     server restart under contention), {@link io.zklock.conformance.faults.ListeningWaiterFaultsTest}
+ *     (a waiter that listens through its client's tree watch, cut off, deafened or expired
+ *     while the holder lets go; run on the recipes whose waiters listen).</li>
  * </ul>
  *
  * <p>Where a new fault goes: a new kind of fault is one more

@@ -1,0 +1,352 @@
+package io.zklock.conformance.faults;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.zklock.conformance.harness.Recipe;
+import io.zklock.conformance.harness.Recipe.Component;
+import io.zklock.conformance.harness.ServerFaults;
+import io.zklock.core.DistributedLock;
+import io.zklock.core.Lease;
+import io.zklock.core.MultiLease;
+import io.zklock.multilock.ZkMultiLock;
+import io.zklock.testing.Await;
+import io.zklock.testing.FaultProxy;
+import io.zklock.testing.Sessions;
+import io.zklock.testing.ZkTesting;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.ZooDefs.OpCode;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.opentest4j.AssertionFailedError;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A waiter that listens, faulted on its own connection: a waiter of one client queued behind
+ * cached nodes of another, in a client that keeps a cached node of its own (so its tree watch
+ * was added once), waits by hearing their deletion through that tree watch, with no watch on the
+ * nodes ahead. Then its connection is cut and restored, or deafened (the deletion's event
+ * dropped) and reconnected on the same session, or its session expires; the holder lets go
+ * while the waiter is cut off or deaf, or once it listens again on its new session. Property:
+ * the waiter is granted within {@link #GRANT} of the fault's end, never while the holder holds,
+ * and no node is left once everyone closes. Each case also proves that the waiter listened: it
+ * read each node ahead only to ask it back, once per node it queued, never to watch it (a
+ * waiter that watches reads the node again for the watch).
+ *
+ * <p>Every recipe whose waiter listens is run ({@link #LISTENERS}): a mutex waiter behind a
+ * cached mutex node, a writer behind cached read nodes, and a multi-lock whose component waits
+ * behind a cached mutex node (each component waits as a single lock's node does). No other
+ * waiter listens: the semaphore's driver announces grants in a node's data, which a tree
+ * watch's count does not tell; a reader waits only for writers, and the leader election's and
+ * the uncached recipes' nodes never cache. The three wait side by side in one test, each on a
+ * client and a proxy of its own and faulted at once, so that a fault's reconnection is paid
+ * once per fault, not once per recipe.
+ */
+class ListeningWaiterFaultsTest extends ServerFaults {
+    /** How long after the fault's end (the holder let go, the connection restored) a waiter may take to be granted. */
+    private static final Duration GRANT = Await.scaled(Duration.ofSeconds(10));
+
+    /** A fault of the waiter's connection. */
+    enum Fault {
+        /** Cut off; the holder lets go; restored, on the same session. */
+        CUT,
+        /** Deafened: the holder lets go and the deletion's event is dropped; the proxy then closes the connection. */
+        DEAFEN,
+        /** The session expires; the waiter queues again and listens again; the holder lets go. */
+        EXPIRY
+    }
+
+    /**
+     * A waiter that listens, and who it waits behind.
+     *
+     * @param name the case's name, in failure messages
+     * @param holder the recipe of the cached nodes ahead
+     * @param holds how many leases the holder keeps, each on a node of its own
+     * @param subPath where the nodes ahead are, below the listener's path
+     * @param waiter makes the waiter's lock on the listener's path
+     */
+    record Listener(String name, Recipe holder, int holds, String subPath, Recipe.LockFactory waiter) {
+    }
+
+    private static final List<Listener> LISTENERS = List.of(
+            new Listener("mutex behind a cached mutex", Recipe.CACHED_MUTEX, 1, "", Recipe.CACHED_MUTEX::rival),
+            new Listener("writer behind cached readers", Recipe.CACHED_READ_LOCK, 2, "", Recipe.CACHED_READ_LOCK::rival),
+            new Listener("multi-lock behind a cached mutex", Recipe.CACHED_MUTEX, 1, "/mutex", (c, p) -> Recipe.multiLock(
+                    List.of(new Component("/mutex", Recipe.CACHED_MUTEX), new Component("/other", Recipe.MUTEX)), c, p)));
+
+    /** A request a waiter's client sent, as its proxy saw it. */
+    private record Sent(int opcode, String path) {
+    }
+
+    /**
+     * Through a cut, a deafened connection or a session expiry of its own connection, a waiter
+     * that listens behind another client's cached nodes is granted once the holder lets go,
+     * never while the holder holds, having read the nodes ahead only to ask them back; no node
+     * is left once everyone closes.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Fault.class)
+    void aListeningWaiterIsGrantedThroughAFaultOfItsConnectionOnlyOnceTheHolderLetsGo(Fault fault) throws Exception {
+        CuratorFramework holderClient = client(SESSION_MS);
+        List<Waiting> waits = sideBySide(LISTENERS, l -> new Waiting(l, path + "/" + LISTENERS.indexOf(l), holderClient));
+        sideBySide(waits, Waiting::queue);
+        int queued = fault(fault, waits);
+        assertAll(waits.stream().map(w -> (Executable) () -> w.assertGranted(queued)));
+        for (Waiting w : waits) {
+            w.closeAll();
+        }
+        Await.equal("nodes left", List.of(), LONG, this::nodes);
+    }
+
+    /** Applies {@code fault} to every waiter's connection at once, the holders letting go meanwhile; {@return how many nodes each waiter queued} */
+    private int fault(Fault fault, List<Waiting> waits) throws Exception {
+        switch (fault) {
+            case CUT -> {
+                waits.forEach(w -> w.proxy.cut());
+                for (Waiting w : waits) {
+                    Await.equal(w + ": cut off", false, LONG, () -> w.client.getZookeeperClient().isConnected());
+                }
+                waits.forEach(Waiting::letGo);
+                waits.forEach(Waiting::awaitAheadGone);
+                waits.forEach(w -> w.proxy.heal());
+                return 1;
+            }
+            case DEAFEN -> {
+                List<Long> sessions = waits.stream().map(w -> currentSession(w.client)).toList();
+                List<Integer> dropped = waits.stream().map(w -> w.proxy.framesDeafened()).toList();
+                waits.forEach(w -> w.proxy.deafen());
+                waits.forEach(Waiting::letGo);
+                waits.forEach(Waiting::awaitAheadGone);
+                for (int i = 0; i < waits.size(); i++) {
+                    Waiting w = waits.get(i);
+                    int before = dropped.get(i);
+                    Await.until(w + ": the deletion's event dropped", LONG, () -> w.proxy.framesDeafened() > before);
+                }
+                waits.forEach(w -> w.proxy.heal());
+                for (int i = 0; i < waits.size(); i++) {
+                    Waiting w = waits.get(i);
+                    Await.until(w + ": back", LONG, () -> w.client.getZookeeperClient().isConnected());
+                    assertEquals(sessions.get(i), currentSession(w.client), w + ": the same session throughout");
+                }
+                return 1;
+            }
+            case EXPIRY -> {
+                sideBySide(waits, Waiting::expireAndListenAgain);
+                waits.forEach(Waiting::letGo);
+                return 2;
+            }
+            default -> throw new IllegalArgumentException(fault.name());
+        }
+    }
+
+    /** A step of one listener's, which may fail. */
+    @FunctionalInterface
+    private interface Step<T, R> {
+        R run(T on) throws Exception;
+    }
+
+    /**
+     * Runs {@code step} on each of {@code items}, each on a thread of its own, side by side (the
+     * listeners' waits, one per client, are independent); {@return the results, in order} once
+     * all are done; the first failure, if any, is thrown.
+     */
+    private static <T, R> List<R> sideBySide(List<T> items, Step<T, R> step) throws Exception {
+        List<CompletableFuture<R>> done = new ArrayList<>();
+        for (T item : items) {
+            CompletableFuture<R> one = new CompletableFuture<>();
+            new Thread(() -> {
+                try {
+                    one.complete(step.run(item));
+                } catch (Throwable e) {
+                    one.completeExceptionally(e);
+                }
+            }, "listener " + item).start();
+            done.add(one);
+        }
+        List<R> results = new ArrayList<>();
+        for (CompletableFuture<R> one : done) {
+            try {
+                results.add(one.get());
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof Error error) {
+                    throw error;
+                }
+                throw e.getCause() instanceof Exception cause ? cause : e;
+            }
+        }
+        return results;
+    }
+
+    /** One listener's clients, locks and leases, and what its waiter's client sent. */
+    private final class Waiting {
+        final Listener listener;
+        final String dir;                      // where the nodes ahead are
+        final FaultProxy proxy = FaultProxy.to(server.getConnectString());
+        final CuratorFramework client = proxied(proxy, SESSION_MS);
+        final List<Sent> sent = new CopyOnWriteArrayList<>();
+        final AtomicInteger holding = new AtomicInteger();
+        final AtomicInteger holdingAtGrant = new AtomicInteger(-1);
+        final DistributedLock kept;
+        final DistributedLock holderLock;
+        final DistributedLock waiterLock;
+        final List<Lease> held = new ArrayList<>();
+        CompletableFuture<Lease> granted;
+
+        /**
+         * The waiter's client, through a proxy that logs what it sends, keeps a cached node of
+         * its own under another root ({@code base}-kept): its tree watch is added once, and its
+         * wait adds its own root's. The holder takes its leases, each on a node of its own (an
+         * asynchronous acquisition never re-enters).
+         */
+        Waiting(Listener listener, String base, CuratorFramework holderClient) throws Exception {
+            this.listener = listener;
+            this.dir = base + listener.subPath();
+            proxy.beforeRequest((opcode, node) -> sent.add(new Sent(opcode, node)));
+            kept = Recipe.CACHED_MUTEX.create(client, base + "-kept/lock");
+            kept.acquire().close();
+            Await.until(this + ": the tree watch added (are tree watches off?)", LONG, () -> sent.stream().anyMatch(s -> s.opcode() == OpCode.addWatch));
+            barrier();
+            holderLock = listener.holder().create(holderClient, dir);
+            List<CompletableFuture<Lease>> pending = new ArrayList<>();
+            for (int i = 0; i < listener.holds(); i++) {
+                pending.add(holderLock.acquireAsync(LONG));
+            }
+            for (CompletableFuture<Lease> p : pending) {
+                held.add(p.get(LONG.toMillis(), TimeUnit.MILLISECONDS));
+                holding.incrementAndGet();
+            }
+            waiterLock = listener.waiter().make(client, base);
+        }
+
+        /** The waiter queues behind the holder's nodes; returns once it listens. */
+        Waiting queue() throws Exception {
+            int mark = sent.size();
+            granted = waiterLock.acquireAsync(LONG);
+            granted.thenAccept(lease -> holdingAtGrant.set(holding.get()));
+            listening(mark, 1);
+            return this;
+        }
+
+        /**
+         * Returns once the waiter listens: it read every node ahead for its ask (the
+         * {@code asks}-th time: once per node it queued; a node whose holder hears creations is
+         * asked after a short bound, after the wait chose how to wait), it listed after any root
+         * watch its wait added since {@code mark}, and its client's event thread has run the
+         * answers of all that (a call sent after them answers there after them).
+         */
+        void listening(int mark, int asks) throws Exception {
+            Await.until(this + ": every node ahead read for its ask", LONG, () -> ahead().stream().allMatch(n -> reads(n) >= asks));
+            barrier();
+            String root = ZKPaths.getPathAndNode(dir).getPath();
+            Await.until(this + ": listed after its root's watch was added", LONG, () -> {
+                List<Sent> log = List.copyOf(sent);
+                List<Sent> since = log.subList(mark, log.size());
+                int added = since.lastIndexOf(new Sent(OpCode.addWatch, root));
+                return added < 0 || since.lastIndexOf(new Sent(OpCode.getChildren2, dir)) > added
+                        || since.lastIndexOf(new Sent(OpCode.getChildren, dir)) > added;
+            });
+            barrier();
+        }
+
+        /** Its session expires; returns once it queued again on its new session and listens again. */
+        Waiting expireAndListenAgain() throws Exception {
+            List<String> before = ZkTesting.children(checker, dir);
+            int mark = sent.size();
+            Sessions.expire(client, server.getConnectString());
+            Await.until(this + ": queued again on the new session, the old node gone", LONG, () -> {
+                List<String> now = ZkTesting.children(checker, dir);
+                return now.size() == before.size() && !now.equals(before);
+            });
+            listening(mark, 2);
+            return this;
+        }
+
+        void letGo() {
+            for (Lease lease : held) {
+                holding.decrementAndGet();
+                lease.close();
+            }
+        }
+
+        /** Returns once every node ahead is gone on the server: the holder's letting go is done, while the fault lasts. */
+        void awaitAheadGone() {
+            Await.until(this + ": the nodes ahead gone", LONG, () -> ahead().stream().allMatch(n -> {
+                try {
+                    return checker.checkExists().forPath(n) == null;
+                } catch (Exception e) {
+                    throw new IllegalStateException("cannot read " + n, e);
+                }
+            }));
+        }
+
+        /** Granted in time, never while the holder held, above the holder's tokens, having read each node ahead only to ask it. */
+        void assertGranted(int queued) throws Exception {
+            Lease lease;
+            try {
+                lease = granted.get(GRANT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                throw new AssertionFailedError(this + ": not granted within " + GRANT + " of the fault's end", e);
+            }
+            assertEquals(0, holdingAtGrant.get(), this + ": holder leases still held when the waiter was granted");
+            long token = tokenIn(lease);
+            held.forEach(h -> assertTrue(token > h.fencingToken(), this + ": token " + token + " not above the holder's " + h.fencingToken()));
+            for (String node : ahead()) {
+                assertTrue(reads(node) <= queued, this + ": " + reads(node) + " reads of " + node + " ahead, more than one ask for each of the "
+                        + queued + " node(s) it queued (it watched instead of listening)");
+            }
+            lease.close();
+        }
+
+        /** Every lock closed, releasing what it cached; none of the waiter's own cached nodes left. */
+        void closeAll() {
+            for (DistributedLock lock : List.of(waiterLock, holderLock, kept)) {
+                if (lock instanceof ZkMultiLock multi) {
+                    multi.locks().forEach(Recipe::closeLock);
+                }
+                Recipe.closeLock(lock);
+            }
+        }
+
+        private List<String> ahead() {
+            return held.stream().map(Lease::nodePath).toList();
+        }
+
+        /** The fencing token of {@code lease} on the directory of the nodes ahead. */
+        private long tokenIn(Lease lease) {
+            if (lease instanceof MultiLease multi) {
+                return multi.components().stream().filter(c -> c.nodePath().startsWith(dir + "/")).findFirst().orElseThrow().fencingToken();
+            }
+            return lease.fencingToken();
+        }
+
+        /** The waiter's client's reads of {@code node} (getData, exists): an ask's, or a watch's. */
+        private int reads(String node) {
+            return (int) sent.stream().filter(s -> node.equals(s.path()) && (s.opcode() == OpCode.getData || s.opcode() == OpCode.exists)).count();
+        }
+
+        /** Returns once the waiter's client's event thread has run the answers of everything it sent before. */
+        private void barrier() throws Exception {
+            CountDownLatch behind = new CountDownLatch(1);
+            client.checkExists().inBackground((c, event) -> behind.countDown()).forPath("/");
+            assertTrue(behind.await(LONG.toMillis(), TimeUnit.MILLISECONDS), this + ": the event thread past its answers");
+        }
+
+        @Override
+        public String toString() {
+            return listener.name();
+        }
+    }
+}
