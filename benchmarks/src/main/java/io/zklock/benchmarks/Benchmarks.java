@@ -369,6 +369,10 @@ public final class Benchmarks {
         return (System.nanoTime() - start) / 1_000_000;
     }
 
+    private static String warmedUp(Scenario.Workload workload, long millis) {
+        return workload.round == null ? millis + " ms" : "in its own round";
+    }
+
     /** The JIT's compilation time so far, summed over its threads (0 where the JVM does not tell). */
     private static long compiledMillis() {
         var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
@@ -400,8 +404,8 @@ public final class Benchmarks {
                     warmedMillis[s] = warmUp(workloads[s], metricCount, options);
                 }
             }
-            out.printf(Locale.ROOT, "# scenario %s warmed up: %s %d ms, %s %d ms%n", scenario.id(), sides[0],
-                    warmedMillis[0], sides[1], warmedMillis[1]);
+            out.printf(Locale.ROOT, "# scenario %s warmed up: %s %s, %s %s%n", scenario.id(), sides[0],
+                    warmedUp(workloads[0], warmedMillis[0]), sides[1], warmedUp(workloads[1], warmedMillis[1]));
             int rounds = Math.min(options.rounds(), Math.min(workloads[0].maxRounds, workloads[1].maxRounds));
             long[] jitMillis = new long[2];
             for (int round = 0; round < rounds; round++) {

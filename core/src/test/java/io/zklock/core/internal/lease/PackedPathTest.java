@@ -47,9 +47,12 @@ class PackedPathTest {
         paths.add(good.replace("/locks/orders/", "/locks/others/"));
         paths.add(good.replace("/locks/orders/", "/locks/orders-"));
         paths.add(good.replace("_c_", "_d_"));
+        paths.add(good.replace("3210-lock-", "3210_lock-"));              // no dash after the uuid
+        paths.add(good.replace("01234567-89ab", "01234567x89ab"));       // no dash inside it
         paths.add(good + "0");
         paths.add(good.substring(0, good.length() - 1));
         paths.add(DIR + "/" + LockNode.protectedName(UUID.randomUUID().toString(), PREFIX) + "00000000a1");
+        assertEquals(paths.size(), paths.stream().distinct().count(), "every near path differs from the written ones");
         int packed = 0;
         for (String path : paths) {
             PackedPath pack = PackedPath.pack(path, DIR, PREFIX);
@@ -62,7 +65,7 @@ class PackedPathTest {
                 assertNull(pack, path);
             }
         }
-        assertEquals(201, packed, "the written paths pack, the 15 near ones do not");
+        assertEquals(201, packed, "the written paths pack, the 16 near ones do not");
     }
 
     /** The plain reference: some uuid and int sequence number write {@code path} again. */
