@@ -31,8 +31,8 @@ import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.ZooDefs.OpCode;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.opentest4j.AssertionFailedError;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.opentest4j.AssertionFailedError;
 
 /**
  * A waiter that listens, faulted on its own connection: a waiter of one client queued behind
