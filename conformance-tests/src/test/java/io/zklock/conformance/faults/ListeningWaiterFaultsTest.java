@@ -41,8 +41,10 @@ import org.opentest4j.AssertionFailedError;
  * nodes ahead. Then its connection is cut and restored, or deafened (the deletion's event
  * dropped) and reconnected on the same session, or its session expires; the holder lets go
  * while the waiter is cut off or deaf, or once it listens again on its new session. Property:
- * the waiter is granted within {@link #GRANT} of the fault's end, never while the holder holds,
- * and no node is left once everyone closes. Each case also proves that the waiter listened: it
+ * the waiter is granted within {@link #GRANT} of the fault's end, never while the holder holds
+ * (at its grant the holder had begun to let go of every lease, and no node ahead is on the
+ * server: read after the grant, a node still there was there at it), and no node is left once
+ * everyone closes. Each case also proves that the waiter listened: it
  * read each node ahead only to ask it back, once per node it queued, never to watch it (a
  * waiter that watches reads the node again for the watch).
  *
@@ -198,12 +200,12 @@ class ListeningWaiterFaultsTest extends ServerFaults {
         final CuratorFramework client = proxied(proxy, SESSION_MS);
         final List<Sent> sent = new CopyOnWriteArrayList<>();
         final AtomicInteger holding = new AtomicInteger();
-        final AtomicInteger holdingAtGrant = new AtomicInteger(-1);
         final DistributedLock kept;
         final DistributedLock holderLock;
         final DistributedLock waiterLock;
         final List<Lease> held = new ArrayList<>();
         CompletableFuture<Lease> granted;
+        CompletableFuture<int[]> atGrant;      // at the grant: the holder's leases held, its nodes on the server
 
         /**
          * The waiter's client, through a proxy that logs what it sends, keeps a cached node of
@@ -235,7 +237,7 @@ class ListeningWaiterFaultsTest extends ServerFaults {
         Waiting queue() throws Exception {
             int mark = sent.size();
             granted = waiterLock.acquireAsync(LONG);
-            granted.thenAccept(lease -> holdingAtGrant.set(holding.get()));
+            atGrant = granted.thenApply(lease -> new int[] {holding.get(), aheadOnServer()});   // a node still there was there at the grant
             listening(mark, 1);
             return this;
         }
@@ -283,13 +285,18 @@ class ListeningWaiterFaultsTest extends ServerFaults {
 
         /** Returns once every node ahead is gone on the server: the holder's letting go is done, while the fault lasts. */
         void awaitAheadGone() {
-            Await.until(this + ": the nodes ahead gone", LONG, () -> ahead().stream().allMatch(n -> {
+            Await.until(this + ": the nodes ahead gone", LONG, () -> aheadOnServer() == 0);
+        }
+
+        /** How many of the nodes ahead are on the server now (read through the checker's own session). */
+        private int aheadOnServer() {
+            return (int) ahead().stream().filter(n -> {
                 try {
-                    return checker.checkExists().forPath(n) == null;
+                    return checker.checkExists().forPath(n) != null;
                 } catch (Exception e) {
                     throw new IllegalStateException("cannot read " + n, e);
                 }
-            }));
+            }).count();
         }
 
         /** Granted in time, never while the holder held, above the holder's tokens, having read each node ahead only to ask it. */
@@ -300,7 +307,9 @@ class ListeningWaiterFaultsTest extends ServerFaults {
             } catch (TimeoutException e) {
                 throw new AssertionFailedError(this + ": not granted within " + GRANT + " of the fault's end", e);
             }
-            assertEquals(0, holdingAtGrant.get(), this + ": holder leases still held when the waiter was granted");
+            int[] at = atGrant.get(LONG.toMillis(), TimeUnit.MILLISECONDS);
+            assertEquals(0, at[0], this + ": holder leases still held when the waiter was granted");
+            assertEquals(0, at[1], this + ": nodes ahead still on the server when the waiter was granted");
             long token = tokenIn(lease);
             held.forEach(h -> assertTrue(token > h.fencingToken(), this + ": token " + token + " not above the holder's " + h.fencingToken()));
             for (String node : ahead()) {
