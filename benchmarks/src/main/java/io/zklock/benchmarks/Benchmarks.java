@@ -338,7 +338,7 @@ public final class Benchmarks {
         }
         if (outcomes.isEmpty()) {
             throw new IllegalArgumentException("no scenario " + options.scenario() + "; scenarios are 1-11 (with 1b, 2r, 5w"
-                    + " and the floors 2w, 2p, 3f, 4f, 5f, 6f), c1-c5, c2p and its floor c2f; storm, faults, lockdelay, election"
+                    + " and the floors 2w, 2p, 2pb, 3f, 4f, 4fb, 5f, 6f), c1-c5, c2p and its floor c2f; storm, faults, lockdelay, election"
                     + (options.baseline() == null ? "" : " (with --baseline: 1-9 and 11)"));
         }
         printTable(outcomes, options, out);
@@ -626,7 +626,7 @@ public final class Benchmarks {
                 + "at no client cost, would reach; zklock's share of the floor = its ratio / the ceiling. The same on "
                 + "median ratios: on a loaded machine a few long stalls move the throughput more than the median.");
         find(outcomes, "2").ifPresent(o -> {
-            target(out, "uncontended mutex (2)", o.throughputRatio(), 1.2, ceilings(outcomes, o, "2w", "2p"));
+            target(out, "uncontended mutex (2)", o.throughputRatio(), 1.2, ceilings(outcomes, o, "2w", "2p", "2pb"));
             find(outcomes, "1").ifPresent(raw -> {
                 double floor = (raw.zklock().medianMs(0) + raw.curator().medianMs(0)) / 2;
                 double overFloor = o.zklock().medianMs(0) / floor;
@@ -639,7 +639,7 @@ public final class Benchmarks {
         find(outcomes, "3").ifPresent(o -> target(out, "contended mutex (3)", o.throughputRatio(), 1.1,
                 ceilings(outcomes, o, "3f")));
         find(outcomes, "4").ifPresent(o -> target(out, "read-heavy readers (4)", o.throughputRatio(), 1.1,
-                ceilings(outcomes, o, "4f")));
+                ceilings(outcomes, o, "4f", "4fb")));
         find(outcomes, "5").ifPresent(o -> target(out, "semaphore (5)", o.throughputRatio(), 2.5,
                 ceilings(outcomes, o, "5f")));
         find(outcomes, "6").ifPresent(o -> target(out, "multi-lock over 8 (6)", o.throughputRatio(), 4.0,

@@ -36,6 +36,12 @@ import org.apache.zookeeper.ZooKeeper;
  *       creates all its nodes, the listings go right behind it, one transaction deletes them;</li>
  *   <li>{@link #WRITES}: create and delete with no listing at all: the two commits any lock that
  *       writes a node and deletes it pays, whatever it reads.</li>
+ *   <li>{@link #BACKGROUND}: the same mutex and reader cycle with every call made in the
+ *       background, the caller waiting on a future its callback completes: what the same requests
+ *       cost a client that waits as zklock's engine must, never in {@code synchronized} +
+ *       {@code wait()} (the handle's synchronous calls wait so, and their reply wakes the caller
+ *       from the send thread; a background call's reply passes ZooKeeper's event thread first,
+ *       one more thread hand-off per reply the caller waits for).</li>
  * </ul>
  */
 final class RawFloor {
@@ -44,24 +50,7 @@ final class RawFloor {
     }
 
     /** A minimal mutex ({@link #permits} with 1), reader (never waits), semaphore and uncontended multi-lock. */
-    static final Recipes RECIPES = new Recipes.Floor() {
-        @Override
-        public String name() {
-            return "floor";
-        }
-
-        @Override
-        public Lock mutex(CuratorFramework client, String path) {
-            return permits(client, path, 1);
-        }
-
-        /** Both halves are the reader's cycle: create with the listing, delete; the writer does not wait either. */
-        @Override
-        public Lock[] readWrite(CuratorFramework client, String path) {
-            Lock cycle = permits(client, path, Integer.MAX_VALUE);
-            return new Lock[] {cycle, cycle};
-        }
-
+    static final Recipes RECIPES = new Cycles("floor", false) {
         @Override
         public Lock semaphore(CuratorFramework client, String path, int maxLeases) {
             return permits(client, path, maxLeases);
@@ -115,11 +104,51 @@ final class RawFloor {
         }
     };
 
+    /** {@link #RECIPES}' mutex and reader cycle with every call in the background (the rest is not offered). */
+    static final Recipes BACKGROUND = new Cycles("background floor", true);
+
+    /** The mutex and the reader cycle of a floor, its calls synchronous or (with {@code background}) not. */
+    private static class Cycles extends Recipes.Floor {
+        private final String name;
+        private final boolean background;
+
+        Cycles(String name, boolean background) {
+            this.name = name;
+            this.background = background;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public Lock mutex(CuratorFramework client, String path) {
+            return permits(client, path, 1, background);
+        }
+
+        /** Both halves are the reader's cycle: create with the listing, delete; the writer does not wait either. */
+        @Override
+        public Lock[] readWrite(CuratorFramework client, String path) {
+            Lock cycle = permits(client, path, Integer.MAX_VALUE, background);
+            return new Lock[] {cycle, cycle};
+        }
+    }
+
     /**
      * A lock of at most {@code permits} holders on directory {@code path}
-     * ({@link Integer#MAX_VALUE}: never waits, sets no watch).
+     * ({@link Integer#MAX_VALUE}: never waits, sets no watch), its listings, reads and delete
+     * made with the handle's synchronous calls.
      */
     static Lock permits(CuratorFramework client, String path, int permits) {
+        return permits(client, path, permits, false);
+    }
+
+    /**
+     * {@link #permits(CuratorFramework, String, int)}, with {@code background}: every call made
+     * in the background and waited for on a future.
+     */
+    static Lock permits(CuratorFramework client, String path, int permits, boolean background) {
         ensureDirectory(client, path);
         return () -> {
             ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
@@ -134,28 +163,75 @@ final class RawFloor {
                     }, null);
             boolean watchDirectory = permits > 1 && permits != Integer.MAX_VALUE;
             var directoryChanged = new CountDownLatch(1);
-            List<String> children = zk.getChildren(path, watchDirectory ? wake(directoryChanged) : null);
+            List<String> children = list(zk, path, watchDirectory ? wake(directoryChanged) : null, background);
             String node = created.get();
             String name = node.substring(path.length() + 1);
             while (true) {
                 String[] ahead = children.stream().filter(c -> c.compareTo(name) < 0).sorted().toArray(String[]::new);
                 if (ahead.length < permits) {
-                    return () -> zk.delete(node, -1);
+                    return () -> delete(zk, node, background);
                 }
                 if (watchDirectory) {
                     directoryChanged.await();
                     var next = new CountDownLatch(1);
-                    children = zk.getChildren(path, wake(next));
+                    children = list(zk, path, wake(next), background);
                     directoryChanged = next;
                 } else {
                     var predecessorGone = new CountDownLatch(1);
-                    if (zk.exists(path + "/" + ahead[ahead.length - 1], wake(predecessorGone)) != null) {
+                    if (exists(zk, path + "/" + ahead[ahead.length - 1], wake(predecessorGone), background)) {
                         predecessorGone.await();
                     }
-                    children = zk.getChildren(path, null);
+                    children = list(zk, path, null, background);
                 }
             }
         };
+    }
+
+    private static List<String> list(ZooKeeper zk, String path, Watcher watcher, boolean background) throws Exception {
+        if (!background) {
+            return zk.getChildren(path, watcher);
+        }
+        var listed = new CompletableFuture<List<String>>();
+        zk.getChildren(path, watcher, (rc, p, ctx, children) -> {
+            if (rc == 0) {
+                listed.complete(children);
+            } else {
+                listed.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), p));
+            }
+        }, null);
+        return listed.get();
+    }
+
+    /** Whether {@code path} exists, {@code watcher} set on it either way. */
+    private static boolean exists(ZooKeeper zk, String path, Watcher watcher, boolean background) throws Exception {
+        if (!background) {
+            return zk.exists(path, watcher) != null;
+        }
+        var read = new CompletableFuture<Boolean>();
+        zk.exists(path, watcher, (rc, p, ctx, stat) -> {
+            if (rc == 0 || rc == KeeperException.Code.NONODE.intValue()) {
+                read.complete(stat != null);
+            } else {
+                read.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), p));
+            }
+        }, null);
+        return read.get();
+    }
+
+    private static void delete(ZooKeeper zk, String node, boolean background) throws Exception {
+        if (!background) {
+            zk.delete(node, -1);
+            return;
+        }
+        var deleted = new CompletableFuture<Void>();
+        zk.delete(node, -1, (rc, p, ctx) -> {
+            if (rc == 0) {
+                deleted.complete(null);
+            } else {
+                deleted.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), p));
+            }
+        }, null);
+        deleted.get();
     }
 
     private static Watcher wake(CountDownLatch latch) {

@@ -129,6 +129,9 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
                 new Scenario("2p", "FLOOR vs Curator's 2: the first column runs a raw mutex cycle, create with the listing"
                         + " sent right behind it (one round trip), then delete: scenario 2's 3 requests with nothing else",
                         List.of("FLOOR acquire+release"), (r, cs, root) -> turns(floorFirst(r, RawFloor.RECIPES), cs, root)),
+                new Scenario("2pb", "FLOOR vs Curator's 2: 2p with every call in the background, the caller waiting on a future"
+                        + " (as a client must that never waits in synchronized + wait(): each reply passes the event thread)",
+                        List.of("FLOOR acquire+release"), (r, cs, root) -> turns(floorFirst(r, RawFloor.BACKGROUND), cs, root)),
                 new Scenario("3", "contended mutex, 4 sessions x 2 threads",
                         List.of("acquire+release", "hand-off"), (r, cs, root) -> contended(r, cs, root, 4, 2)),
                 new Scenario("3f", "FLOOR vs Curator's 3: the first column's threads each run a minimal raw mutex (create"
@@ -139,6 +142,10 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
                 new Scenario("4f", "FLOOR vs Curator's 4: the first column's readers and writer each run a raw cycle"
                         + " (create with the listing, delete; nobody waits)", List.of("FLOOR read acquire+release",
                         "FLOOR write acquire+release"), (r, cs, root) -> readHeavy(floorFirst(r, RawFloor.RECIPES), cs, root)),
+                new Scenario("4fb", "FLOOR vs Curator's 4: 4f with every call in the background, the caller waiting on a future"
+                        + " (as a client must that never waits in synchronized + wait(): each reply passes the event thread)",
+                        List.of("FLOOR read acquire+release", "FLOOR write acquire+release"),
+                        (r, cs, root) -> readHeavy(floorFirst(r, RawFloor.BACKGROUND), cs, root)),
                 new Scenario("5", "semaphore maxLeases 3, 6 threads over 3 sessions, ~1 ms hold",
                         List.of("acquire+release (hold excluded)"), Scenario::semaphore),
                 new Scenario("5f", "FLOOR vs Curator's 5: the first column's threads each run a minimal raw semaphore of 3"

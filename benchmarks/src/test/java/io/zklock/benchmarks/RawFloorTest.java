@@ -19,23 +19,37 @@ import org.junit.jupiter.api.Test;
  */
 class RawFloorTest {
 
-    /** The raw semaphore of scenario 1s: 6 threads over 3 sessions, never more than 3 holders, and 3 reached. */
+    /** The raw semaphore of scenario 5f: 6 threads over 3 sessions, never more than 3 holders, and 3 reached. */
     @Test
     void semaphoreGrantsAtMostItsPermits() throws Exception {
-        assertEquals(3, maxHolders(3, 2, 3));
+        assertEquals(3, maxHolders(3, 2, 3, false));
     }
 
-    /** The raw mutex of scenario 1c: 4 sessions x 2 threads, one holder at a time. */
+    /** The raw mutex of scenario 3f: 4 sessions x 2 threads, one holder at a time. */
     @Test
     void mutexGrantsOneHolder() throws Exception {
-        assertEquals(1, maxHolders(4, 2, 1));
+        assertEquals(1, maxHolders(4, 2, 1, false));
+    }
+
+    /** The raw mutex with every call in the background (floor 2pb's): one holder at a time, its waiters woken. */
+    @Test
+    void backgroundMutexGrantsOneHolder() throws Exception {
+        assertEquals(1, maxHolders(4, 2, 1, true));
+    }
+
+    /** The raw semaphore's listing-and-watch loop with every call in the background: at most 3 holders, 3 reached. */
+    @Test
+    void backgroundSemaphoreGrantsAtMostItsPermits() throws Exception {
+        assertEquals(3, maxHolders(3, 2, 3, true));
     }
 
     /**
      * Runs the threads for a second (up to five until {@code permits} holders were seen at once), each
-     * holding ~1 ms; returns the most holders seen at once.
+     * holding ~1 ms; returns the most holders seen at once. {@code background}: the floor whose
+     * calls are all made in the background.
      */
-    private static int maxHolders(int sessions, int threadsPerSession, int permits) throws Exception {
+    private static int maxHolders(int sessions, int threadsPerSession, int permits, boolean background)
+            throws Exception {
         try (var server = new TestingServer()) {
             var clients = new ArrayList<CuratorFramework>();
             var holders = new AtomicInteger();
@@ -49,7 +63,7 @@ class RawFloorTest {
                     CuratorFramework client = Scenario.Workload.start(server.getConnectString());
                     clients.add(client);
                     Scenario.Workload.awaitConnected(client, server.getConnectString());
-                    locks.add(RawFloor.permits(client, "/floor", permits));
+                    locks.add(RawFloor.permits(client, "/floor", permits, background));
                 }
                 long start = System.nanoTime();     // once every session is up
                 long deadline = start + TimeUnit.SECONDS.toNanos(1);
