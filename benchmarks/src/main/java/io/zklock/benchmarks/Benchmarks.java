@@ -652,14 +652,14 @@ public final class Benchmarks {
                     median <= 1.0 && p99 <= 1.0 ? "met" : "MISSED", writerFloor(outcomes, "c2f"));
         });
         find(outcomes, "c5").ifPresent(cached -> find(outcomes, "5w").ifPresent(uncached -> {
-            double[] with = waiter(cached);
-            double[] without = waiter(uncached);
-            double median = with[0] - without[0];
-            double p99 = with[1] - without[1];
+            Side with = cached.zklock();
+            Side without = uncached.zklock();
+            double median = with.medianMs(1) - without.medianMs(1);
+            double p99 = with.p99Ms(1) - without.p99Ms(1);
             out.printf(Locale.ROOT, "  %-52s %+6.2f / %+.2f ms  (target <= +1.00 at both)  %-6s zklock's waiter %.2f / %.2f ms"
                     + " behind cached permits, %.2f / %.2f ms without caching (median / p99)%n",
-                    "semaphore waiter behind cached permits (c5 vs 5w)", median, p99,
-                    median <= 1.0 && p99 <= 1.0 ? "met" : "MISSED", with[0], with[1], without[0], without[1]);
+                    "semaphore waiter behind cached permits (c5 vs 5w)", median, p99, median <= 1.0 && p99 <= 1.0 ? "met" : "MISSED",
+                    with.medianMs(1), with.p99Ms(1), without.medianMs(1), without.p99Ms(1));
         }));
         if (find(outcomes, "c2p").isEmpty()) {
             String floor = writerFloor(outcomes, "c2f");
@@ -672,12 +672,6 @@ public final class Benchmarks {
     /** How far the first column's writer (metric 1) is above the second column's at quantile {@code q}, in ms. */
     private static double writerOver(Outcome o, double q) {
         return (o.zklock().result().metrics[1].quantile(q) - o.curator().result().metrics[1].quantile(q)) / 1e6;
-    }
-
-    /** zklock's waiter (metric 1) in {@code o}: its median and p99, in ms. */
-    private static double[] waiter(Outcome o) {
-        Samples waits = o.zklock().result().metrics[1];
-        return new double[] {waits.quantile(0.50) / 1e6, waits.quantile(0.99) / 1e6};
     }
 
     /**

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 
 import io.zklock.benchmarks.Recipes.Lock;
 import org.apache.curator.framework.CuratorFramework;
@@ -50,7 +51,7 @@ final class RawFloor {
     }
 
     /** A minimal mutex ({@link #permits} with 1), reader (never waits), semaphore and uncontended multi-lock. */
-    static final Recipes RECIPES = new Cycles("floor", false) {
+    static final Recipes RECIPES = new Cycles("floor", Calls.SYNCHRONOUS) {
         @Override
         public Lock semaphore(CuratorFramework client, String path, int maxLeases) {
             return permits(client, path, maxLeases);
@@ -64,13 +65,8 @@ final class RawFloor {
                 ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
                 var created = new CompletableFuture<List<OpResult>>();
                 zk.multi(paths.stream().map(p -> Op.create(p + "/n-", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE,
-                        CreateMode.EPHEMERAL_SEQUENTIAL)).toList(), (rc, p, ctx, results) -> {
-                            if (rc == 0) {
-                                created.complete(results);
-                            } else {
-                                created.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc)));
-                            }
-                        }, null);
+                        CreateMode.EPHEMERAL_SEQUENTIAL)).toList(),
+                        (rc, p, ctx, results) -> Calls.answer(created, rc, p, results), null);
                 var listed = new ArrayList<CompletableFuture<Void>>();
                 for (String p : paths) {
                     var listing = new CompletableFuture<Void>();
@@ -105,16 +101,16 @@ final class RawFloor {
     };
 
     /** {@link #RECIPES}' mutex and reader cycle with every call in the background (the rest is not offered). */
-    static final Recipes BACKGROUND = new Cycles("background floor", true);
+    static final Recipes BACKGROUND = new Cycles("background floor", Calls.IN_BACKGROUND);
 
-    /** The mutex and the reader cycle of a floor, its calls synchronous or (with {@code background}) not. */
+    /** The mutex and the reader cycle of a floor, its listings, reads and deletes made by {@code calls}. */
     private static class Cycles extends Recipes.Floor {
         private final String name;
-        private final boolean background;
+        private final Calls calls;
 
-        Cycles(String name, boolean background) {
+        Cycles(String name, Calls calls) {
             this.name = name;
-            this.background = background;
+            this.calls = calls;
         }
 
         @Override
@@ -124,13 +120,13 @@ final class RawFloor {
 
         @Override
         public Lock mutex(CuratorFramework client, String path) {
-            return permits(client, path, 1, background);
+            return permits(client, path, 1, calls);
         }
 
         /** Both halves are the reader's cycle: create with the listing, delete; the writer does not wait either. */
         @Override
         public Lock[] readWrite(CuratorFramework client, String path) {
-            Lock cycle = permits(client, path, Integer.MAX_VALUE, background);
+            Lock cycle = permits(client, path, Integer.MAX_VALUE, calls);
             return new Lock[] {cycle, cycle};
         }
     }
@@ -141,97 +137,120 @@ final class RawFloor {
      * made with the handle's synchronous calls.
      */
     static Lock permits(CuratorFramework client, String path, int permits) {
-        return permits(client, path, permits, false);
+        return permits(client, path, permits, Calls.SYNCHRONOUS);
     }
 
-    /**
-     * {@link #permits(CuratorFramework, String, int)}, with {@code background}: every call made
-     * in the background and waited for on a future.
-     */
-    static Lock permits(CuratorFramework client, String path, int permits, boolean background) {
+    /** {@link #permits(CuratorFramework, String, int)}, its listings, reads and delete made by {@code calls}. */
+    static Lock permits(CuratorFramework client, String path, int permits, Calls calls) {
         ensureDirectory(client, path);
         return () -> {
             ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
             var created = new CompletableFuture<String>();
             zk.create(path + "/n-", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL,
-                    (rc, p, ctx, name) -> {
-                        if (rc == 0) {
-                            created.complete(name);
-                        } else {
-                            created.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), p));
-                        }
-                    }, null);
+                    (rc, p, ctx, name) -> Calls.answer(created, rc, p, name), null);
             boolean watchDirectory = permits > 1 && permits != Integer.MAX_VALUE;
             var directoryChanged = new CountDownLatch(1);
-            List<String> children = list(zk, path, watchDirectory ? wake(directoryChanged) : null, background);
+            List<String> children = calls.list(zk, path, watchDirectory ? wake(directoryChanged) : null);
             String node = created.get();
             String name = node.substring(path.length() + 1);
             while (true) {
                 String[] ahead = children.stream().filter(c -> c.compareTo(name) < 0).sorted().toArray(String[]::new);
                 if (ahead.length < permits) {
-                    return () -> delete(zk, node, background);
+                    return () -> calls.delete(zk, node);
                 }
                 if (watchDirectory) {
                     directoryChanged.await();
                     var next = new CountDownLatch(1);
-                    children = list(zk, path, wake(next), background);
+                    children = calls.list(zk, path, wake(next));
                     directoryChanged = next;
                 } else {
                     var predecessorGone = new CountDownLatch(1);
-                    if (exists(zk, path + "/" + ahead[ahead.length - 1], wake(predecessorGone), background)) {
+                    if (calls.exists(zk, path + "/" + ahead[ahead.length - 1], wake(predecessorGone))) {
                         predecessorGone.await();
                     }
-                    children = list(zk, path, null, background);
+                    children = calls.list(zk, path, null);
                 }
             }
         };
     }
 
-    private static List<String> list(ZooKeeper zk, String path, Watcher watcher, boolean background) throws Exception {
-        if (!background) {
-            return zk.getChildren(path, watcher);
-        }
-        var listed = new CompletableFuture<List<String>>();
-        zk.getChildren(path, watcher, (rc, p, ctx, children) -> {
-            if (rc == 0) {
-                listed.complete(children);
-            } else {
-                listed.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), p));
+    /**
+     * How a floor makes its listings, reads and deletes: with the handle's synchronous calls,
+     * whose replies wake the caller from the send thread, or in the background, the caller
+     * waiting on a future that the callback completes on ZooKeeper's event thread.
+     */
+    interface Calls {
+        Calls SYNCHRONOUS = new Calls() {
+            @Override
+            public List<String> list(ZooKeeper zk, String path, Watcher watcher) throws Exception {
+                return zk.getChildren(path, watcher);
             }
-        }, null);
-        return listed.get();
-    }
 
-    /** Whether {@code path} exists, {@code watcher} set on it either way. */
-    private static boolean exists(ZooKeeper zk, String path, Watcher watcher, boolean background) throws Exception {
-        if (!background) {
-            return zk.exists(path, watcher) != null;
-        }
-        var read = new CompletableFuture<Boolean>();
-        zk.exists(path, watcher, (rc, p, ctx, stat) -> {
-            if (rc == 0 || rc == KeeperException.Code.NONODE.intValue()) {
-                read.complete(stat != null);
-            } else {
-                read.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), p));
+            @Override
+            public boolean exists(ZooKeeper zk, String path, Watcher watcher) throws Exception {
+                return zk.exists(path, watcher) != null;
             }
-        }, null);
-        return read.get();
-    }
 
-    private static void delete(ZooKeeper zk, String node, boolean background) throws Exception {
-        if (!background) {
-            zk.delete(node, -1);
-            return;
-        }
-        var deleted = new CompletableFuture<Void>();
-        zk.delete(node, -1, (rc, p, ctx) -> {
-            if (rc == 0) {
-                deleted.complete(null);
-            } else {
-                deleted.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), p));
+            @Override
+            public void delete(ZooKeeper zk, String node) throws Exception {
+                zk.delete(node, -1);
             }
-        }, null);
-        deleted.get();
+        };
+
+        Calls IN_BACKGROUND = new Calls() {
+            @Override
+            public List<String> list(ZooKeeper zk, String path, Watcher watcher) throws Exception {
+                var listed = new CompletableFuture<List<String>>();
+                zk.getChildren(path, watcher, (rc, p, ctx, children) -> answer(listed, rc, p, children), null);
+                return await(listed);
+            }
+
+            @Override
+            public boolean exists(ZooKeeper zk, String path, Watcher watcher) throws Exception {
+                var read = new CompletableFuture<Boolean>();
+                zk.exists(path, watcher, (rc, p, ctx, stat) -> answer(read,
+                        rc == KeeperException.Code.NONODE.intValue() ? 0 : rc, p, stat != null), null);
+                return await(read);
+            }
+
+            @Override
+            public void delete(ZooKeeper zk, String node) throws Exception {
+                var deleted = new CompletableFuture<Void>();
+                zk.delete(node, -1, (rc, p, ctx) -> answer(deleted, rc, p, null), null);
+                await(deleted);
+            }
+        };
+
+        /** The children of {@code path}, {@code watcher} (or none) set on it. */
+        List<String> list(ZooKeeper zk, String path, Watcher watcher) throws Exception;
+
+        /** Whether {@code path} exists, {@code watcher} set on it either way. */
+        boolean exists(ZooKeeper zk, String path, Watcher watcher) throws Exception;
+
+        /** Deletes {@code node}, any version. */
+        void delete(ZooKeeper zk, String node) throws Exception;
+
+        /** Completes {@code future} with {@code value} on success, else with the code's exception; never leaves it open. */
+        static <T> void answer(CompletableFuture<T> future, int rc, String path, T value) {
+            if (rc == 0) {
+                future.complete(value);
+                return;
+            }
+            try {
+                future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+            } catch (RuntimeException e) {             // a code this client does not know
+                future.completeExceptionally(new IllegalStateException("reply code " + rc + " for " + path, e));
+            }
+        }
+
+        /** The future's value, or the exception its call failed with (not wrapped, as a synchronous call throws it). */
+        private static <T> T await(CompletableFuture<T> future) throws Exception {
+            try {
+                return future.get();
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof Exception cause ? cause : e;
+            }
+        }
     }
 
     private static Watcher wake(CountDownLatch latch) {
