@@ -338,7 +338,7 @@ public final class Benchmarks {
         }
         if (outcomes.isEmpty()) {
             throw new IllegalArgumentException("no scenario " + options.scenario() + "; scenarios are 1-11 (with 1b, 2r, 5w"
-                    + " and the floors 2w, 2p, 2pb, 3f, 4f, 4fb, 5f, 6f), c1-c5, c2p and its floor c2f; storm, faults, lockdelay, election"
+                    + " and the floors 2w, 2p, 2pb, 3f, 4f, 4fb, 5f, 5wf, 6f), c1-c5, c2p and the floors c2f, c5f; storm, faults, lockdelay, election"
                     + (options.baseline() == null ? "" : " (with --baseline: 1-9 and 11)"));
         }
         printTable(outcomes, options, out);
@@ -659,6 +659,15 @@ public final class Benchmarks {
             out.printf(Locale.ROOT, "  %-52s %+6.2f / %+.2f ms  (target <= +1.00 at both)  %-6s zklock's waiter %.2f / %.2f ms"
                     + " behind cached permits, %.2f / %.2f ms without caching (median / p99)%n",
                     "semaphore waiter behind cached permits (c5 vs 5w)", median, p99, median <= 1.0 && p99 <= 1.0 ? "met" : "MISSED",
+                    with.medianMs(1), with.p99Ms(1), without.medianMs(1), without.p99Ms(1));
+        }));
+        find(outcomes, "c5f").ifPresent(cached -> find(outcomes, "5wf").ifPresent(uncached -> {
+            Side with = cached.zklock();
+            Side without = uncached.zklock();
+            out.printf(Locale.ROOT, "  %-52s %+6.2f / %+.2f ms  the floors' waiter %.2f / %.2f ms behind cached permits,"
+                    + " %.2f / %.2f ms without caching (median / p99): what a minimal semaphore whose holders keep their"
+                    + " nodes adds%n", "floor of the waiter behind cached permits (c5f vs 5wf)",
+                    with.medianMs(1) - without.medianMs(1), with.p99Ms(1) - without.p99Ms(1),
                     with.medianMs(1), with.p99Ms(1), without.medianMs(1), without.p99Ms(1));
         }));
         if (find(outcomes, "c2p").isEmpty()) {

@@ -257,7 +257,8 @@ final class RawCachedReadWrite {
         notifyAll();
     }
 
-    private static long sequence(String child) {
+    /** The sequence number ZooKeeper appended to {@code child}'s name. */
+    static long sequence(String child) {
         return Long.parseLong(child.substring(child.length() - 10));
     }
 }

@@ -155,6 +155,9 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
                 new Scenario("5w", "semaphore of 2: 2 sessions taking a permit for 1 ms, 200 us apart, + a waiter session"
                         + " taking one every ~20 ms", List.of("acquire+release (hold excluded)", "waiter's acquire"),
                         Scenario::semaphoreWaiter),
+                new Scenario("5wf", "FLOOR vs Curator's 5w: the first column's sessions each run 5f's minimal raw semaphore (of 2)",
+                        List.of("FLOOR acquire+release (hold excluded)", "FLOOR waiter's acquire"),
+                        (r, cs, root) -> semaphoreWaiter(floorFirst(r, RawFloor.RECIPES), cs, root)),
                 new Scenario("6", "multi-lock over 8 locks, uncontended",
                         List.of("acquire+release"), Scenario::multi),
                 new Scenario("6f", "FLOOR vs Curator's 6: the first column runs a raw multi-lock cycle (one transaction"
@@ -192,18 +195,22 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
                 List.of("read acquire+release", "write acquire+release"), (r, cs, root) -> readHeavy(r.cached(), cs, root)));
         all.add(new Scenario("c2p", "cached leases: c2 with each reader pausing 200 us between reads, both sides (8 cached readers"
                         + " spinning on 2 cores starve the client's and the embedded server's threads in c2)",
-                List.of("read acquire+release", "write acquire+release"), (r, cs, root) -> readHeavy(r.cached(), cs, root, 200)));
+                cachedReadHeavyMetrics(false), (r, cs, root) -> readHeavy(r.cached(), cs, root, 200)));
         all.add(new Scenario("c2f", "FLOOR vs Curator's c2p: the first column runs a minimal raw cached read-write lock"
                         + " (a read node kept per reader session and re-granted locally; a persistent watch hears the writer's"
                         + " create, the session deletes its node at 0 local holders; the writer creates with the listing and"
-                        + " waits to hear the nodes ahead deleted)", List.of("FLOOR read acquire+release",
-                        "FLOOR write acquire+release"),
+                        + " waits to hear the nodes ahead deleted)", cachedReadHeavyMetrics(true),
                 (r, cs, root) -> readHeavy(floorFirst(r, RawCachedReadWrite.RECIPES), cs, root, 200)));
         all.add(new Scenario("c3", "cached leases: scenario 5 with zklock's permits caching on (Curator as in 5)",
                 List.of("acquire+release (hold excluded)"), (r, cs, root) -> semaphore(r.cached(), cs, root)));
         all.add(new Scenario("c5", "cached leases: scenario 5w with zklock's permits caching on (Curator as in 5w): a waiter"
                         + " behind cached permits", List.of("acquire+release (hold excluded)", "waiter's acquire"),
                 (r, cs, root) -> semaphoreWaiter(r.cached(), cs, root)));
+        all.add(new Scenario("c5f", "FLOOR vs Curator's 5w: the first column runs a minimal raw cached semaphore (of 2: each"
+                        + " session keeps its node and re-grants it locally; a persistent watch hears a waiter's create, and"
+                        + " every holder deletes its node at its next release, so the first release frees the waiter's permit)",
+                List.of("FLOOR acquire+release (hold excluded)", "FLOOR waiter's acquire"),
+                (r, cs, root) -> semaphoreWaiter(floorFirst(r, RawCachedSemaphore.RECIPES), cs, root)));
         all.add(new Scenario("c4", "cached leases: scenario 3 with zklock's mutex caching on (Curator as in 3): the hand-off"
                         + " of a cached node to a waiter of another session",
                 List.of("acquire+release", "hand-off", "hand-off across sessions"),
@@ -313,11 +320,30 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
         return w;
     }
 
+    /** The metric of a read-heavy scenario's writer's acquire alone, its release excluded. */
+    private static final int WRITE_ACQUIRES = 2;
+    /** The metric of a read-heavy scenario's reads that took over {@link #SLOW_READ_NANOS}. */
+    private static final int SLOW_READS = 3;
+    /** A cached read re-granted locally takes microseconds; one that waited, a round trip or more. */
+    private static final long SLOW_READ_NANOS = 100_000L;
+
+    /** The metrics of a cached read-heavy scenario and of its floor ({@code floor}: the floor's names). */
+    private static List<String> cachedReadHeavyMetrics(boolean floor) {
+        String prefix = floor ? "FLOOR " : "";
+        return List.of(prefix + "read acquire+release", prefix + "write acquire+release",
+                prefix + "write acquire (release excluded)", prefix + "read over 0.1 ms (cached: one that waited)");
+    }
+
     private static Workload readHeavy(Recipes recipes, String connectString, String root) {
         return readHeavy(recipes, connectString, root, 0);
     }
 
-    /** Scenario 4; each reader pauses {@code pauseMicros} between reads (0: none). */
+    /**
+     * Scenario 4; each reader pauses {@code pauseMicros} between reads (0: none). A scenario that
+     * names four metrics also gets the writer's acquire alone ({@link #WRITE_ACQUIRES}) and the
+     * reads that took over {@link #SLOW_READ_NANOS} ({@link #SLOW_READS}: with caching, the reads
+     * that waited, mostly behind a writer).
+     */
     private static Workload readHeavy(Recipes recipes, String connectString, String root, int pauseMicros) {
         var w = new Workload(connectString);
         for (int s = 0; s < 4; s++) {
@@ -326,7 +352,11 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
                 w.workers.add(m -> {
                     long t0 = System.nanoTime();
                     read.acquire().release();
-                    m[0].add(System.nanoTime() - t0);
+                    long took = System.nanoTime() - t0;
+                    m[0].add(took);
+                    if (m.length > SLOW_READS && took > SLOW_READ_NANOS) {
+                        m[SLOW_READS].add(took);
+                    }
                     if (pauseMicros > 0) {
                         java.util.concurrent.locks.LockSupport.parkNanos(pauseMicros * 1_000L);
                     }
@@ -337,8 +367,13 @@ record Scenario(String id, String title, List<String> metrics, Opener opener) {
         w.workers.add(m -> {
             Thread.sleep(20);
             long t0 = System.nanoTime();
-            write.acquire().release();
+            Held held = write.acquire();
+            long granted = System.nanoTime();
+            held.release();
             m[1].add(System.nanoTime() - t0);
+            if (m.length > WRITE_ACQUIRES) {
+                m[WRITE_ACQUIRES].add(granted - t0);
+            }
         });
         return w;
     }

@@ -191,7 +191,8 @@ class RawCachedReadWriteTest {
         return thread;
     }
 
-    private static CuratorFramework session(TestingServer server, List<CuratorFramework> clients) {
+    /** A new session on {@code server}, connected, added to {@code clients} (which the caller closes). */
+    static CuratorFramework session(TestingServer server, List<CuratorFramework> clients) {
         CuratorFramework client = Scenario.Workload.start(server.getConnectString());
         clients.add(client);
         Scenario.Workload.awaitConnected(client, server.getConnectString());

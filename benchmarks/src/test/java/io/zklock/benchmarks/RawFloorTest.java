@@ -113,7 +113,7 @@ class RawFloorTest {
      * Runs the threads for a second (up to five until {@code target} holders were seen at once), each
      * holding ~1 ms, on the lock {@code lock} makes for each session; returns the most holders seen at once.
      */
-    private static int maxHolders(int sessions, int threadsPerSession, int target,
+    static int maxHolders(int sessions, int threadsPerSession, int target,
             Function<CuratorFramework, Recipes.Lock> lock) throws Exception {
         try (var server = new TestingServer()) {
             var clients = new ArrayList<CuratorFramework>();

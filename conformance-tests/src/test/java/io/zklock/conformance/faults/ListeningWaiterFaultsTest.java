@@ -36,8 +36,8 @@ import org.opentest4j.AssertionFailedError;
 
 /**
  * A waiter that listens, faulted on its own connection: a waiter of one client queued behind
- * cached nodes of another, in a client that keeps a cached node of its own (so its tree watch
- * was added once), waits by hearing their deletion through that tree watch, with no watch on the
+ * nodes of another, in a client that keeps a cached node of its own (so its tree watch was
+ * added once), waits by hearing their deletion through that tree watch, with no watch on the
  * nodes ahead. Then its connection is cut and restored, or deafened (the deletion's event
  * dropped) and reconnected on the same session, or its session expires; the holder lets go
  * while the waiter is cut off or deaf, or once it listens again on its new session. Property:
@@ -45,17 +45,22 @@ import org.opentest4j.AssertionFailedError;
  * (at its grant the holder had begun to let go of every lease, and no node ahead is on the
  * server: read after the grant, a node still there was there at it), and no node is left once
  * everyone closes. Each case also proves that the waiter listened: it
- * read each node ahead only to ask it back, once per node it queued, never to watch it (a
- * waiter that watches reads the node again for the watch).
+ * read each node ahead only to ask it back (a cached node), once per node it queued, or not at
+ * all (a node that is not cached, which it never asks), never to watch it (a waiter that
+ * watches reads the node again for the watch).
  *
  * <p>Every recipe whose waiter listens is run ({@link #LISTENERS}): a mutex waiter behind a
- * cached mutex node, a writer behind cached read nodes, and a multi-lock whose component waits
- * behind a cached mutex node (each component waits as a single lock's node does). No other
- * waiter listens: the semaphore's driver announces grants in a node's data, which a tree
- * watch's count does not tell; a reader waits only for writers, and the leader election's and
- * the uncached recipes' nodes never cache. The three wait side by side in one test, each on a
- * client and a proxy of its own and faulted at once, so that a fault's reconnection is paid
- * once per fault, not once per recipe.
+ * cached mutex node, a writer behind cached read nodes, a multi-lock whose component waits
+ * behind a cached mutex node (each component waits as a single lock's node does), and a
+ * cached reader behind a writer's node, which is not cached (a waiter listens behind such a node
+ * where its client's tree watch covers the root already: this reader's client keeps a cached
+ * node beside the lock, and on a new session after an expiry, with that node gone, it watches).
+ * No other waiter listens: the semaphore's driver announces grants in a node's data, which a tree
+ * watch's count does not tell, a client that never cached has no tree watch to listen with, and
+ * a waiter behind nodes that are not cached, where its client keeps none under their root,
+ * watches them. The four wait side by side in one test,
+ * each on a client and a proxy of its own and faulted at once, so that a fault's reconnection is
+ * paid once per fault, not once per recipe.
  */
 class ListeningWaiterFaultsTest extends ServerFaults {
     /** How long after the fault's end (the holder let go, the connection restored) a waiter may take to be granted. */
@@ -79,15 +84,27 @@ class ListeningWaiterFaultsTest extends ServerFaults {
      * @param holds how many leases the holder keeps, each on a node of its own
      * @param subPath where the nodes ahead are, below the listener's path
      * @param waiter makes the waiter's lock on the listener's path
+     * @param asks how often the waiter reads each node ahead per node it queues: 1 to ask it back
+     *        (a cached node), 0 for a node that is not cached
+     * @param keptUnderItsRoot whether the waiter's client keeps its own cached node under the root
+     *        of the waiter's directory (a waiter listens behind a node that is not cached only where
+     *        its client's tree watch covers that root already), rather than under another root
+     * @param readsOnItsNewSession reads of each node ahead allowed after its session expired: a
+     *        waiter behind a node that is not cached watches on the new session, where its
+     *        client keeps no node under the root any more
      */
-    record Listener(String name, Recipe holder, int holds, String subPath, Recipe.LockFactory waiter) {
+    record Listener(String name, Recipe holder, int holds, String subPath, Recipe.LockFactory waiter, int asks,
+            boolean keptUnderItsRoot, int readsOnItsNewSession) {
     }
 
     private static final List<Listener> LISTENERS = List.of(
-            new Listener("mutex behind a cached mutex", Recipe.CACHED_MUTEX, 1, "", Recipe.CACHED_MUTEX::rival),
-            new Listener("writer behind cached readers", Recipe.CACHED_READ_LOCK, 2, "", Recipe.CACHED_READ_LOCK::rival),
+            new Listener("mutex behind a cached mutex", Recipe.CACHED_MUTEX, 1, "", Recipe.CACHED_MUTEX::rival, 1, false, 0),
+            new Listener("writer behind cached readers", Recipe.CACHED_READ_LOCK, 2, "", Recipe.CACHED_READ_LOCK::rival, 1,
+                    false, 0),
             new Listener("multi-lock behind a cached mutex", Recipe.CACHED_MUTEX, 1, "/mutex", (c, p) -> Recipe.multiLock(
-                    List.of(new Component("/mutex", Recipe.CACHED_MUTEX), new Component("/other", Recipe.MUTEX)), c, p)));
+                    List.of(new Component("/mutex", Recipe.CACHED_MUTEX), new Component("/other", Recipe.MUTEX)), c, p), 1,
+                    false, 0),
+            new Listener("cached reader behind a writer", Recipe.WRITE_LOCK, 1, "", Recipe.CACHED_READ_LOCK::create, 0, true, 1));
 
     /** A request a waiter's client sent, as its proxy saw it. */
     private record Sent(int opcode, String path) {
@@ -95,9 +112,9 @@ class ListeningWaiterFaultsTest extends ServerFaults {
 
     /**
      * Through a cut, a deafened connection or a session expiry of its own connection, a waiter
-     * that listens behind another client's cached nodes is granted once the holder lets go,
-     * never while the holder holds, having read the nodes ahead only to ask them back; no node
-     * is left once everyone closes.
+     * that listens behind another client's nodes is granted once the holder lets go, never
+     * while the holder holds, having read the nodes ahead only to ask them back (cached nodes)
+     * or not at all; no node is left once everyone closes.
      */
     @ParameterizedTest(name = "{0}")
     @EnumSource(Fault.class)
@@ -106,7 +123,8 @@ class ListeningWaiterFaultsTest extends ServerFaults {
         List<Waiting> waits = sideBySide(LISTENERS, l -> new Waiting(l, path + "/" + LISTENERS.indexOf(l), holderClient));
         sideBySide(waits, Waiting::queue);
         int queued = fault(fault, waits);
-        assertAll(waits.stream().map(w -> (Executable) () -> w.assertGranted(queued)));
+        assertAll(waits.stream().map(w -> (Executable) () -> w.assertGranted(queued,
+                fault == Fault.EXPIRY ? w.listener.readsOnItsNewSession() : 0)));
         for (Waiting w : waits) {
             w.closeAll();
         }
@@ -217,7 +235,7 @@ class ListeningWaiterFaultsTest extends ServerFaults {
             this.listener = listener;
             this.dir = base + listener.subPath();
             proxy.beforeRequest((opcode, node) -> sent.add(new Sent(opcode, node)));
-            kept = Recipe.CACHED_MUTEX.create(client, base + "-kept/lock");
+            kept = Recipe.CACHED_MUTEX.create(client, base + (listener.keptUnderItsRoot() ? "-kept" : "-kept/lock"));
             kept.acquire().close();
             Await.until(this + ": the tree watch added (are tree watches off?)", LONG, () -> sent.stream().anyMatch(s -> s.opcode() == OpCode.addWatch));
             barrier();
@@ -243,13 +261,21 @@ class ListeningWaiterFaultsTest extends ServerFaults {
         }
 
         /**
-         * Returns once the waiter listens: it read every node ahead for its ask (the
-         * {@code asks}-th time: once per node it queued; a node whose holder hears creations is
-         * asked after a short bound, after the wait chose how to wait), it listed after any root
-         * watch its wait added since {@code mark}, and its client's event thread has run the
-         * answers of all that (a call sent after them answers there after them).
+         * Returns once the waiter listens: it listed the directory since {@code mark} (the
+         * listing sent right behind its create), it read every node ahead for its ask (the
+         * {@code queued}-th time, once per node it queued, if the listener asks; a node whose
+         * holder hears creations is asked after a short bound, after the wait chose how to wait),
+         * it listed after any root watch its wait added since {@code mark}, and its client's
+         * event thread has run the answers of all that (a call sent after them answers there
+         * after them).
          */
-        void listening(int mark, int asks) throws Exception {
+        void listening(int mark, int queued) throws Exception {
+            Await.until(this + ": listed since it queued", LONG, () -> {
+                List<Sent> log = List.copyOf(sent);
+                List<Sent> since = log.subList(mark, log.size());
+                return since.contains(new Sent(OpCode.getChildren2, dir)) || since.contains(new Sent(OpCode.getChildren, dir));
+            });
+            int asks = queued * listener.asks();
             Await.until(this + ": every node ahead read for its ask", LONG, () -> ahead().stream().allMatch(n -> reads(n) >= asks));
             barrier();
             String root = ZKPaths.getPathAndNode(dir).getPath();
@@ -299,8 +325,11 @@ class ListeningWaiterFaultsTest extends ServerFaults {
             }).count();
         }
 
-        /** Granted in time, never while the holder held, above the holder's tokens, having read each node ahead only to ask it. */
-        void assertGranted(int queued) throws Exception {
+        /**
+         * Granted in time, never while the holder held, above the holder's tokens, having read each
+         * node ahead only to ask it, and {@code watchReads} times more at most.
+         */
+        void assertGranted(int queued, int watchReads) throws Exception {
             Lease lease;
             try {
                 lease = granted.get(GRANT.toMillis(), TimeUnit.MILLISECONDS);
@@ -312,9 +341,11 @@ class ListeningWaiterFaultsTest extends ServerFaults {
             assertEquals(0, at[1], this + ": nodes ahead still on the server when the waiter was granted");
             long token = tokenIn(lease);
             held.forEach(h -> assertTrue(token > h.fencingToken(), this + ": token " + token + " not above the holder's " + h.fencingToken()));
+            int asks = queued * listener.asks();
             for (String node : ahead()) {
-                assertTrue(reads(node) <= queued, this + ": " + reads(node) + " reads of " + node + " ahead, more than one ask for each of the "
-                        + queued + " node(s) it queued (it watched instead of listening)");
+                assertTrue(reads(node) <= asks + watchReads, this + ": " + reads(node) + " reads of " + node + " ahead, more than its "
+                        + asks + " ask(s) for the " + queued + " node(s) it queued and " + watchReads
+                        + " on a new session (it watched instead of listening)");
             }
             lease.close();
         }

@@ -229,6 +229,42 @@ class LockObserversTest extends EmbeddedServerTest {
     }
 
     /**
+     * A waiter followed by an observer, in a client whose tree watch covers the lock's root
+     * already (the client keeps a cached node beside the lock), still reads the node ahead, which
+     * is not cached: its follower hears whom it waits behind, which only that read tells (an
+     * unfollowed waiter there listens through the tree watch instead, and reads nothing).
+     */
+    @Test
+    void aFollowedWaiterReadsTheNodeAheadWhereItsClientCouldListen() throws Exception {
+        LockEngine kept = new LockEngine(client, "/observed/covered/kept", MUTEX,
+                io.zklock.core.LeaseCaching.keepIdleFor(Duration.ofHours(1)));
+        kept.acquire().close();                  // kept idle: the client's tree watch covers /observed/covered
+        List<LockObserver.WaitedNode> waitedFor = new CopyOnWriteArrayList<>();
+        LockObserver following = new LockObserver() {
+            @Override
+            public RequestObserver acquireStarted(AcquireStart start) {
+                return new RequestObserver() {
+                    @Override
+                    public void waitsBehind(WaitedNode node) {
+                        waitedFor.add(node);
+                    }
+                };
+            }
+        };
+        Lease held = new LockEngine(other, "/observed/covered/lock", MUTEX).acquire();
+        try (LockObservers.Installation i = LockObservers.install(client, following)) {
+            CompletableFuture<Lease> waiter = mutex("/observed/covered/lock").acquireAsync(Duration.ofMinutes(1));
+            Await.until("the waiter's follower hears whom it waits behind", LONG, () -> waitedFor.size() == 1);
+            assertEquals(held.nodePath(), waitedFor.get(0).nodePath());
+            held.close();
+            waiter.get().close();
+        } finally {
+            held.close();
+            kept.releaseCachedNodes();
+        }
+    }
+
+    /**
      * A request's start is told on the caller's thread; its follower's trace id goes into its
      * node's owner data with the create; a waiter's follower hears whom it waits behind (the
      * holder's thread and that trace id, from the watch's reply); grant and release are paired,

@@ -82,6 +82,11 @@ public final class AcquireTally {
         return observed == null ? NONE : new AcquireTally(path, mode, observed);
     }
 
+    /** {@return whether observers follow the request (they hear whom it waits behind from a watch's read)} */
+    boolean observed() {
+        return this != NONE;
+    }
+
     /** {@return the trace id its observers gave the request, for its nodes' owner data; null if none} */
     String traceId() {
         return this == NONE ? null : observed.traceId();

@@ -44,8 +44,9 @@ import org.slf4j.LoggerFactory;
  *               per write: GrantAnnouncements), on any of them: 1 at once. Otherwise wait for
  *               the first event on any: 1 (a watch left on the other node fires later and is
  *               only bookkept). A directory decision waits on the children watch of the listing.
- *               Cached nodes are not read: the client's tree watch hears them go, and the wait
- *               decides (2) on the queue it tells, or lists (HeardWait).
+ *               Cached nodes are not read where the client has a tree watch, nor other nodes
+ *               where it covers the root already: the watch hears them go, and the wait decides
+ *               (2) on the queue it tells, or lists (HeardWait).
  * With a lock-delay, every listing's Stat also counts the deletions nobody marked, and a grant
  * while any are counted ends the wait only once the delay has passed (LockDelayWait).
  * A call that fails on the connection backs off and is issued again, or at once when the session
@@ -91,7 +92,7 @@ final class GrantWait {
         this.askBack = new AskBack(context, node.node(), lock::run);
         this.delay = new LockDelayWait(context, node, ownerData, lock, tally);
         this.queue = new ListedQueue(context, node);
-        this.heard = new HeardWait(context, node, lock, queue);
+        this.heard = new HeardWait(context, node, lock, queue, tally.observed());
     }
 
     /** Step 1 for the first time; call from a step of the request. */

@@ -15,12 +15,16 @@ import io.zklock.core.spi.queue.LockNode;
 /*
  * Overview.
  *
- * HEAR: how a GrantWait waits (its step 3) on the nodes its driver names when they are cached
- * nodes (LockNode#caches). Their holders keep them between uses and delete them when asked back
- * or on hearing a conflicting node, so the wait is for a deletion, which the client's tree watch
- * hears with no request of the wait's own. (The data read that would set each node's watch is
- * answered, on a standalone server, only after the writes the server holds for its next log
- * flush: those very deletions, often.)
+ * HEAR: how a GrantWait waits (its step 3) on the nodes its driver names, in a client whose
+ * tree watch was added once (it keeps cached nodes). The wait is for a deletion, which that tree
+ * watch hears with no request of the wait's own: of cached nodes (LockNode#caches), whose
+ * holders delete them when asked back or on hearing a conflicting node, and of other nodes where
+ * the client's tree watch covers their root already (it keeps nodes under it: a cached reader
+ * behind a writer saves the read of the writer's node and the listing on its deletion) and no
+ * observer follows the request (observers hear whom it waits behind from the data that read
+ * returns). (The data read that would set each node's watch is answered, on a standalone
+ * server, only after the writes the server holds for its next log flush: those very deletions,
+ * often.)
  *   1. PIN     the wait pins the root over its directory (TreeWatch.pin). If the client keeps no
  *              node under that root, the pin adds the root's watch (the client's watch was added
  *              elsewhere already: 3); the wait lists after the add's answer, and that listing is
@@ -50,14 +54,16 @@ final class HeardWait {
     private final RequestLock lock;
     private final ListedQueue queue;
     private final String dir;                  // the lock directory's server path
+    private final boolean observed;            // observers follow the request
 
     private TreeWatch tree;                    // while a pin is kept
     private boolean off;
     private boolean listedForIt;               // the last call asked for a listing to count on
     private Runnable callOff = NONE;
 
-    HeardWait(LockContext context, QueuedNode node, RequestLock lock, ListedQueue queue) {
+    HeardWait(LockContext context, QueuedNode node, RequestLock lock, ListedQueue queue, boolean observed) {
         this.context = context;
+        this.observed = observed;
         this.node = node;
         this.lock = lock;
         this.queue = queue;
@@ -128,8 +134,9 @@ final class HeardWait {
     private boolean applies(List<String> paths) {
         TreeWatch known = TreeWatch.existing(context.monitor());
         return !context.driver().announcesGrants() && !context.lockDelay().isOn() && known != null && known.proven()
-                && paths.stream().allMatch(p -> NodePaths.parent(p).equals(context.path())
-                        && LockNode.parse(NodePaths.name(p)).map(LockNode::caches).orElse(false));
+                && paths.stream().allMatch(p -> NodePaths.parent(p).equals(context.path()))
+                && (paths.stream().allMatch(p -> LockNode.parse(NodePaths.name(p)).map(LockNode::caches).orElse(false))
+                        || !observed && known.covers(dir));
     }
 
     /** {@return the queue the watch tells, if it can and it shows our node, else null} */

@@ -46,8 +46,8 @@ import org.slf4j.LoggerFactory;
  *              adopting and releasing one node after another costs no addWatch each time.
  *   4. COUNT   the creations and deletions it hears, and the listings made under a covered root,
  *              keep a count of the lock nodes of the directories asked about (DirectoryCounts,
- *              read through Hearing). A waiter that hears nodes ahead go pins the root (pin /
- *              unpin: a route with no node) and awaits their deletions there (HEAR).
+ *              read through Hearing). A waiter that hears nodes ahead go pins the root (pin / unpin: a
+ *              route with no node; covers: pinned already) and awaits their deletions there (HEAR).
  *   5. FRESH   a node this client created, its create answered OK while its root was COVERED on
  *              the create's session (told on the event thread, in reply order): the add was
  *              answered first, so it was applied first, and every write into the node or its
@@ -133,9 +133,8 @@ public final class TreeWatch {
     }
 
     /**
-     * Routes the events of the node at {@code nodePath} (a server path) to {@code owner}, and
-     * answers how the node is watched (see ROUTE). Routing a node again while it is routed
-     * (a read again) keeps one route; one {@link #unroute} ends it. May complete in the call.
+     * Routes the events of the node at {@code nodePath} (a server path) to {@code owner}; answers how it is watched
+     * (see ROUTE), maybe in the call. Routing it again keeps one route; one {@link #unroute} ends it.
      */
     public synchronized CompletableFuture<Cover> route(String nodePath, Watcher owner) {
         if (unsupported) {
@@ -156,6 +155,12 @@ public final class TreeWatch {
         }
         counts.counted(dir);
         return cover(NodePaths.rootOf(dir + "/-"), true);
+    }
+
+    /** HEAR: whether the root over the lock directory {@code dir} is watched on this session (a pin adds nothing). */
+    public synchronized boolean covers(String dir) {
+        Root r = roots.get(NodePaths.rootOf(dir + "/-"));
+        return r != null && r.set != null && r.session == port.sessionId() && r.set.getNow(null) == Cover.COVERED;
     }
 
     /** HEAR: one {@link #pin} of {@code dir} ends. */
@@ -199,10 +204,7 @@ public final class TreeWatch {
         return Cover.UNSUPPORTED;
     }
 
-    /**
-     * FRESH: this client's create of the node at {@code nodePath} (a server path) on {@code session}
-     * was answered OK; call on the event thread, in reply order.
-     */
+    /** FRESH: this client's create of the node at {@code nodePath} (a server path) on {@code session} was answered OK. */
     public synchronized void created(String nodePath, long session) {
         long generation = coveredGeneration(nodePath, session);
         if (generation >= 0 && session == port.sessionId()) {
