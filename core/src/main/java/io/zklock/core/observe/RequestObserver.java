@@ -31,7 +31,9 @@ public interface RequestObserver {
      * The request waits behind another node: the node it watches (for a mutex or a write lock,
      * the one right ahead of it: the holder when the request is next in line), as that node's
      * data names its owner. Told each time the request starts waiting behind a node, from the
-     * reply that set the watch: it costs no request.
+     * reply that set the watch: it costs no request. Not told while it waits behind cached
+     * nodes of another client (see {@code LeaseCaching}) in a client that keeps cached nodes
+     * itself: it then hears them go through its client's tree watch and reads no node data.
      *
      * @param node the node waited for
      */
