@@ -58,9 +58,9 @@ import org.opentest4j.AssertionFailedError;
  * No other waiter listens: the semaphore's driver announces grants in a node's data, which a tree
  * watch's count does not tell, a client that never cached has no tree watch to listen with, and
  * a waiter behind nodes that are not cached, where its client keeps none under their root,
- * watches them. The four wait side by side in one test,
- * each on a client and a proxy of its own and faulted at once, so that a fault's reconnection is
- * paid once per fault, not once per recipe.
+ * watches them. The four wait side by side in one test, each on a client and a proxy of its
+ * own and faulted at once, so that a fault's reconnection is paid once per fault, not once per
+ * recipe.
  */
 class ListeningWaiterFaultsTest extends ServerFaults {
     /** How long after the fault's end (the holder let go, the connection restored) a waiter may take to be granted. */

@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  *   4. COUNT   the creations and deletions it hears, and the listings made under a covered root,
  *              keep a count of the lock nodes of the directories asked about (DirectoryCounts,
  *              read through Hearing). A waiter that hears nodes ahead go pins the root (pin / unpin: a
- *              route with no node; covers: pinned already) and awaits their deletions there (HEAR).
+ *              route with no node; covers: watched on this session already) and awaits their deletions there (HEAR).
  *   5. FRESH   a node this client created, its create answered OK while its root was COVERED on
  *              the create's session (told on the event thread, in reply order): the add was
  *              answered first, so it was applied first, and every write into the node or its
@@ -204,7 +204,7 @@ public final class TreeWatch {
         return Cover.UNSUPPORTED;
     }
 
-    /** FRESH: this client's create of the node at {@code nodePath} (a server path) on {@code session} was answered OK. */
+    /** FRESH: this client's create of {@code nodePath} (a server path) on {@code session} was answered OK; call in reply order. */
     public synchronized void created(String nodePath, long session) {
         long generation = coveredGeneration(nodePath, session);
         if (generation >= 0 && session == port.sessionId()) {
