@@ -23,7 +23,9 @@ import org.apache.curator.framework.CuratorFramework;
  * class path, so both builds drive the same {@code CuratorFramework} type on the same server.
  * The recipes are reached through their public constructors and {@code DistributedLock} /
  * {@code Lease} (the fixed API, DESIGN.md §2), by method handles resolved once per lock, with
- * the default options (no cached leases), as {@link Recipes#ZKLOCK} uses this commit's.
+ * the default options (no cached leases), as {@link Recipes#ZKLOCK} uses this commit's; and
+ * {@link #cached()} with the baseline's own {@code LeaseCaching.keepIdleFor(30 s)}, as
+ * {@code Recipes.ZKLOCK.cached()} (the cached scenarios {@code c1}-{@code c5}, {@code c2p}).
  *
  * <p>The jars come from {@code scripts/baseline-jars.sh COMMIT DIR}, which builds them from a
  * git commit into a folder; {@code --baseline DIR} selects them (see docs/benchmarks.md).
@@ -31,15 +33,19 @@ import org.apache.curator.framework.CuratorFramework;
 final class BaselineRecipes implements Recipes {
     private static final List<String> MODULES = List.of("core", "mutex", "semaphore", "readwrite", "multilock");
     private static final MethodHandles.Lookup LOOKUP = MethodHandles.publicLookup();
+    private static final String CACHING = "io.zklock.core.LeaseCaching";
 
     private final String name;
     private final ClassLoader loader;
     private final MethodHandle acquire;
     private final MethodHandle close;
+    /** The baseline's own {@code LeaseCaching} the recipes are made with; null: the default constructors. */
+    private final Object caching;
 
-    private BaselineRecipes(String name, ClassLoader loader) throws ReflectiveOperationException {
+    private BaselineRecipes(String name, ClassLoader loader, Object caching) throws ReflectiveOperationException {
         this.name = name;
         this.loader = loader;
+        this.caching = caching;
         Class<?> lock = loader.loadClass("io.zklock.core.DistributedLock");
         Class<?> lease = loader.loadClass("io.zklock.core.Lease");
         acquire = LOOKUP.findVirtual(lock, "acquire", MethodType.methodType(lease))
@@ -61,7 +67,7 @@ final class BaselineRecipes implements Recipes {
             Path commit = dir.resolve("COMMIT");
             String label = Files.exists(commit) ? "baseline " + Files.readString(commit).trim() : "baseline";
             return new BaselineRecipes(label, new OwnZklockFirst(urls.toArray(URL[]::new),
-                    BaselineRecipes.class.getClassLoader()));
+                    BaselineRecipes.class.getClassLoader()), null);
         } catch (IOException | ReflectiveOperationException e) {
             throw new IllegalArgumentException("--baseline " + dir + ": " + e, e);
         }
@@ -81,6 +87,21 @@ final class BaselineRecipes implements Recipes {
     @Override
     public String name() {
         return name;
+    }
+
+    /** The baseline's recipes with its cached leases on, kept idle 30 s, as this commit's {@code cached()}. */
+    @Override
+    public Recipes cached() {
+        if (caching != null) {
+            return this;
+        }
+        try {
+            Class<?> type = loader.loadClass(CACHING);
+            Object on = type.getMethod("keepIdleFor", java.time.Duration.class).invoke(null, java.time.Duration.ofSeconds(30));
+            return new BaselineRecipes(name, loader, on);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(name + ": no " + CACHING + ".keepIdleFor(Duration)", e);
+        }
     }
 
     /** The baseline's own class named {@code className}. */
@@ -121,8 +142,13 @@ final class BaselineRecipes implements Recipes {
         return of(make("io.zklock.multilock.ZkMultiLock", MethodType.methodType(void.class, List.class), locks));
     }
 
+    /** A recipe made with {@code args}, and the baseline's {@code LeaseCaching} last when {@link #cached()}. */
     private Object make(String className, MethodType constructor, Object... args) {
         try {
+            if (caching != null && !className.endsWith("ZkMultiLock")) {
+                constructor = constructor.appendParameterTypes(loader.loadClass(CACHING));
+                args = java.util.stream.Stream.concat(Stream.of(args), Stream.of(caching)).toArray();
+            }
             return LOOKUP.findConstructor(loader.loadClass(className), constructor).invokeWithArguments(args);
         } catch (Throwable e) {
             throw new IllegalStateException(name + ": cannot make " + className, e);

@@ -33,7 +33,11 @@ class BaselineRecipesTest {
     private static final List<Class<?>> MODULES = List.of(DistributedLock.class, ZkMutex.class, ZkSemaphore.class,
             ZkReadWriteLock.class, ZkMultiLock.class);
 
-    /** The baseline's classes are its own (another loader), and a quick run compares the two columns. */
+    /**
+     * The baseline's classes are its own (another loader), and a quick run compares the two
+     * columns, a cached scenario included: the baseline's {@code cached()} recipes re-grant
+     * locally (scenario c1 sends almost no request, where 2r sends 2 per cycle).
+     */
     @Test
     void aBaselineFolderRunsBesideThisBuildInItsOwnClassLoader(@TempDir Path dir) throws Exception {
         String[] names = {"core", "mutex", "semaphore", "readwrite", "multilock"};
@@ -49,16 +53,19 @@ class BaselineRecipesTest {
         var bytes = new ByteArrayOutputStream();
         List<Benchmarks.Outcome> outcomes;
         try (var out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
-            outcomes = Benchmarks.run(Benchmarks.Options.parse("--quick", "--scenario", "2r,6", "--baseline",
+            outcomes = Benchmarks.run(Benchmarks.Options.parse("--quick", "--scenario", "2r,6,c1", "--baseline",
                     dir.toString()), out);
         }
         assertTrue(bytes.toString(StandardCharsets.UTF_8).contains("| baseline req/op |"), bytes.toString(StandardCharsets.UTF_8));
-        assertEquals(2, outcomes.size());
+        assertEquals(3, outcomes.size());
         for (Benchmarks.Outcome o : outcomes) {
             assertTrue(o.curator().result().ops() > 0, "the baseline ran scenario " + o.scenario().id());
             assertEquals(o.zklock().requestsPerOp(), o.curator().requestsPerOp(), 0.01,
                     "the same code sends the same requests in scenario " + o.scenario().id());
         }
+        Benchmarks.Outcome cached = outcomes.stream().filter(o -> o.scenario().id().equals("c1")).findFirst().orElseThrow();
+        assertTrue(cached.curator().requestsPerOp() < 0.5, "the baseline's cached mutex re-grants locally: "
+                + cached.curator().requestsPerOp() + " requests per cycle");
     }
 
     /** The jar {@code type} was loaded from, or one packed from its classes folder. */

@@ -86,25 +86,40 @@ class ListeningWaiterFaultsTest extends ServerFaults {
      * @param waiter makes the waiter's lock on the listener's path
      * @param asks how often the waiter reads each node ahead per node it queues: 1 to ask it back
      *        (a cached node), 0 for a node that is not cached
-     * @param keptUnderItsRoot whether the waiter's client keeps its own cached node under the root
-     *        of the waiter's directory (a waiter listens behind a node that is not cached only where
-     *        its client's tree watch covers that root already), rather than under another root
+     * @param kept where the waiter's client keeps a cached node of its own (a waiter listens behind
+     *        a node that is not cached only where its client's tree watch covers that root already)
      * @param readsOnItsNewSession reads of each node ahead allowed after its session expired: a
      *        waiter behind a node that is not cached watches on the new session, where its
      *        client keeps no node under the root any more
      */
     record Listener(String name, Recipe holder, int holds, String subPath, Recipe.LockFactory waiter, int asks,
-            boolean keptUnderItsRoot, int readsOnItsNewSession) {
+            Kept kept, int readsOnItsNewSession) {
+    }
+
+    /** Where a waiter's client keeps a cached node of its own, before its wait. */
+    enum Kept {
+        /**
+         * Nowhere: the client never added a tree watch. It listens behind nodes whose holders hear
+         * creations (their mark says the server has tree watches), adding its root's watch for the wait.
+         */
+        NOWHERE,
+        /** Under another root than its directory's: its tree watch was added once, and its wait adds its root's. */
+        ELSEWHERE,
+        /** Under its directory's root: its tree watch covers that root already. */
+        UNDER_ITS_ROOT
     }
 
     private static final List<Listener> LISTENERS = List.of(
-            new Listener("mutex behind a cached mutex", Recipe.CACHED_MUTEX, 1, "", Recipe.CACHED_MUTEX::rival, 1, false, 0),
+            new Listener("mutex behind a cached mutex", Recipe.CACHED_MUTEX, 1, "", Recipe.CACHED_MUTEX::rival, 1, Kept.ELSEWHERE, 0),
             new Listener("writer behind cached readers", Recipe.CACHED_READ_LOCK, 2, "", Recipe.CACHED_READ_LOCK::rival, 1,
-                    false, 0),
+                    Kept.ELSEWHERE, 0),
+            new Listener("writer of a client keeping no node, behind cached readers", Recipe.CACHED_READ_LOCK, 2, "",
+                    Recipe.CACHED_READ_LOCK::rival, 1, Kept.NOWHERE, 0),
             new Listener("multi-lock behind a cached mutex", Recipe.CACHED_MUTEX, 1, "/mutex", (c, p) -> Recipe.multiLock(
                     List.of(new Component("/mutex", Recipe.CACHED_MUTEX), new Component("/other", Recipe.MUTEX)), c, p), 1,
-                    false, 0),
-            new Listener("cached reader behind a writer", Recipe.WRITE_LOCK, 1, "", Recipe.CACHED_READ_LOCK::create, 0, true, 1));
+                    Kept.ELSEWHERE, 0),
+            new Listener("cached reader behind a writer", Recipe.WRITE_LOCK, 1, "", Recipe.CACHED_READ_LOCK::create, 0,
+                    Kept.UNDER_ITS_ROOT, 1));
 
     /** A request a waiter's client sent, as its proxy saw it. */
     private record Sent(int opcode, String path) {
@@ -235,10 +250,15 @@ class ListeningWaiterFaultsTest extends ServerFaults {
             this.listener = listener;
             this.dir = base + listener.subPath();
             proxy.beforeRequest((opcode, node) -> sent.add(new Sent(opcode, node)));
-            kept = Recipe.CACHED_MUTEX.create(client, base + (listener.keptUnderItsRoot() ? "-kept" : "-kept/lock"));
-            kept.acquire().close();
-            Await.until(this + ": the tree watch added (are tree watches off?)", LONG, () -> sent.stream().anyMatch(s -> s.opcode() == OpCode.addWatch));
-            barrier();
+            if (listener.kept() == Kept.NOWHERE) {
+                kept = null;
+            } else {
+                kept = Recipe.CACHED_MUTEX.create(client, base + (listener.kept() == Kept.UNDER_ITS_ROOT ? "-kept" : "-kept/lock"));
+                kept.acquire().close();
+                Await.until(this + ": the tree watch added (are tree watches off?)", LONG,
+                        () -> sent.stream().anyMatch(s -> s.opcode() == OpCode.addWatch));
+                barrier();
+            }
             holderLock = listener.holder().create(holderClient, dir);
             List<CompletableFuture<Lease>> pending = new ArrayList<>();
             for (int i = 0; i < listener.holds(); i++) {
@@ -352,7 +372,7 @@ class ListeningWaiterFaultsTest extends ServerFaults {
 
         /** Every lock closed, releasing what it cached; none of the waiter's own cached nodes left. */
         void closeAll() {
-            for (DistributedLock lock : List.of(waiterLock, holderLock, kept)) {
+            for (DistributedLock lock : java.util.Arrays.asList(waiterLock, holderLock, kept)) {     // kept: null if none
                 if (lock instanceof ZkMultiLock multi) {
                     multi.locks().forEach(Recipe::closeLock);
                 }

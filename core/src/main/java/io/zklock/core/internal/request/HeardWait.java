@@ -16,7 +16,8 @@ import io.zklock.core.spi.queue.LockNode;
  * Overview.
  *
  * HEAR: how a GrantWait waits (its step 3) on the nodes its driver names, in a client whose
- * tree watch was added once (it keeps cached nodes). The wait is for a deletion, which that tree
+ * tree watch was added once (it keeps cached nodes), or behind nodes whose holders hear
+ * creations (LockNode#hearsCreations) in any client. The wait is for a deletion, which that tree
  * watch hears with no request of the wait's own: of cached nodes (LockNode#caches), whose
  * holders delete them when asked back or on hearing a conflicting node, and of other nodes where
  * the client's tree watch covers their root already (it keeps nodes under it: a cached reader
@@ -38,9 +39,14 @@ import io.zklock.core.spi.queue.LockNode;
  *              server refused the root's, or the count could not tell even right after a
  *              listing (a stray child in the directory). Never used for drivers that announce
  *              grants in a node's data, nor with a lock-delay (its deletions are counted from a
- *              listing's Stat), nor by a client whose tree watch was never added (one that keeps
- *              no node): its first addWatch would probe the server, and a 3.5 server closes the
- *              connection on it, in the middle of the wait.
+ *              listing's Stat). A client whose tree watch was never added (one that keeps no
+ *              node) hears only behind nodes whose holders hear creations: their mark says the
+ *              holder's client had not found the server without tree watches, so its first
+ *              addWatch, which a 3.5 server answers by closing the connection, is seldom a probe
+ *              there (only behind nodes created before their holder's own probe was refused:
+ *              once per client, which then watches). Behind any other node it would be, in the
+ *              middle of the wait. The add and the listing after it come while the holders
+ *              let go; the last deletion then grants with no round trip (c2p's writer: two).
  * A reconnection makes the wait list (GrantWait.kick): a persistent watch does not replay what it
  * missed. The pin ends with the wait; the root's watch lingers (TreeWatch, UNROUTE), so a client
  * that waits often keeps it. Guarded by the request's lock.
@@ -133,10 +139,15 @@ final class HeardWait {
 
     private boolean applies(List<String> paths) {
         TreeWatch known = TreeWatch.existing(context.monitor());
-        return !context.driver().announcesGrants() && !context.lockDelay().isOn() && known != null && known.proven()
+        boolean proven = known != null && known.proven();
+        return !context.driver().announcesGrants() && !context.lockDelay().isOn()
                 && paths.stream().allMatch(p -> NodePaths.parent(p).equals(context.path()))
-                && (paths.stream().allMatch(p -> LockNode.parse(NodePaths.name(p)).map(LockNode::caches).orElse(false))
-                        || !observed && known.covers(dir));
+                && (proven && (all(paths, LockNode::caches) || !observed && known.covers(dir))
+                        || (known == null || !known.unsupported()) && all(paths, LockNode::hearsCreations));
+    }
+
+    private static boolean all(List<String> paths, java.util.function.Predicate<LockNode> test) {
+        return paths.stream().allMatch(p -> LockNode.parse(NodePaths.name(p)).map(test::test).orElse(false));
     }
 
     /** {@return the queue the watch tells, if it can and it shows our node, else null} */
