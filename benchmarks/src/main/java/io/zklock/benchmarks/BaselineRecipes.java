@@ -111,13 +111,13 @@ final class BaselineRecipes implements Recipes {
 
     @Override
     public Lock mutex(CuratorFramework client, String path) {
-        return of(make("io.zklock.mutex.ZkMutex", MethodType.methodType(void.class, CuratorFramework.class, String.class),
+        return of(cachingRecipe("io.zklock.mutex.ZkMutex", MethodType.methodType(void.class, CuratorFramework.class, String.class),
                 client, path));
     }
 
     @Override
     public Lock[] readWrite(CuratorFramework client, String path) {
-        Object rw = make("io.zklock.readwrite.ZkReadWriteLock",
+        Object rw = cachingRecipe("io.zklock.readwrite.ZkReadWriteLock",
                 MethodType.methodType(void.class, CuratorFramework.class, String.class), client, path);
         try {
             return new Lock[] {of(rw.getClass().getMethod("readLock").invoke(rw)),
@@ -129,7 +129,7 @@ final class BaselineRecipes implements Recipes {
 
     @Override
     public Lock semaphore(CuratorFramework client, String path, int maxLeases) {
-        return of(make("io.zklock.semaphore.ZkSemaphore",
+        return of(cachingRecipe("io.zklock.semaphore.ZkSemaphore",
                 MethodType.methodType(void.class, CuratorFramework.class, String.class, int.class),
                 client, path, maxLeases));
     }
@@ -142,13 +142,25 @@ final class BaselineRecipes implements Recipes {
         return of(make("io.zklock.multilock.ZkMultiLock", MethodType.methodType(void.class, List.class), locks));
     }
 
-    /** A recipe made with {@code args}, and the baseline's {@code LeaseCaching} last when {@link #cached()}. */
+    /**
+     * A recipe that may cache, made with {@code args} and, when {@link #cached()}, the baseline's
+     * {@code LeaseCaching} last (as this commit's {@code cached()} recipes: the mutex, the
+     * read-write lock and the semaphore; a multi-lock's components are not cached).
+     */
+    private Object cachingRecipe(String className, MethodType constructor, Object... args) {
+        if (caching == null) {
+            return make(className, constructor, args);
+        }
+        try {
+            return make(className, constructor.appendParameterTypes(loader.loadClass(CACHING)),
+                    Stream.concat(Stream.of(args), Stream.of(caching)).toArray());
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException(name + ": no " + CACHING, e);
+        }
+    }
+
     private Object make(String className, MethodType constructor, Object... args) {
         try {
-            if (caching != null && !className.endsWith("ZkMultiLock")) {
-                constructor = constructor.appendParameterTypes(loader.loadClass(CACHING));
-                args = java.util.stream.Stream.concat(Stream.of(args), Stream.of(caching)).toArray();
-            }
             return LOOKUP.findConstructor(loader.loadClass(className), constructor).invokeWithArguments(args);
         } catch (Throwable e) {
             throw new IllegalStateException(name + ": cannot make " + className, e);

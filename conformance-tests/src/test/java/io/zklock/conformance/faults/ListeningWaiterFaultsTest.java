@@ -37,8 +37,9 @@ import org.opentest4j.AssertionFailedError;
 /**
  * A waiter that listens, faulted on its own connection: a waiter of one client queued behind
  * nodes of another, in a client that keeps a cached node of its own (so its tree watch was
- * added once), waits by hearing their deletion through that tree watch, with no watch on the
- * nodes ahead. Then its connection is cut and restored, or deafened (the deletion's event
+ * added once), or in one that keeps none behind nodes whose holders hear creations (its wait
+ * adds the watch), waits by hearing their deletion through that tree watch, with no watch on
+ * the nodes ahead. Then its connection is cut and restored, or deafened (the deletion's event
  * dropped) and reconnected on the same session, or its session expires; the holder lets go
  * while the waiter is cut off or deaf, or once it listens again on its new session. Property:
  * the waiter is granted within {@link #GRANT} of the fault's end, never while the holder holds
@@ -50,15 +51,17 @@ import org.opentest4j.AssertionFailedError;
  * watches reads the node again for the watch).
  *
  * <p>Every recipe whose waiter listens is run ({@link #LISTENERS}): a mutex waiter behind a
- * cached mutex node, a writer behind cached read nodes, a multi-lock whose component waits
+ * cached mutex node, a writer behind cached read nodes (in a client that keeps a node, and in
+ * one that keeps none), a multi-lock whose component waits
  * behind a cached mutex node (each component waits as a single lock's node does), and a
  * cached reader behind a writer's node, which is not cached (a waiter listens behind such a node
  * where its client's tree watch covers the root already: this reader's client keeps a cached
  * node beside the lock, and on a new session after an expiry, with that node gone, it watches).
  * No other waiter listens: the semaphore's driver announces grants in a node's data, which a tree
- * watch's count does not tell, a client that never cached has no tree watch to listen with, and
+ * watch's count does not tell, a client that never added a tree watch listens only behind nodes
+ * whose holders hear creations (elsewhere its first addWatch could probe a 3.5 server), and
  * a waiter behind nodes that are not cached, where its client keeps none under their root,
- * watches them. The four wait side by side in one test, each on a client and a proxy of its
+ * watches them. The five wait side by side in one test, each on a client and a proxy of its
  * own and faulted at once, so that a fault's reconnection is paid once per fault, not once per
  * recipe.
  */
@@ -242,8 +245,9 @@ class ListeningWaiterFaultsTest extends ServerFaults {
 
         /**
          * The waiter's client, through a proxy that logs what it sends, keeps a cached node of
-         * its own under another root ({@code base}-kept): its tree watch is added once, and its
-         * wait adds its own root's. The holder takes its leases, each on a node of its own (an
+         * its own as the listener says: under another root ({@code base}-kept/lock; its tree
+         * watch is added once, and its wait adds its own root's), under its root, or none (its
+         * wait adds its root's watch, the first of its client). The holder takes its leases, each on a node of its own (an
          * asynchronous acquisition never re-enters).
          */
         Waiting(Listener listener, String base, CuratorFramework holderClient) throws Exception {

@@ -33,9 +33,10 @@ public interface RequestObserver {
      * data names its owner. Told each time the request starts waiting behind a node, from the
      * reply that set the watch: it costs no request. Not told while it waits behind cached
      * nodes of another client (see {@code LeaseCaching}) in a client that keeps cached nodes
-     * itself, nor behind cached nodes whose holders let go on hearing a conflicting node created
-     * behind them (a mutex's, a read lock's) in any client where tree watches are on: it then
-     * hears them go through its client's tree watch and reads no node data.
+     * itself (or that once added its tree watch for such a wait), nor behind cached nodes whose
+     * holders let go on hearing a conflicting node created behind them (a mutex's, a read
+     * lock's) in any client where tree watches are on: it then hears them go through its
+     * client's tree watch and reads no node data.
      *
      * @param node the node waited for
      */

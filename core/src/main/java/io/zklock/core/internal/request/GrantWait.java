@@ -45,8 +45,9 @@ import org.slf4j.LoggerFactory;
  *               the first event on any: 1 (a watch left on the other node fires later and is
  *               only bookkept). A directory decision waits on the children watch of the listing.
  *               Cached nodes are not read where the client has a tree watch, nor other nodes
- *               where it covers the root already: the watch hears them go, and the wait decides
- *               (2) on the queue it tells, or lists (HeardWait).
+ *               where it covers the root already, nor, in any client, cached nodes whose
+ *               holders hear creations: the watch (added for the wait if need be) hears them
+ *               go, and the wait decides (2) on the queue it tells, or lists (HeardWait).
  * With a lock-delay, every listing's Stat also counts the deletions nobody marked, and a grant
  * while any are counted ends the wait only once the delay has passed (LockDelayWait).
  * A call that fails on the connection backs off and is issued again, or at once when the session

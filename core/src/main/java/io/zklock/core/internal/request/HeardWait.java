@@ -7,6 +7,7 @@ import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 import io.zklock.core.internal.LockContext;
+import io.zklock.core.internal.zk.ClientTag;
 import io.zklock.core.internal.zk.Hearing;
 import io.zklock.core.internal.zk.NodePaths;
 import io.zklock.core.internal.zk.TreeWatch;
@@ -43,10 +44,12 @@ import io.zklock.core.spi.queue.LockNode;
  *              node) hears only behind nodes whose holders hear creations: their mark says the
  *              holder's client had not found the server without tree watches, so its first
  *              addWatch, which a 3.5 server answers by closing the connection, is seldom a probe
- *              there (only behind nodes created before their holder's own probe was refused:
- *              once per client, which then watches). Behind any other node it would be, in the
- *              middle of the wait. The add and the listing after it come while the holders
- *              let go; the last deletion then grants with no round trip (c2p's writer: two).
+ *              there (only behind a node created before its holder's own probe was refused:
+ *              once per client, which then never adds one again). Behind any other node it would
+ *              be, in the middle of the wait. Once an add of it was answered, the client hears
+ *              as one whose tree watch was added (cached nodes; covered roots). The add and the
+ *              listing after it come while the holders let go; the last deletion then grants
+ *              with no round trip (c2p's writer: two).
  * A reconnection makes the wait list (GrantWait.kick): a persistent watch does not replay what it
  * missed. The pin ends with the wait; the root's watch lingers (TreeWatch, UNROUTE), so a client
  * that waits often keeps it. Guarded by the request's lock.
@@ -85,6 +88,7 @@ final class HeardWait {
         callOff.run();
         callOff = NONE;
         if (off || !applies(paths)) {
+            stop();                            // a pin of an earlier step ends: data watches from here
             return false;
         }
         TreeWatch watch = TreeWatch.of(context.monitor(), context.port());
@@ -143,7 +147,7 @@ final class HeardWait {
         return !context.driver().announcesGrants() && !context.lockDelay().isOn()
                 && paths.stream().allMatch(p -> NodePaths.parent(p).equals(context.path()))
                 && (proven && (all(paths, LockNode::caches) || !observed && known.covers(dir))
-                        || (known == null || !known.unsupported()) && all(paths, LockNode::hearsCreations));
+                        || ClientTag.mayHear(context.monitor()) && all(paths, LockNode::hearsCreations));
     }
 
     private static boolean all(List<String> paths, java.util.function.Predicate<LockNode> test) {

@@ -37,7 +37,8 @@ import org.junit.jupiter.api.Test;
  * so that the deletion's event was lost, or its session expired) still grants it once it is
  * back. The node ahead is made by hand: a cached node whose "holder" lets it go only when the
  * test says so. The waiter's client keeps a cached node of its own under another root, so it
- * has a tree watch (a client that never had one watches as before) and its wait adds the root's. Each test counts the waiter's
+ * has a tree watch and its wait adds the root's; a client that never had one adds one only behind
+ * nodes whose holders claim to hear creations (the last two tests). Each test counts the waiter's
  * reads of that node, so that it fails if the waiter watched it instead of listening.
  */
 class HeardWaitTest {
@@ -60,15 +61,7 @@ class HeardWaitTest {
         proxy = FaultProxy.to(server.getConnectString());
         holder = ZkTesting.client(server.getConnectString(), 60_000);
         waiter = ZkTesting.client(proxy.connectString(), 30_000);
-        proxy.beforeRequest((opcode, path) -> {
-            if ((opcode == OpCode.getData || opcode == OpCode.exists) && path != null && path.equals(ahead)) {
-                reads.incrementAndGet();
-            } else if (opcode == OpCode.addWatch) {
-                added.incrementAndGet();
-            } else if ((opcode == OpCode.getChildren || opcode == OpCode.getChildren2) && added.get() > 1) {
-                listedSinceAdded.incrementAndGet();
-            }
-        });
+        count(proxy, reads, added, listedSinceAdded, 1);
         // the waiter's client keeps a cached node under another root: it has a tree watch (the server has them),
         // and the wait adds the one of its own root
         kept = new ReentrantLockSupport(new LockEngine(waiter, "/proven/kept", MUTEX, LeaseCaching.keepIdleFor(Duration.ofHours(1))));
@@ -169,6 +162,88 @@ class HeardWaitTest {
         holder.delete().forPath(ahead);
         assertGranted(granted);
         assertEquals(1, reads.get(), "reads of the node ahead: the ask's only");
+    }
+
+    /**
+     * A client that never added a tree watch (it keeps no node), behind a cached node that does
+     * not claim to hear creations, adds none: there its first addWatch could be a probe of a 3.5
+     * server, which closes the connection on it, in the middle of the wait. It asks the node and
+     * watches it (a second read), and is granted when the node goes.
+     */
+    @Test
+    void aClientThatNeverAddedATreeWatchWatchesBehindANodeThatDoesNotClaimToHear() throws Exception {
+        try (Fresh fresh = new Fresh()) {
+            ahead = cachedNode("/hear/unproven");
+            CompletableFuture<Lease> granted = fresh.queueBehind("/hear/unproven");
+            Await.equal("the node ahead asked and read for its watch", true, WAIT, () -> fresh.reads.get() >= 2);
+            holder.delete().forPath(ahead);
+            assertGranted(granted);
+            assertEquals(0, fresh.added.get(), "addWatch requests of a client that never added a tree watch");
+        }
+    }
+
+    /**
+     * The same client behind a node whose holder claims to hear creations (a claim its client
+     * makes only while it has not found the server without tree watches) adds its root's watch
+     * for the wait and listens: it reads the node only for its ask (made after the bound, as the
+     * holder should have let go on hearing the waiter's node), never to watch it.
+     */
+    @Test
+    void aClientThatNeverAddedATreeWatchListensBehindANodeWhoseHolderHearsCreations() throws Exception {
+        try (Fresh fresh = new Fresh()) {
+            ahead = holder.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath("/hear/marked/"
+                    + LockNode.protectedName(LockNode.newProtectedId(true, "0a1b2c3d"), LockNode.namePrefix("lock")));
+            assertTrue(LockNode.parse(ahead.substring(ahead.lastIndexOf('/') + 1)).orElseThrow().hearsCreations());
+            CompletableFuture<Lease> granted = fresh.queueBehind("/hear/marked");
+            Await.equal("its root's watch added for the wait", 1, WAIT, fresh.added::get);
+            Await.equal("the node ahead asked after the bound", true, WAIT, () -> askedInto(ahead));
+            Await.equal("listed under its root's watch", true, WAIT, () -> fresh.listedSinceAdded.get() > 0);
+            holder.delete().forPath(ahead);
+            assertGranted(granted);
+            assertEquals(1, fresh.reads.get(), "reads of the node ahead: the ask's only (it listened, it did not watch)");
+        }
+    }
+
+    /** A waiter's client of its own, through a proxy of its own, that keeps no node: it never added a tree watch. */
+    private final class Fresh implements AutoCloseable {
+        final FaultProxy own = FaultProxy.to(server.getConnectString());
+        final AtomicInteger reads = new AtomicInteger();
+        final AtomicInteger added = new AtomicInteger();
+        final AtomicInteger listedSinceAdded = new AtomicInteger();
+        final CuratorFramework client;
+
+        Fresh() throws Exception {
+            count(own, reads, added, listedSinceAdded, 0);
+            client = ZkTesting.client(own.connectString(), 30_000);
+        }
+
+        CompletableFuture<Lease> queueBehind(String dir) {
+            return new ReentrantLockSupport(new LockEngine(client, dir, MUTEX)).acquireAsync(WAIT.multipliedBy(2));
+        }
+
+        @Override
+        public void close() throws Exception {
+            client.close();
+            own.close();
+        }
+    }
+
+    /**
+     * Counts what a waiter's client sends through {@code through}: its reads of {@link #ahead}
+     * (getData, exists), its addWatch requests, and its listings sent after more than
+     * {@code addsBefore} of them (a wait's own add).
+     */
+    private void count(FaultProxy through, AtomicInteger reads, AtomicInteger added, AtomicInteger listedSinceAdded,
+            int addsBefore) {
+        through.beforeRequest((opcode, path) -> {
+            if ((opcode == OpCode.getData || opcode == OpCode.exists) && path != null && path.equals(ahead)) {
+                reads.incrementAndGet();
+            } else if (opcode == OpCode.addWatch) {
+                added.incrementAndGet();
+            } else if ((opcode == OpCode.getChildren || opcode == OpCode.getChildren2) && added.get() > addsBefore) {
+                listedSinceAdded.incrementAndGet();
+            }
+        });
     }
 
     /** A cached node that does not claim to hear creations (its waiters ask it at once), made by the holder's client. */
