@@ -103,7 +103,8 @@ class ListeningWaiterFaultsTest extends ServerFaults {
     enum Kept {
         /**
          * Nowhere: the client never added a tree watch. It listens behind nodes whose holders hear
-         * creations (their mark says the server has tree watches), adding its root's watch for the wait.
+         * creations (their mark says their client had not found the server without tree watches),
+         * adding its root's watch for the wait.
          */
         NOWHERE,
         /** Under another root than its directory's: its tree watch was added once, and its wait adds its root's. */

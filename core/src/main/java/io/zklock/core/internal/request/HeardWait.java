@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 import io.zklock.core.internal.LockContext;
@@ -150,7 +151,7 @@ final class HeardWait {
                         || ClientTag.mayHear(context.monitor()) && all(paths, LockNode::hearsCreations));
     }
 
-    private static boolean all(List<String> paths, java.util.function.Predicate<LockNode> test) {
+    private static boolean all(List<String> paths, Predicate<LockNode> test) {
         return paths.stream().allMatch(p -> LockNode.parse(NodePaths.name(p)).map(test::test).orElse(false));
     }
 
