@@ -2,6 +2,7 @@ package io.zklock.benchmarks;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -57,8 +58,6 @@ class OperationCostTest {
     private static final int OPS = 100;
     /** As {@link #OPS}, for a hand-off cycle (several operations of two sessions, and a poll). */
     private static final int HAND_OFFS = 40;
-    /** How long a root's tree watch outlives its last use (TreeWatch's LINGER_MS). */
-    private static final long ROOT_WATCH_LINGER_MS = 200;
     /** The allowance above the allocation measured when each bound was set. */
     private static final double ALLOCATION_TOLERANCE = 1.25;
     /** Caching on, nodes idle long enough that none is let go by its timer during a test. */
@@ -475,6 +474,10 @@ class OperationCostTest {
             readers.add(new ZkReadWriteLock(sessions[i], "/cost/cachedrw" + writerKeepsANode, caching).readLock());
         }
         DistributedLock writer = new ZkReadWriteLock(sessions[3], "/cost/cachedrw" + writerKeepsANode).writeLock();
+        int readersWatches = 3;                          // the root's tree watch of each reader's client
+        if (!writerKeepsANode) {
+            awaitWatchCount(readersWatches);
+        }
         Cost c = measureMedianCycle(HAND_OFFS, () -> {
             List<Lease> held = new ArrayList<>();
             for (DistributedLock r : readers) {
@@ -486,7 +489,7 @@ class OperationCostTest {
             }
             granted.get(10, TimeUnit.SECONDS).close();
             if (!writerKeepsANode) {
-                Thread.sleep(2 * ROOT_WATCH_LINGER_MS);           // the root's watch is removed before the next cycle
+                awaitWatchCount(readersWatches);    // the writer's root watch removed, past its linger, before the next cycle
             }
         });
         for (Lease k : keeps) {
@@ -542,6 +545,17 @@ class OperationCostTest {
             Thread.yield();
         }
         return queued;
+    }
+
+    /** Returns once the server's watch count is {@code expected}; fails after 10 s. */
+    private void awaitWatchCount(int expected) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        for (int count = watchCount(); count != expected; count = watchCount()) {
+            if (System.nanoTime() - deadline > 0) {
+                fail("watches on the server: " + count + ", not " + expected);
+            }
+            Thread.sleep(2);
+        }
     }
 
     /** The server's watch count, the poll's own allocation set aside. */

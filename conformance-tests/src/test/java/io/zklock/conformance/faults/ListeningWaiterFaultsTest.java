@@ -21,6 +21,7 @@ import io.zklock.conformance.harness.ServerFaults;
 import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.core.MultiLease;
+import io.zklock.core.spi.queue.LockNode;
 import io.zklock.multilock.ZkMultiLock;
 import io.zklock.testing.Await;
 import io.zklock.testing.FaultProxy;
@@ -103,8 +104,8 @@ class ListeningWaiterFaultsTest extends ServerFaults {
     enum Kept {
         /**
          * Nowhere: the client never added a tree watch. It listens behind nodes whose holders hear
-         * creations (their mark says their client had not found the server without tree watches),
-         * adding its root's watch for the wait.
+         * creations (their mark says a tree watch was added on their client, so the server has
+         * them), adding its root's watch for the wait.
          */
         NOWHERE,
         /** Under another root than its directory's: its tree watch was added once, and its wait adds its root's. */
@@ -139,6 +140,7 @@ class ListeningWaiterFaultsTest extends ServerFaults {
     @EnumSource(Fault.class)
     void aListeningWaiterIsGrantedThroughAFaultOfItsConnectionOnlyOnceTheHolderLetsGo(Fault fault) throws Exception {
         CuratorFramework holderClient = client(SESSION_MS);
+        awaitHearsCreations(holderClient);
         List<Waiting> waits = sideBySide(LISTENERS, l -> new Waiting(l, path + "/" + LISTENERS.indexOf(l), holderClient));
         sideBySide(waits, Waiting::queue);
         int queued = fault(fault, waits);
@@ -148,6 +150,24 @@ class ListeningWaiterFaultsTest extends ServerFaults {
             w.closeAll();
         }
         Await.equal("nodes left", List.of(), LONG, this::nodes);
+    }
+
+    /**
+     * Returns once {@code client}'s cached nodes say that their holder hears creations: a
+     * client's first cached node does not (it is made before a tree watch was added on the
+     * client), later ones do. The nodes are kept under a path of their own.
+     */
+    private void awaitHearsCreations(CuratorFramework client) throws Exception {
+        long deadline = System.nanoTime() + LONG.toNanos();
+        for (int made = 0; System.nanoTime() - deadline < 0; made++) {
+            try (Lease lease = Recipe.CACHED_MUTEX.create(client, path + "-holder/" + made).acquire()) {
+                if (LockNode.parse(ZKPaths.getNodeFromPath(lease.nodePath())).orElseThrow().hearsCreations()) {
+                    return;
+                }
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionFailedError("no cached node of the holder's client marked as hearing creations within " + LONG);
     }
 
     /** Applies {@code fault} to every waiter's connection at once, the holders letting go meanwhile; {@return how many nodes each waiter queued} */

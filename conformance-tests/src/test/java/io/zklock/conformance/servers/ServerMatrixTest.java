@@ -40,6 +40,7 @@ import io.zklock.testing.Await;
 import io.zklock.testing.FencedResource;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DynamicNode;
@@ -72,7 +73,9 @@ import org.slf4j.LoggerFactory;
  * use (one server watch in all on 3.6+, a watch per node on 3.5, read with {@code wchs}),
  * grants one again with no new node and the same token, gives one up to a conflicting waiter of
  * another session (its ask is heard), and hears a kept node deleted by another session (its
- * lease in use turns LOST);
+ * lease in use turns LOST); a session's first kept node is given up to a conflicting waiter of a
+ * session that never kept one, whose connection is never lost on the way (on 3.5 a waiter that
+ * added a tree watch would lose it);
  * and after every check no lock node is left, and every lease's fencing token is its node's
  * czxid, above zero. Every wait is bounded: a hang fails its check instead of the build.
  *
@@ -141,6 +144,8 @@ class ServerMatrixTest {
         nodes.add(run.check("mutex: re-acquire x5 by blocking acquire()", BLOCKING_LIMIT, () -> blockingReacquire(run)));
         for (CachedSubject subject : cachedSubjects()) {
             nodes.add(run.check(subject.name + ": kept, re-granted, asked back, deleted", () -> cached(run, subject)));
+            nodes.add(run.check(subject.name + ": a client's first node; a waiter of a client that never cached keeps its connection",
+                    () -> firstNodeWaiter(run, subject)));
         }
         nodes.add(dynamicTest("[" + run.version + "] server stops", run::stop));
         return dynamicContainer("ZooKeeper " + run.version, nodes);
@@ -256,6 +261,34 @@ class ServerMatrixTest {
         run.closeSessions();
         Await.equal("server watches once the sessions are closed", 0, WAIT, run.server::watchCount);
         LOG.info("ZooKeeper {}: {} kept nodes cost {} server watch(es)", run.version, kept, expected);
+        assertNoLockNodes(run, root);
+    }
+
+    /**
+     * A keeper's first cached node, made before anything was known of the server's watches,
+     * and a conflicting waiter of a client that has never kept a node: the waiter is granted
+     * and its connection is never lost (a waiter that took the node for one whose holder hears
+     * creations would add a tree watch, and a 3.5 server would close its connection).
+     */
+    private void firstNodeWaiter(Run run, CachedSubject subject) throws Exception {
+        String root = "/matrix/first-" + subject.name.replaceAll("[^a-z0-9]+", "-");
+        CuratorFramework keeper = run.session();
+        Lease first = take(run, root, subject.lock.apply(keeper, root + "/n"));
+        first.close();                                    // kept, idle
+        CuratorFramework waiter = run.session();
+        Queue<String> states = new ConcurrentLinkedQueue<>();
+        waiter.getConnectionStateListenable().addListener((client, state) -> {
+            if (state != ConnectionState.CONNECTED) {            // the first, maybe delivered after this listener was added
+                states.add(state.name());
+            }
+        });
+        List<Lease> taken = new ArrayList<>();
+        for (DistributedLock other : subject.conflicting.apply(waiter, root + "/n")) {
+            taken.add(take(run, root, other, "a conflicting waiter behind the keeper's first node"));
+        }
+        taken.forEach(Lease::close);
+        assertEquals(List.of(), List.copyOf(states), "the waiter's connection states while it waited");
+        run.closeSessions();
         assertNoLockNodes(run, root);
     }
 

@@ -99,8 +99,8 @@ public final class LockContext {
      * the caching version of the uuid ({@link LockNode#caches()}), so a waiter knows to ask.
      *
      * @param hearsCreations whether their holder lets them go on hearing a conflicting node
-     *        created behind them (a mark in the uuid, {@link LockNode#hearsCreations()}, while
-     *        the client's tree watch may hear)
+     *        created behind them (a mark in the uuid, {@link LockNode#hearsCreations()}, once
+     *        a tree watch was added on the client)
      * @return the context
      */
     public LockContext withCachingNodes(boolean hearsCreations) {

@@ -31,9 +31,10 @@
  *   <dd>a cached node whose uuid says its holder hears creations
  *       ({@link io.zklock.core.spi.queue.LockNode#hearsCreations()}: {@code ce} after the
  *       version digit, and its client's tag, random per client, at the start of the last
- *       group): made by a read lock's or a one-at-a-time lock's cache while its client's tree
- *       watch may hear (not turned off, not found unsupported). A claim: its holder may miss a
- *       create (cut off, a 3.5 server answering the first addWatch, a root's addWatch refused,
+ *       group): made by a read lock's or a one-at-a-time lock's cache once a tree watch was
+ *       added on its client (so never on a server without them, nor with them turned off; a
+ *       client's first cached node is not marked). A claim: its holder may miss a
+ *       create (cut off, a root's addWatch refused,
  *       more than 16 creations heard while its node was on its way into the cache: see
  *       ADOPT).</dd>
  *   <dt>tree watch</dt>

@@ -42,12 +42,12 @@ import io.zklock.core.spi.queue.LockNode;
  *              listing (a stray child in the directory). Never used for drivers that announce
  *              grants in a node's data, nor with a lock-delay (its deletions are counted from a
  *              listing's Stat). A client whose tree watch was never added (one that keeps no
- *              node) hears only behind nodes whose holders hear creations: their mark says the
- *              holder's client had not found the server without tree watches, so its first
- *              addWatch, which a 3.5 server answers by closing the connection, is seldom a probe
- *              there (only behind a node created before its holder's own probe was refused:
- *              once per client, which then never adds one again). Behind any other node it would
- *              be, in the middle of the wait. Once an add of it was answered, the client hears
+ *              node) hears only behind nodes whose holders hear creations: their mark says a
+ *              tree watch was added on the holder's client (ClientTag.hearing), so its first
+ *              addWatch, which a 3.5 server answers by closing the connection, is no probe there
+ *              (but during an upgrade from 3.5, behind holders on newer members: once per client,
+ *              which then never adds one again). Behind any other node it could be, in the
+ *              middle of the wait. Once an add of it was answered, the client hears
  *              as one whose tree watch was added (cached nodes; covered roots). The add and the
  *              listing after it come while the holders let go; the last deletion then grants
  *              with no round trip (c2p's writer: two).

@@ -16,11 +16,13 @@ public record ClientTag(String digits) {
     }
 
     /**
-     * {@return {@code monitor}'s client's tag if it may hear creations through a tree watch
-     * ({@link #mayHear}), else null}
+     * {@return {@code monitor}'s client's tag if it hears creations through a tree watch: one was
+     * added on it ({@link TreeWatch#proven}), so that no waiter behind a node it marks probes a
+     * server without them; else null}
      */
     public static String hearing(SessionMonitor monitor) {
-        return mayHear(monitor) ? of(monitor) : null;
+        TreeWatch made = TreeWatch.existing(monitor);
+        return made != null && made.proven() ? of(monitor) : null;
     }
 
     /**

@@ -106,22 +106,30 @@ class CreationHeardTest {
         }
     }
 
-    /** A mutex's holder lets its idle node go on another client's node created behind it, which asks nothing (an uncached or Curator-like waiter). */
+    /**
+     * A mutex's holder lets its idle node go on another client's node created behind it, which
+     * asks nothing (an uncached or Curator-like waiter), whether or not the node is marked: its
+     * client's first node is not ({@code ce} only once a tree watch was added on the client, so
+     * that no waiter probes a server without them), the next one is.
+     */
     @Test
     void aMutexNodeIsLetGoOnAnotherClientsCreation() throws Exception {
         try (TestingServer server = new TestingServer(true);
              CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000);
              CuratorFramework other = ZkTesting.client(server.getConnectString(), 60_000)) {
             ReentrantLockSupport lock = new ReentrantLockSupport(new LockEngine(client, "/heard/m", MUTEX, HOUR));
-            Lease first = lock.acquire();
-            assertTrue(LockNode.parse(NodePathsOf.name(first.nodePath())).orElseThrow().hearsCreations(), "marked at its create");
-            first.close();
-            Thread.sleep(200);
-            String waiter = other.create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-                    .forPath("/heard/m/" + LockNode.protectedName(LockNode.newProtectedId(false), LockNode.namePrefix("lock")));
-            Await.equal("the cached mutex node let go", List.of(NodePathsOf.name(waiter)), WAIT,
-                    () -> ZkTesting.children(client, "/heard/m"));
-            other.delete().forPath(waiter);
+            for (boolean marked : new boolean[] {false, true}) {
+                Lease held = lock.acquire();
+                assertEquals(marked, LockNode.parse(NodePathsOf.name(held.nodePath())).orElseThrow().hearsCreations(),
+                        marked ? "marked once the client's tree watch was added" : "the client's first node unmarked");
+                held.close();
+                Thread.sleep(200);
+                String waiter = other.create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                        .forPath("/heard/m/" + LockNode.protectedName(LockNode.newProtectedId(false), LockNode.namePrefix("lock")));
+                Await.equal("the cached mutex node let go", List.of(NodePathsOf.name(waiter)), WAIT,
+                        () -> ZkTesting.children(client, "/heard/m"));
+                other.delete().forPath(waiter);
+            }
         }
     }
 
