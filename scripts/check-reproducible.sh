@@ -10,8 +10,12 @@
 # CLI's shaded jar) and the CycloneDX SBOMs. For a jar that differs, the entries that differ are
 # listed. Nothing is installed: dependencies come from the local repository, the modules from
 # the reactor.
-#   MVN_ARGS   extra Maven arguments for both builds, e.g. -o
+#   MVN_ARGS   extra Maven arguments for the builds the script makes, e.g. -o
 #   KEEP=1     keep the two copies and their outputs (printed at the end)
+#   BUILT=1    the first build is the one the work tree has just had (CI's `mvn -B verify`, whose
+#              packaging is the same): its artifacts are compared with one build of a copy at
+#              another path, which halves the time. Only right on a tree whose target/ holds
+#              nothing but that build's output, as in a fresh clone.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -56,6 +60,10 @@ collect() {
 start=$(date +%s)
 if [ "${BUILT:-0}" = 1 ]; then
     collect "$root" "$work/out-a"
+    if [ -z "$(find "$work/out-a" -type f)" ]; then
+        echo "check-reproducible: BUILT=1, but the work tree has no built artifacts: build it first" >&2
+        exit 2
+    fi
 else
     copy "$root" "$work/a"
     build "$work/a" "$work/out-a"

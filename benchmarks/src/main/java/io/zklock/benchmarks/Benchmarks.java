@@ -27,7 +27,9 @@ import org.apache.curator.test.TestingServer;
  * <p>Arguments: {@code --quick} (short rounds and tiny scale sizes: a smoke run, its timings
  * mean nothing), {@code --scenario N[,N...]} (only scenario N and those named N plus letters,
  * e.g. {@code 7} for 7a-7c), the sizes of the scale scenarios 8-11 ({@link Options#USAGE}) and
- * {@code --jfr FILE}: a JFR recording of the run with a {@link RoundEvent} per measured round,
+ * {@code --warmup SECONDS}: each side's warm-up before the JIT is watched (1 s; code that a
+ * scenario runs once per conflict, such as {@code c2p}'s writer cycle, is still being compiled
+ * a minute in: see docs/benchmarks.md); {@code --jfr FILE}: a JFR recording of the run with a {@link RoundEvent} per measured round,
  * which {@link JfrCost} reads; {@code --baseline DIR}: the second column is not Curator but an
  * earlier commit's zklock ({@link BaselineRecipes}), alternating with this commit's in the same
  * way, on the same server (scenarios 1-9, 11 and the cached c1-c5, c2p, each side with its own
@@ -44,10 +46,10 @@ public final class Benchmarks {
      * scenarios (8-11), whose defaults are the issue's and whose quick sizes are tiny.
      */
     record Options(boolean quick, String scenario, List<Integer> queues, int queueSessions, int[] herd,
-            int held, int heldThreads, int heldRounds, int[] crowd, String jfr, String baseline) {
+            int held, int heldThreads, int heldRounds, int[] crowd, String jfr, String baseline, int warmupSeconds) {
         static final String USAGE = "usage: [--quick] [--scenario N[,N...]] [--queue 1,8,64,256] [--queue-sessions 16] "
                 + "[--herd READERS,SESSIONS,WRITERS] [--held 10000] [--held-threads 4] [--held-rounds 1] [--crowd SESSIONS,LOCKS] "
-                + "[--jfr FILE] [--baseline DIR]";
+                + "[--jfr FILE] [--baseline DIR] [--warmup SECONDS]";
 
         static Options parse(String... args) {
             boolean quick = List.of(args).contains("--quick");
@@ -61,6 +63,7 @@ public final class Benchmarks {
             int[] crowd = quick ? new int[] {6, 2} : new int[] {200, 20};
             String jfr = null;
             String baseline = null;
+            int warmupSeconds = quick ? 0 : 1;
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "", "--quick" -> { }                  // "": an empty -Dbench.args
@@ -74,6 +77,7 @@ public final class Benchmarks {
                     case "--crowd" -> crowd = positives(args[i], value(args, i++), 2);
                     case "--jfr" -> jfr = value(args, i++);
                     case "--baseline" -> baseline = value(args, i++);
+                    case "--warmup" -> warmupSeconds = positives(args[i], value(args, i++), 1)[0];
                     default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "'; " + USAGE);
                 }
             }
@@ -82,7 +86,7 @@ public final class Benchmarks {
                         + ": more reader sessions than readers");
             }
             return new Options(quick, scenario, queues, queueSessions, herd, held, heldThreads, heldRounds, crowd, jfr,
-                    baseline);
+                    baseline, warmupSeconds);
         }
 
         private static String value(String[] args, int i) {
@@ -132,8 +136,9 @@ public final class Benchmarks {
             return false;
         }
 
+        /** Each side's warm-up before the JIT is watched: 0.1 s in a quick run, else {@code --warmup} (1 s unless given). */
         long warmupNanos() {
-            return TimeUnit.MILLISECONDS.toNanos(quick ? 100 : 1000);
+            return quick ? TimeUnit.MILLISECONDS.toNanos(100) : TimeUnit.SECONDS.toNanos(warmupSeconds);
         }
 
         long roundNanos() {

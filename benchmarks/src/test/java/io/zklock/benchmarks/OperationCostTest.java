@@ -372,7 +372,7 @@ class OperationCostTest {
      * keeping no node) queues behind them; the readers close, in queue order, each letting its
      * node go (its holder heard the writer's create); the writer is granted and closes; the cycle
      * ends past the linger of the writer's root watch. The nodes ahead say that their holders
-     * hear creations (so their clients had not found the server without tree watches): the
+     * hear creations (so a tree watch was added on their clients: the server has them): the
      * writer adds its root's watch for the wait and listens (HeardWait), as a client that has one already does. 15 requests per cycle
      * (each reader's create and listing: 6, its adoption reading nothing, see
      * {@link #cachedSemaphoreMissNotFull}; the writer's create and listing: 2; its root's watch,
@@ -384,7 +384,7 @@ class OperationCostTest {
      * measured) and 182 KB allocated (measured). Before, this writer watched
      * the last read node ahead and listed on its deletion (14 requests, 25 wake-ups), two round
      * trips between the last reader's delete and its grant (a first addWatch could probe a server
-     * without tree watches; behind marked nodes it seldom does, see HeardWait). Before holders of
+     * without tree watches; behind marked nodes it does not, see HeardWait). Before holders of
      * read nodes heard creations at the grant and the writer skipped the ask: 27 requests and 35
      * wake-ups.
      */

@@ -1,6 +1,7 @@
 package io.zklock.conformance.servers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,6 +17,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -32,6 +34,7 @@ import io.zklock.core.Lease;
 import io.zklock.core.LeaseCaching;
 import io.zklock.core.LeaseState;
 import io.zklock.core.MultiLease;
+import io.zklock.core.spi.queue.LockNode;
 import io.zklock.multilock.ZkMultiLock;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
@@ -41,6 +44,7 @@ import io.zklock.testing.FencedResource;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DynamicNode;
@@ -265,31 +269,50 @@ class ServerMatrixTest {
     }
 
     /**
-     * A keeper's first cached node, made before anything was known of the server's watches,
-     * and a conflicting waiter of a client that has never kept a node: the waiter is granted
-     * and its connection is never lost (a waiter that took the node for one whose holder hears
+     * A keeper's first cached node, made before a tree watch was added on its client, is not
+     * marked as hearing creations; conflicting waiters of a client that has never kept a node
+     * queue behind it while it is in use and are granted once it closes, and the waiters'
+     * connection is never lost (a waiter that took the node for one whose holder hears
      * creations would add a tree watch, and a 3.5 server would close its connection).
      */
     private void firstNodeWaiter(Run run, CachedSubject subject) throws Exception {
         String root = "/matrix/first-" + subject.name.replaceAll("[^a-z0-9]+", "-");
         CuratorFramework keeper = run.session();
+        Queue<String> keeperStates = connectionStates(keeper);
         Lease first = take(run, root, subject.lock.apply(keeper, root + "/n"));
-        first.close();                                    // kept, idle
-        CuratorFramework waiter = run.session();
-        Queue<String> states = new ConcurrentLinkedQueue<>();
-        waiter.getConnectionStateListenable().addListener((client, state) -> {
-            if (state != ConnectionState.CONNECTED) {            // the first, maybe delivered after this listener was added
-                states.add(state.name());
-            }
-        });
-        List<Lease> taken = new ArrayList<>();
-        for (DistributedLock other : subject.conflicting.apply(waiter, root + "/n")) {
-            taken.add(take(run, root, other, "a conflicting waiter behind the keeper's first node"));
+        if (run.version.startsWith("3.5.")) {           // its client's first addWatch: the server closes the connection
+            Await.until("the keeper's connection back after its probe", WAIT, () -> keeperStates.contains("RECONNECTED"));
         }
-        taken.forEach(Lease::close);
+        Await.equal("the keeper's first lease, through its probe", LeaseState.HELD, WAIT, first::state);
+        assertFalse(LockNode.parse(ZKPaths.getNodeFromPath(first.nodePath())).orElseThrow().hearsCreations(),
+                "a client's first cached node says its holder hears creations: " + first.nodePath());
+        CuratorFramework waiter = run.session();
+        Queue<String> states = connectionStates(waiter);
+        List<DistributedLock> others = subject.conflicting.apply(waiter, root + "/n");
+        List<CompletableFuture<Lease>> waits = new ArrayList<>();
+        for (DistributedLock other : others) {
+            waits.add(other.acquireAsync(WAIT.multipliedBy(2)));
+        }
+        Await.until("the waiters queued behind the keeper's node", WAIT,
+                () -> ZkTesting.lockNodesBelow(run.observer, root).size() == 1 + others.size());
+        first.close();
+        for (CompletableFuture<Lease> w : waits) {
+            w.get(WAIT.toMillis() * 2, TimeUnit.MILLISECONDS).close();
+        }
         assertEquals(List.of(), List.copyOf(states), "the waiter's connection states while it waited");
         run.closeSessions();
         assertNoLockNodes(run, root);
+    }
+
+    /** The connection states {@code client} goes through from now on, but the first CONNECTED (maybe delivered after the listener is added). */
+    private static Queue<String> connectionStates(CuratorFramework client) {
+        Queue<String> states = new ConcurrentLinkedQueue<>();
+        client.getConnectionStateListenable().addListener((c, state) -> {
+            if (state != ConnectionState.CONNECTED) {
+                states.add(state.name());
+            }
+        });
+        return states;
     }
 
     private void uncontended(Run run, Subject subject) throws Exception {

@@ -32,9 +32,10 @@
  *       ({@link io.zklock.core.spi.queue.LockNode#hearsCreations()}: {@code ce} after the
  *       version digit, and its client's tag, random per client, at the start of the last
  *       group): made by a read lock's or a one-at-a-time lock's cache once a tree watch was
- *       added on its client (so never on a server without them, nor with them turned off; a
- *       client's first cached node is not marked). A claim: its holder may miss a
- *       create (cut off, a root's addWatch refused,
+ *       added on its client and its caches hear creations (ClientTag.hearing: never on a server
+ *       without them, nor with them turned off; a client's first cached node is not marked). A
+ *       claim: its holder may miss a create (cut off, a root's addWatch refused, a node queued
+ *       under a root not watched yet, its client moved to a 3.5 member of a mixed ensemble,
  *       more than 16 creations heard while its node was on its way into the cache: see
  *       ADOPT).</dd>
  *   <dt>tree watch</dt>

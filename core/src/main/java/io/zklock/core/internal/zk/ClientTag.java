@@ -17,12 +17,13 @@ public record ClientTag(String digits) {
 
     /**
      * {@return {@code monitor}'s client's tag if it hears creations through a tree watch: one was
-     * added on it ({@link TreeWatch#proven}), so that no waiter behind a node it marks probes a
-     * server without them; else null}
+     * added on it, so that no waiter behind a node it marks probes a server without them, and
+     * its lease caches listen to the creations ({@link TreeWatch#tellsCreations}: a client whose
+     * only watch so far was a waiter's hears none for its caches); else null}
      */
     public static String hearing(SessionMonitor monitor) {
         TreeWatch made = TreeWatch.existing(monitor);
-        return made != null && made.proven() ? of(monitor) : null;
+        return made != null && made.tellsCreations() ? of(monitor) : null;
     }
 
     /**

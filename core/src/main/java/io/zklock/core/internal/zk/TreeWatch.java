@@ -66,11 +66,7 @@ import org.slf4j.LoggerFactory;
 /** One client's persistent recursive watches, one per lock root; see the comment above. */
 public final class TreeWatch {
     private static final Logger LOG = LoggerFactory.getLogger(TreeWatch.class);
-    /**
-     * The system property that turns tree watches off ({@code false}): every cached node keeps a
-     * data watch of its own and the server is never probed (for a fleet on 3.5 servers, which
-     * close the connection on the probe).
-     */
+    /** Turns tree watches off ({@code false}): each cached node keeps a data watch, the server is never probed (a 3.5 fleet). */
     public static final String PROPERTY = "zklock.cache.treeWatch";
     /** How long a root's watch outlives its last route. */
     static final long LINGER_MS = 200;
@@ -92,7 +88,8 @@ public final class TreeWatch {
     private final ZkPort port;
     private final Watcher watcher = this::event;
     private final Map<String, Watcher> routes = new ConcurrentHashMap<>();            // node server path -> its watcher
-    private volatile BiConsumer<String, String> creations = (dir, name) -> { };   // told (directory, name) of each creation
+    private static final BiConsumer<String, String> NOBODY = (dir, name) -> { };
+    private volatile BiConsumer<String, String> creations = NOBODY;               // told (directory, name) of each creation
     private final Map<String, Root> roots = new HashMap<>();                          // guarded by this
     private final Map<String, Integer> ownRemovals = new HashMap<>();                 // guarded by this: root -> removals sent
     private long generations;                  // guarded by this
@@ -257,6 +254,11 @@ public final class TreeWatch {
     /** Tells {@code listener} (directory, name; server paths) of every node created under a covered root; one listener, set once. */
     public void onCreated(BiConsumer<String, String> listener) {
         creations = listener;
+    }
+
+    /** {@return whether a root's watch was added on this client ({@link #proven}) and a listener hears its creations} */
+    public boolean tellsCreations() {
+        return creations != NOBODY && proven();
     }
 
     private void event(WatchedEvent event) {

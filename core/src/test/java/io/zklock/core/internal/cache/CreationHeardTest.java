@@ -133,6 +133,43 @@ class CreationHeardTest {
         }
     }
 
+    /**
+     * A client whose only tree watch so far was a waiter's (it listened behind a node whose
+     * holder hears creations) does not mark its first cached node: its lease caches listened to
+     * no creation until that node was adopted, so a creation behind it might be missed; its next
+     * node is marked.
+     */
+    @Test
+    void aClientWhoseOnlyTreeWatchWasAWaitersDoesNotMarkItsFirstCachedNode() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework holder = ZkTesting.client(server.getConnectString(), 60_000);
+             CuratorFramework waiter = ZkTesting.client(server.getConnectString(), 60_000)) {
+            ReentrantLockSupport held = new ReentrantLockSupport(new LockEngine(holder, "/heard/w/lock", MUTEX, HOUR));
+            held.acquire().close();
+            held.engine().releaseCachedNodes();
+            Lease marked = held.acquire();
+            assertTrue(heard(marked), "the holder's second node marked");
+            CompletableFuture<Lease> granted = new LockEngine(waiter, "/heard/w/lock", MUTEX).acquireAsync(WAIT);
+            Await.equal("the waiter queued", 2, WAIT, () -> ZkTesting.children(holder, "/heard/w/lock").size());
+            marked.close();
+            granted.get(WAIT.toMillis(), TimeUnit.MILLISECONDS).close();
+            assertTrue(TreeWatch.existing(SessionMonitor.existing(waiter)).proven(), "the waiter listened: a tree watch added");
+            ReentrantLockSupport cached = new ReentrantLockSupport(new LockEngine(waiter, "/heard/w/other", MUTEX, HOUR));
+            try (Lease first = cached.acquire()) {
+                assertTrue(!heard(first), "the first cached node of a client whose only tree watch was a waiter's marked");
+            }
+            cached.engine().releaseCachedNodes();
+            try (Lease second = cached.acquire()) {
+                assertTrue(heard(second), "its next node marked");
+            }
+            cached.engine().releaseCachedNodes();
+        }
+    }
+
+    private static boolean heard(Lease lease) {
+        return LockNode.parse(NodePathsOf.name(lease.nodePath())).orElseThrow().hearsCreations();
+    }
+
     /** A node created by the holder's own client (its tag) is not taken as an ask: that client's waiter asks itself. */
     @Test
     void aCreationOfTheHoldersOwnClientIsNotTakenAsAnAsk() throws Exception {

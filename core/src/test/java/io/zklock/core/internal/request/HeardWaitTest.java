@@ -184,7 +184,7 @@ class HeardWaitTest {
 
     /**
      * The same client behind a node whose holder claims to hear creations (a claim its client
-     * makes only while it has not found the server without tree watches) adds its root's watch
+     * makes only once a tree watch was added on it and its caches hear creations) adds its root's watch
      * for the wait and listens: it reads the node only for its ask (made after the bound, as the
      * holder should have let go on hearing the waiter's node), never to watch it.
      */
