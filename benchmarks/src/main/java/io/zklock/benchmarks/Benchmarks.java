@@ -29,8 +29,8 @@ import org.apache.curator.test.TestingServer;
  * e.g. {@code 7} for 7a-7c), the sizes of the scale scenarios 8-11 ({@link Options#USAGE}) and
  * {@code --warmup SECONDS}: each side's warm-up before the JIT is watched (1 s; code that a
  * scenario runs once per conflict, such as {@code c2p}'s writer cycle, is still being compiled
- * a minute in: see docs/benchmarks.md); {@code --jfr FILE}: a JFR recording of the run with a {@link RoundEvent} per measured round,
- * which {@link JfrCost} reads; {@code --baseline DIR}: the second column is not Curator but an
+ * a minute in: see docs/benchmarks.md); {@code --jfr FILE}: a JFR recording of the run with a
+ * {@link RoundEvent} per measured round, which {@link JfrCost} reads; {@code --baseline DIR}: the second column is not Curator but an
  * earlier commit's zklock ({@link BaselineRecipes}), alternating with this commit's in the same
  * way, on the same server (scenarios 1-9, 11 and the cached c1-c5, c2p, each side with its own
  * cached leases; not the floors). Each round also counts the client threads' allocated bytes and

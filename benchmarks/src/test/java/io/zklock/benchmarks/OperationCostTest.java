@@ -373,7 +373,8 @@ class OperationCostTest {
      * node go (its holder heard the writer's create); the writer is granted and closes; the cycle
      * ends past the linger of the writer's root watch. The nodes ahead say that their holders
      * hear creations (so a tree watch was added on their clients: the server has them): the
-     * writer adds its root's watch for the wait and listens (HeardWait), as a client that has one already does. 15 requests per cycle
+     * writer adds its root's watch for the wait and listens (HeardWait), as a client that has
+     * one already does. 15 requests per cycle
      * (each reader's create and listing: 6, its adoption reading nothing, see
      * {@link #cachedSemaphoreMissNotFull}; the writer's create and listing: 2; its root's watch,
      * the listing after it and the watch's removal at the linger's end: 3; the readers' deletes:

@@ -268,8 +268,8 @@ class ListeningWaiterFaultsTest extends ServerFaults {
          * The waiter's client, through a proxy that logs what it sends, keeps a cached node of
          * its own as the listener says: under another root ({@code base}-kept/lock; its tree
          * watch is added once, and its wait adds its own root's), under its root, or none (its
-         * wait adds its root's watch, the first of its client). The holder takes its leases, each on a node of its own (an
-         * asynchronous acquisition never re-enters).
+         * wait adds its root's watch, the first of its client). The holder takes its leases,
+         * each on a node of its own (an asynchronous acquisition never re-enters).
          */
         Waiting(Listener listener, String base, CuratorFramework holderClient) throws Exception {
             this.listener = listener;

@@ -304,7 +304,10 @@ class ServerMatrixTest {
         assertNoLockNodes(run, root);
     }
 
-    /** The connection states {@code client} goes through from now on, but the first CONNECTED (maybe delivered after the listener is added). */
+    /**
+     * The connection states {@code client} goes through from now on, but CONNECTED (its first
+     * may be delivered after the listener is added; a lost connection shows as SUSPENDED).
+     */
     private static Queue<String> connectionStates(CuratorFramework client) {
         Queue<String> states = new ConcurrentLinkedQueue<>();
         client.getConnectionStateListenable().addListener((c, state) -> {

@@ -100,7 +100,7 @@ public final class LockContext {
      *
      * @param hearsCreations whether their holder lets them go on hearing a conflicting node
      *        created behind them (a mark in the uuid, {@link LockNode#hearsCreations()}, once
-     *        a tree watch was added on the client)
+     *        a tree watch was added on the client and its caches hear creations: ClientTag.hearing)
      * @return the context
      */
     public LockContext withCachingNodes(boolean hearsCreations) {

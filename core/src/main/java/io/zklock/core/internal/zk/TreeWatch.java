@@ -72,6 +72,7 @@ public final class TreeWatch {
     static final long LINGER_MS = 200;
     /** Fresh nodes noted at once, at most (FRESH). */
     static final int MAX_FRESH = 4096;
+    private static final BiConsumer<String, String> NOBODY = (dir, name) -> { };   // no listener of creations yet
 
     /** How a routed node is watched. */
     public enum Cover { COVERED, UNSUPPORTED, TROUBLE }
@@ -88,7 +89,6 @@ public final class TreeWatch {
     private final ZkPort port;
     private final Watcher watcher = this::event;
     private final Map<String, Watcher> routes = new ConcurrentHashMap<>();            // node server path -> its watcher
-    private static final BiConsumer<String, String> NOBODY = (dir, name) -> { };
     private volatile BiConsumer<String, String> creations = NOBODY;               // told (directory, name) of each creation
     private final Map<String, Root> roots = new HashMap<>();                          // guarded by this
     private final Map<String, Integer> ownRemovals = new HashMap<>();                 // guarded by this: root -> removals sent

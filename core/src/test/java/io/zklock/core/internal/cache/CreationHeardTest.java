@@ -1,6 +1,7 @@
 package io.zklock.core.internal.cache;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -120,7 +121,7 @@ class CreationHeardTest {
             ReentrantLockSupport lock = new ReentrantLockSupport(new LockEngine(client, "/heard/m", MUTEX, HOUR));
             for (boolean marked : new boolean[] {false, true}) {
                 Lease held = lock.acquire();
-                assertEquals(marked, LockNode.parse(NodePathsOf.name(held.nodePath())).orElseThrow().hearsCreations(),
+                assertEquals(marked, heard(held),
                         marked ? "marked once the client's tree watch was added" : "the client's first node unmarked");
                 held.close();
                 Thread.sleep(200);
@@ -156,7 +157,7 @@ class CreationHeardTest {
             assertTrue(TreeWatch.existing(SessionMonitor.existing(waiter)).proven(), "the waiter listened: a tree watch added");
             ReentrantLockSupport cached = new ReentrantLockSupport(new LockEngine(waiter, "/heard/w/other", MUTEX, HOUR));
             try (Lease first = cached.acquire()) {
-                assertTrue(!heard(first), "the first cached node of a client whose only tree watch was a waiter's marked");
+                assertFalse(heard(first), "the first cached node of a client whose only tree watch was a waiter's marked");
             }
             cached.engine().releaseCachedNodes();
             try (Lease second = cached.acquire()) {
