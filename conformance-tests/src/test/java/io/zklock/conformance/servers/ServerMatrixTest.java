@@ -108,6 +108,13 @@ class ServerMatrixTest {
      * of its own, so a path that never completes shows here as a hang, failed preemptively.
      */
     private static final Duration BLOCKING_LIMIT = Await.scaled(Duration.ofSeconds(5));
+    /**
+     * How long a client may take to get its connection back after a server closed it: ZooKeeper's
+     * client waits up to a second at random before it reconnects, and a second more once it has
+     * tried every server it knows (a single one here), so two seconds is not enough on a busy
+     * machine; well within the session timeout.
+     */
+    private static final Duration RECONNECT = Await.scaled(Duration.ofSeconds(8));
     private static final int SESSION_TIMEOUT_MS = 10_000;
     private static final int ROUNDS = 3;
     /** How many locks the cached checks keep a node of at once. */
@@ -281,9 +288,9 @@ class ServerMatrixTest {
         Queue<String> keeperStates = connectionStates(keeper);
         Lease first = take(run, root, subject.lock.apply(keeper, root + "/n"));
         if (run.version.startsWith("3.5.")) {           // its client's first addWatch: the server closes the connection
-            Await.until("the keeper's connection back after its probe", WAIT, () -> keeperStates.contains("RECONNECTED"));
+            Await.until("the keeper's connection back after its probe", RECONNECT, () -> keeperStates.contains("RECONNECTED"));
         }
-        Await.equal("the keeper's first lease, through its probe", LeaseState.HELD, WAIT, first::state);
+        Await.equal("the keeper's first lease, through its probe", LeaseState.HELD, RECONNECT, first::state);
         assertFalse(LockNode.parse(ZKPaths.getNodeFromPath(first.nodePath())).orElseThrow().hearsCreations(),
                 "a client's first cached node says its holder hears creations: " + first.nodePath());
         CuratorFramework waiter = run.session();
