@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import io.zklock.testing.QuietPorts;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.Watcher.Event.KeeperState;
@@ -19,7 +20,7 @@ class RequestCounterTest {
     @Test
     void countsRequestsByOperationAcrossAReconnection() throws Exception {
         String previous = RequestCounter.install();
-        try (TestingServer server = new TestingServer(true)) {
+        try (TestingServer server = new TestingServer(QuietPorts.next(), true)) {
             var before = RequestCounter.snapshot();
             long packets = RequestCounter.packets();
             var connected = new CountDownLatch[] {new CountDownLatch(1)};

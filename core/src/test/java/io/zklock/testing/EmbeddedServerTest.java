@@ -8,8 +8,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
 /**
- * Base of a recipe's contract tests: a fresh embedded ZooKeeper per test and two connected
- * clients on it ({@code client} and {@code other}, two sessions), closed after the test.
+ * Base of a recipe's contract tests: a fresh embedded ZooKeeper per test, on a {@linkplain
+ * QuietPorts quiet port} so that a test may stop and restart it, and two connected clients on it
+ * ({@code client} and {@code other}, two sessions), closed after the test.
  */
 public abstract class EmbeddedServerTest {
     /** How long a test waits on observable state before it fails (scaled by {@link Await#FACTOR}). */
@@ -21,7 +22,7 @@ public abstract class EmbeddedServerTest {
 
     @BeforeEach
     void startServerAndClients() throws Exception {
-        server = new TestingServer(true);
+        server = new TestingServer(QuietPorts.next(), true);     // tests stop and restart it
         client = ZkTesting.client(server.getConnectString(), 20_000);
         other = ZkTesting.client(server.getConnectString(), 20_000);
     }

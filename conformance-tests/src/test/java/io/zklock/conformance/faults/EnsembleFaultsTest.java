@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
+import io.zklock.conformance.harness.Ensembles;
 import io.zklock.conformance.harness.FaultScheduleRunner;
 import io.zklock.conformance.harness.Recipe;
 import io.zklock.core.DistributedLock;
@@ -51,8 +52,7 @@ class EnsembleFaultsTest {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        cluster = new TestingCluster(3);
-        cluster.start();
+        cluster = Ensembles.start(-1);        // ZooKeeper's default tick
     }
 
     @AfterAll

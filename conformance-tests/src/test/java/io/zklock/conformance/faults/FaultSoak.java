@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
+import io.zklock.conformance.harness.Ensembles;
 import io.zklock.conformance.harness.FaultSchedule.Acquire;
 import io.zklock.conformance.harness.FaultSchedule.Fault;
 import io.zklock.conformance.harness.FaultSchedule.Inject;
@@ -60,9 +61,8 @@ class FaultSoak {
                 boolean ensemble = chunk % 5 == 4;
                 Recipe target = recipes.get(turns[ensemble ? 1 : 0]++ % recipes.size());
                 chunk++;
-                if (ensemble && cluster == null) {
-                    cluster = new TestingCluster(spec(1), spec(2), spec(3));
-                    cluster.start();
+                if (ensemble) {
+                    cluster = cluster == null ? Ensembles.start(200) : Ensembles.serving(cluster, 200);
                 }
                 FaultSchedule schedule = randomSchedule(random,
                         ensemble ? ScheduledFaultsTest.ENSEMBLE_FAULTS : ScheduledFaultsTest.SINGLE_SERVER_FAULTS);

@@ -17,6 +17,7 @@ import io.zklock.conformance.harness.FaultSchedule.Fault;
 import io.zklock.conformance.harness.FaultSchedule.Inject;
 import io.zklock.conformance.harness.FaultSchedule.Pause;
 import io.zklock.conformance.harness.FaultSchedule.Step;
+import io.zklock.conformance.harness.Ensembles;
 import io.zklock.conformance.harness.FaultSchedule;
 import io.zklock.conformance.harness.FaultScheduleRunner.Outcome;
 import io.zklock.conformance.harness.FaultScheduleRunner;
@@ -122,11 +123,9 @@ class ScheduledFaultsTest {
         return new InstanceSpec((File) null, -1, -1, -1, true, serverId, TICK_MS, -1);
     }
 
+    /** The ensemble, every member serving (see {@link Ensembles#serving}). */
     private static synchronized TestingCluster cluster() throws Exception {
-        if (cluster == null) {
-            cluster = new TestingCluster(spec(1), spec(2), spec(3));
-            cluster.start();
-        }
+        cluster = cluster == null ? Ensembles.start(TICK_MS) : Ensembles.serving(cluster, TICK_MS);
         return cluster;
     }
 

@@ -38,6 +38,7 @@ import io.zklock.core.Participant;
 import io.zklock.core.spi.queue.LockNode;
 import io.zklock.testing.Await;
 import io.zklock.testing.LocalWaits;
+import io.zklock.testing.QuietPorts;
 import io.zklock.testing.ZkProbe;
 import io.zklock.testing.ZkTesting;
 import net.jqwik.api.lifecycle.AfterTry;
@@ -500,7 +501,7 @@ public abstract class ConformanceSupport implements PropertyTry {
      */
     @Override
     public void closeWhileCutOffKeepsTheLeaseUntilItsNodeIsGone(LeaseMaker make) throws Exception {
-        try (TestingServer server = new TestingServer(true)) {
+        try (TestingServer server = new TestingServer(QuietPorts.next(), true)) {     // stopped and restarted below
             CuratorFramework client = ZkTesting.client(server.getConnectString(), OUTAGE_SESSION_TIMEOUT_MS);
             try {
                 Lease lease = make.take(client, path);

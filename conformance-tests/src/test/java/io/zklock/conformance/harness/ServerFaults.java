@@ -10,6 +10,7 @@ import io.zklock.core.DistributedLock;
 import io.zklock.core.Lease;
 import io.zklock.testing.Await;
 import io.zklock.testing.FaultProxy;
+import io.zklock.testing.QuietPorts;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.InstanceSpec;
@@ -40,7 +41,7 @@ public abstract class ServerFaults {
 
     @BeforeAll
     protected static void startServer() throws Exception {
-        server = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, TICK_MS, -1), true);
+        server = new TestingServer(new InstanceSpec(null, QuietPorts.next(), -1, -1, true, -1, TICK_MS, -1), true);
     }
 
     @AfterAll

@@ -18,6 +18,7 @@ import io.zklock.shedlock.ZkLockProvider;
 import io.zklock.spring.integration.ZkLockRegistry;
 import io.zklock.spring.integration.ZkRegistryLock;
 import io.zklock.testing.Await;
+import io.zklock.testing.QuietPorts;
 import io.zklock.testing.ZkTesting;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
@@ -63,7 +64,7 @@ class ZkLockAutoConfigurationTest {
 
     @BeforeAll
     static void startServer() throws Exception {
-        server = new TestingServer(true);
+        server = new TestingServer(QuietPorts.next(), true);
     }
 
     @AfterAll

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.zklock.testing.Await;
+import io.zklock.testing.QuietPorts;
 import io.zklock.testing.Sessions;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
@@ -45,7 +46,7 @@ class ZkLockRegistryFaultsTest {
 
     @BeforeEach
     void startServer() throws Exception {
-        server = new TestingServer(true);
+        server = new TestingServer(QuietPorts.next(), true);
     }
 
     @AfterEach
