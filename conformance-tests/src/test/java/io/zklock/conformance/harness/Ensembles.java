@@ -1,14 +1,16 @@
 package io.zklock.conformance.harness;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import io.zklock.testing.QuietPorts;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
+import org.apache.zookeeper.Watcher.Event.KeeperState;
+import org.apache.zookeeper.ZooKeeper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * Three-server ensembles for the fault suites, which kill and restart their members: on
  * {@linkplain QuietPorts quiet ports}, so that a member's port is still free when it restarts,
  * started again from fresh ports when a start fails, and checked before each use, so that a
- * member a previous run could not bring back does not fail every run after it.
+ * member a previous run could not bring back (or an ensemble it left without a leader) does not
+ * fail every run after it.
  */
 public final class Ensembles {
     private static final Logger LOG = LoggerFactory.getLogger(Ensembles.class);
@@ -48,35 +51,43 @@ public final class Ensembles {
     }
 
     /**
-     * {@code cluster} if every member accepts connections within a few seconds; otherwise it is
-     * closed and a new ensemble is started (logged: what the last run left down is the harness's
-     * failure, reported by that run).
+     * {@code cluster} if every member serves a session within a few seconds (a member up but
+     * without a leader accepts connections and serves none); otherwise it is closed and a new
+     * ensemble is started (logged: what the last run left down is that run's failure, reported by
+     * it).
      */
     public static TestingCluster serving(TestingCluster cluster, int tickMs) throws Exception {
-        long deadline = System.nanoTime() + SERVING_WAIT_MS * 1_000_000;
-        List<InstanceSpec> down = down(cluster);
-        while (!down.isEmpty() && System.nanoTime() - deadline < 0) {
-            Thread.sleep(100);
-            down = down(cluster);
+        List<InstanceSpec> down = new ArrayList<>();
+        for (InstanceSpec spec : cluster.getInstances()) {
+            if (!servesASession(spec)) {
+                down.add(spec);
+            }
         }
         if (down.isEmpty()) {
             return cluster;
         }
-        LOG.warn("ensemble members down before a run: {}; starting a new ensemble", down);
+        LOG.warn("ensemble members serving no session before a run: {}; starting a new ensemble", down);
         close(cluster);
         return start(tickMs);
     }
 
-    private static List<InstanceSpec> down(TestingCluster cluster) {
-        List<InstanceSpec> down = new ArrayList<>();
-        for (InstanceSpec spec : cluster.getInstances()) {
-            try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress("127.0.0.1", spec.getPort()), 500);
-            } catch (IOException e) {
-                down.add(spec);
-            }
+    private static boolean servesASession(InstanceSpec member) throws InterruptedException {
+        CountDownLatch connected = new CountDownLatch(1);
+        ZooKeeper zk;
+        try {
+            zk = new ZooKeeper(member.getConnectString(), 3_000, event -> {
+                if (event.getState() == KeeperState.SyncConnected) {
+                    connected.countDown();
+                }
+            });
+        } catch (IOException e) {
+            return false;
         }
-        return down;
+        try {
+            return connected.await(SERVING_WAIT_MS, TimeUnit.MILLISECONDS);
+        } finally {
+            zk.close();
+        }
     }
 
     private static void close(TestingCluster cluster) {

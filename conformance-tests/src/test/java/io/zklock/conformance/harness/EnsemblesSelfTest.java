@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
 
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
@@ -18,8 +20,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The fault suites' ensembles: a member left down by a previous run (a restart that failed) is
  * noticed before the next run, which gets a new ensemble that serves, instead of every later run
- * failing against a lost quorum; and their ports lie below the ephemeral range, where outgoing
- * connections cannot take them while a member is down.
+ * failing against a lost quorum; and their ports lie outside the ephemeral range, where outgoing
+ * connections cannot take them while a member is down, none given twice.
  */
 class EnsemblesSelfTest {
     private static final int TICK_MS = 200;
@@ -38,15 +40,21 @@ class EnsemblesSelfTest {
                 String node = client.create().withMode(CreateMode.EPHEMERAL).forPath("/served");
                 assertEquals("/served", node, "the new ensemble serves");
             }
-            Path range = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
-            int ephemeralStart = Files.exists(range) ? Integer.parseInt(Files.readAllLines(range).get(0).trim().split("\\s+")[0]) : 32_768;
+            Path file = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
+            String[] range = Files.exists(file) ? Files.readAllLines(file).get(0).trim().split("\\s+") : new String[] {"32768", "60999"};
+            Set<Integer> ports = new HashSet<>();
             for (InstanceSpec spec : next.getInstances()) {
                 for (int port : new int[] {spec.getPort(), spec.getQuorumPort(), spec.getElectionPort()}) {
-                    assertTrue(port < ephemeralStart, "port " + port + " of " + spec + " below the ephemeral range");
+                    assertTrue(port < Integer.parseInt(range[0]) || port > Integer.parseInt(range[1]),
+                            "port " + port + " of " + spec + " outside the ephemeral range " + String.join("-", range));
+                    assertTrue(ports.add(port), "port " + port + " given twice");
                 }
             }
         } finally {
-            (next != null ? next : first).close();         // serving() closed the first when it replaced it
+            first.close();                                   // closing twice is harmless
+            if (next != null) {
+                next.close();
+            }
         }
     }
 }

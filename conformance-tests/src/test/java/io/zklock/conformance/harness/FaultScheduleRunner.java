@@ -789,13 +789,26 @@ public final class FaultScheduleRunner implements AutoCloseable {
         return attached;
     }
 
+    /** Kills {@code victims} for {@code downMs}, then restarts every one of them, even when one fails to restart. */
     private void bounce(List<InstanceSpec> victims, long downMs) throws Exception {
         for (InstanceSpec v : victims) {
             cluster.killServer(v);
         }
         sleep(downMs);
+        Exception failed = null;
         for (InstanceSpec v : victims) {
-            cluster.restartServer(v);
+            try {
+                cluster.restartServer(v);
+            } catch (Exception e) {
+                if (failed == null) {
+                    failed = e;
+                } else {
+                    failed.addSuppressed(e);
+                }
+            }
+        }
+        if (failed != null) {
+            throw failed;
         }
     }
 

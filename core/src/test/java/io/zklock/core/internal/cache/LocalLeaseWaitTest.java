@@ -21,6 +21,7 @@ import io.zklock.core.spi.queue.LockDriver;
 import io.zklock.core.spi.queue.LockNode;
 import io.zklock.core.spi.queue.RecipeDescriptor;
 import io.zklock.testing.Await;
+import io.zklock.testing.QuietPorts;
 import io.zklock.testing.ZkProbe;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
@@ -230,7 +231,7 @@ class LocalLeaseWaitTest {
     /** The connection drops and comes back while a thread waits locally: the waiter is granted once the lease in use closes. */
     @Test
     void aLocalWaitLivesThroughAConnectionLoss() throws Exception {
-        try (TestingServer server = new TestingServer(true);
+        try (TestingServer server = new TestingServer(QuietPorts.next(), true);       // restarted below
              CuratorFramework client = ZkTesting.client(server.getConnectString(), 60_000)) {
             LockEngine engine = permits(client, "/w/d", 2);
             List<Lease> held = bothPermits(engine);
