@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  *              node covered since its create's reply and untouched since (TreeWatch, FRESH)
  *              holds the data it was created with, which carries no request and no ask: no read.
  *   2. DECIDE  the data carries a request seen for the first time: tell every handler once;
- *              it carries an ask (NodeData.askedBack) and the keeper was not told yet: tell it
+ *              it carries an ask (NodeData.askedBack) or a request, and the keeper was not told
+ *              yet: tell it
  *              (what an ask means is the cache's, see io.zklock.core.internal.cache). Each on a
  *              library thread (never ZooKeeper's event thread); keep watching (the holder may
  *              not let go, and a forced deletion must still reach it). The node is gone: stop.
@@ -206,9 +207,11 @@ final class RevocationWatch {
             } else {
                 found = state.request() == null ? NodeData.revocationRequest(reply.data()).orElse(null) : null;
                 toTell = found == null ? List.of() : List.copyOf(handlers);
-                boolean ask = !state.asked() && NodeData.askedBack(reply.data());
-                askToTell = ask ? keeper : null;
                 RevocationRequest request = found != null ? found : state.request();
+                // a request is an ask too: one written before the watch was set, or while this
+                // read was on its way (its event is not acted on then), is heard only here
+                boolean ask = !state.asked() && (request != null || NodeData.askedBack(reply.data()));
+                askToTell = ask ? keeper : null;
                 state = new Watch(Phase.WATCHING, s, request, state.asked() || ask);   // for a request, then the deletion
             }
         }

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.zklock.core.Lease;
 import io.zklock.core.LeaseState;
@@ -129,6 +130,34 @@ class RevocationWatchTest {
         optIn();
         Await.equal("later handler told", 2, SHORT, toldOn::size);
         assertEquals(1, port.count(WATCH_DATA), "the later handler read nothing");
+    }
+
+    /**
+     * A request the read finds (written before the watch was set, or while the read was on its
+     * way, when its event is not acted on) tells the node's keeper too, as a write heard does:
+     * a kept node is let go on an operator's request however the request arrived.
+     */
+    @Test
+    void aRequestFoundByAReadTellsTheKeeperAsWellAsTheHandlers() {
+        AtomicInteger askedBack = new AtomicInteger();
+        optIn();
+        lease.keptBy(new Keeper() {
+            @Override
+            public boolean idle() {
+                return false;
+            }
+
+            @Override
+            public void askedBack() {
+                askedBack.incrementAndGet();
+            }
+        });
+        port.reply(port.last(WATCH_DATA), data(REQUESTED, 1));
+        Await.equal("handler told", 1, SHORT, toldOn::size);
+        Await.equal("keeper told", 1, SHORT, askedBack::get);
+        port.fire(port.last(WATCH_DATA), EventType.NodeDataChanged);   // the grant line after the request
+        port.reply(port.last(WATCH_DATA), data(NodeData.withGrant(REQUESTED), 2));
+        assertEquals(1, askedBack.get(), "the keeper told twice");
     }
 
     /** A read that fails on connection loss is made again when the same session reconnects, and sees the request written meanwhile. */
