@@ -208,9 +208,7 @@ final class RevocationWatch {
                 found = state.request() == null ? NodeData.revocationRequest(reply.data()).orElse(null) : null;
                 toTell = found == null ? List.of() : List.copyOf(handlers);
                 RevocationRequest request = found != null ? found : state.request();
-                // a request is an ask too: one written before the watch was set, or while this
-                // read was on its way (its event is not acted on then), is heard only here
-                boolean ask = !state.asked() && (request != null || NodeData.askedBack(reply.data()));
+                boolean ask = !state.asked() && asks(request, reply.data());
                 askToTell = ask ? keeper : null;
                 state = new Watch(Phase.WATCHING, s, request, state.asked() || ask);   // for a request, then the deletion
             }
@@ -221,6 +219,15 @@ final class RevocationWatch {
         if (gone) {
             deletedUnderUs.run();
         }
+    }
+
+    /**
+     * Whether a read's data lets a kept node go: an ask, or a request (one written before the
+     * watch was set, or while the read was on its way, when its event is not acted on, is heard
+     * only by the read).
+     */
+    private static boolean asks(RevocationRequest request, byte[] data) {
+        return request != null || NodeData.askedBack(data);
     }
 
     private void event(WatchedEvent event) {
