@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
@@ -45,10 +46,11 @@ class RawCachedReadWriteTest {
                     Recipes.Lock[] rw = RawCachedReadWrite.RECIPES.readWrite(client, "/rw");
                     (s < 3 ? readLocks : writeLocks).add(rw[s < 3 ? 0 : 1]);
                 }
-                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
+                // every side runs until all reach their counts: a starved side keeps the others running to the limit
+                BooleanSupplier done = () -> reads.get() >= 200 && writes.get() >= 20 && mostReaders.get() >= 2;
                 for (Recipes.Lock read : readLocks) {
                     for (int t = 0; t < 2; t++) {
-                        threads.add(worker(deadline, failure, () -> {
+                        threads.add(worker(done, failure, () -> {
                             Recipes.Held held = read.acquire();
                             mostReaders.accumulateAndGet(readers.incrementAndGet(), Math::max);
                             if (writers.get() > 0) {
@@ -63,7 +65,7 @@ class RawCachedReadWriteTest {
                     }
                 }
                 for (Recipes.Lock write : writeLocks) {
-                    threads.add(worker(deadline, failure, () -> {
+                    threads.add(worker(done, failure, () -> {
                         Recipes.Held held = write.acquire();
                         if (writers.incrementAndGet() > 1 || readers.get() > 0) {
                             overlaps.incrementAndGet();
@@ -75,10 +77,7 @@ class RawCachedReadWriteTest {
                         Thread.sleep(5);
                     }));
                 }
-                threads.forEach(Thread::start);
-                for (Thread t : threads) {
-                    t.join(TimeUnit.SECONDS.toMillis(10));
-                }
+                joinAll(threads);
             } finally {
                 clients.forEach(CuratorFramework::close);
             }
@@ -107,20 +106,16 @@ class RawCachedReadWriteTest {
                     readLocks.add(RawCachedReadWrite.RECIPES.readWrite(session(server, clients), "/rw")[0]);
                 }
                 packets = RequestCounter.packets();
-                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
                 for (Recipes.Lock read : readLocks) {
                     for (int t = 0; t < 2; t++) {
-                        threads.add(worker(deadline, failure, () -> {
+                        threads.add(worker(() -> reads.get() >= 200, failure, () -> {
                             read.acquire().release();
                             reads.incrementAndGet();
                             LockSupport.parkNanos(50_000L);
                         }));
                     }
                 }
-                threads.forEach(Thread::start);
-                for (Thread t : threads) {
-                    t.join(TimeUnit.SECONDS.toMillis(10));
-                }
+                joinAll(threads);
                 packets = RequestCounter.packets() - packets;
             } finally {
                 clients.forEach(CuratorFramework::close);
@@ -205,11 +200,27 @@ class RawCachedReadWriteTest {
         void run() throws Exception;
     }
 
-    /** A thread running {@code step} until {@code deadline}; its first failure is kept. */
-    private static Thread worker(long deadline, AtomicReference<Throwable> failure, Step step) {
+    /**
+     * How long workers may run to reach their counts. Counts, not time, end a run: a loaded
+     * machine takes longer, and only a side that cannot progress reaches this limit.
+     */
+    private static final long LIMIT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    /** Starts {@code threads} and waits for them, a little past {@link #LIMIT_NANOS}. */
+    private static void joinAll(List<Thread> threads) throws InterruptedException {
+        threads.forEach(Thread::start);
+        long until = System.nanoTime() + LIMIT_NANOS + TimeUnit.SECONDS.toNanos(10);
+        for (Thread t : threads) {
+            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(until - System.nanoTime())));
+        }
+    }
+
+    /** A thread running {@code step} until {@code done} holds or {@link #LIMIT_NANOS} pass; its first failure is kept. */
+    private static Thread worker(BooleanSupplier done, AtomicReference<Throwable> failure, Step step) {
         var thread = new Thread(() -> {
+            long limit = System.nanoTime() + LIMIT_NANOS;
             try {
-                while (System.nanoTime() < deadline) {
+                while (!done.getAsBoolean() && System.nanoTime() < limit) {
                     step.run();
                 }
             } catch (Throwable e) {
