@@ -133,7 +133,7 @@ class FreshNodeAskTest {
      * created there, holds the client's event thread until {@code release}: the create's reply,
      * which the server sends after the watch's event, is handled after that.
      */
-    private static void holdEventThreadAtNextCreate(CuratorFramework client, String dir, CountDownLatch release) throws Exception {
+    static void holdEventThreadAtNextCreate(CuratorFramework client, String dir, CountDownLatch release) throws Exception {
         client.getChildren().usingWatcher((org.apache.zookeeper.Watcher) event -> {
             try {
                 release.await(30, TimeUnit.SECONDS);
@@ -143,7 +143,7 @@ class FreshNodeAskTest {
         }).forPath(dir);
     }
 
-    private static Lease acquire(LockEngine engine) {
+    static Lease acquire(LockEngine engine) {
         try {
             return engine.acquire();
         } catch (Exception e) {
