@@ -48,17 +48,24 @@ class CommandLineTest {
         }
     }
 
-    /** status and revoke on an ensemble nobody answers at: one line naming the address, exit 1, no trace, within seconds. */
+    /**
+     * status and revoke on an ensemble nobody answers at: one line naming the address, exit 1, no
+     * trace, within the timeout given (measured beyond what a JVM of the command takes to start
+     * and print its help, so that a loaded machine's slow start is not counted).
+     */
     @Test
     void statusAndRevokeOnAnUnreachableEnsembleAreOneLineAndExitOne() throws Exception {
+        long start = System.nanoTime();
+        assertEquals(0, zklock("--help").exit);
+        long startUp = System.nanoTime() - start;
         for (String command : List.of("status", "revoke")) {
             long started = System.nanoTime();
             Run run = zklock(command, "/locks/x", "--connect", "127.0.0.1:1", "--timeout", "1s");
-            long took = System.nanoTime() - started;
+            long took = System.nanoTime() - started - startUp;
             assertEquals(1, run.exit, run.err);
             assertEquals("zklock: cannot reach ZooKeeper at 127.0.0.1:1 within 1 s\n", run.err);
             assertEquals("", run.out);
-            assertTrue(took < TimeUnit.SECONDS.toNanos(8), command + " took " + took / 1_000_000 + " ms");
+            assertTrue(took < TimeUnit.SECONDS.toNanos(4), command + " took " + took / 1_000_000 + " ms beyond a start-up");
         }
     }
 

@@ -1,6 +1,7 @@
 package io.zklock.testing;
 
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -69,6 +70,37 @@ public final class ZkProbe {
             throw new IllegalStateException("cannot read the connection beans", e);
         }
         return out;
+    }
+
+    /** Packets each of {@code sessions} has sent so far (0 for one not connected). */
+    public Map<Long, Long> packets(Set<Long> sessions) {
+        Map<Long, Long> all = packetsBySession();
+        Map<Long, Long> out = new HashMap<>();
+        sessions.forEach(s -> out.put(s, all.getOrDefault(s, 0L)));
+        return out;
+    }
+
+    /**
+     * Waits until none of {@code sessions} has sent a packet for {@code quiet}: what a count of
+     * requests starts from, however slow the machine is to finish what came before.
+     *
+     * @throws AssertionError if they are not quiet within {@code limit}
+     */
+    public void awaitQuiet(Set<Long> sessions, Duration quiet, Duration limit) throws InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        Map<Long, Long> last = packets(sessions);
+        long since = System.nanoTime();
+        while (System.nanoTime() - since < quiet.toNanos()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("sessions " + sessions + " never went quiet");
+            }
+            Thread.sleep(10);
+            Map<Long, Long> now = packets(sessions);
+            if (!now.equals(last)) {
+                last = now;
+                since = System.nanoTime();
+            }
+        }
     }
 
     /** Sessions among {@code sessions} that sent at least one packet while {@code action} ran. */

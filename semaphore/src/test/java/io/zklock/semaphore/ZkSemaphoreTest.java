@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +28,8 @@ import org.junit.jupiter.api.Test;
 
 /** {@link ZkSemaphore} on a real server: permits, maxLeases agreement, bad input, round trips. */
 class ZkSemaphoreTest extends EmbeddedServerTest {
+    /** How long a session sends nothing before its requests are counted from there. */
+    private static final Duration QUIET = Duration.ofMillis(300);
 
     private int nodes(String path) {
         return ZkTesting.children(client, path).size();
@@ -145,13 +148,14 @@ class ZkSemaphoreTest extends EmbeddedServerTest {
             Await.equal("head queued", 2, LONG, () -> nodes("/sem/handoff"));
             CompletableFuture<Lease> follower = new ZkSemaphore(third, "/sem/handoff", 1).acquireAsync(LONG);
             Await.equal("follower queued", 3, LONG, () -> nodes("/sem/handoff"));
-            Thread.sleep(200);                 // the head's wake-up on the follower's arrival settles
             long headSession = other.getZookeeperClient().getZooKeeper().getSessionId();
+            probe.awaitQuiet(Set.of(headSession), QUIET, LONG);   // the head's wake-up on the follower's arrival settles
             other.checkExists().forPath("/");  // no ping from the head's session for seconds
             long before = probe.packetsBySession().get(headSession);
             holder.close();
             Lease granted = head.get(30, TimeUnit.SECONDS);
-            Thread.sleep(200);                 // its grant notice goes out after the grant
+            Await.until("the head's grant notice sent", LONG, () -> probe.packetsBySession().get(headSession) - before >= 2);
+            probe.awaitQuiet(Set.of(headSession), QUIET, LONG);   // anything more it would send, sent
             assertEquals(2, probe.packetsBySession().get(headSession) - before, "head's requests for its grant");
             granted.close();
             follower.get(30, TimeUnit.SECONDS).close();

@@ -284,21 +284,7 @@ public abstract class ConformanceSupport implements PropertyTry {
 
     /** As {@link #awaitQuiet(Set)}, on the server {@code probe} reads. */
     public static void awaitQuiet(ZkProbe probe, Set<Long> sessions) throws InterruptedException {
-        long quiet = Await.scaled(QUIET).toNanos();
-        long deadline = System.nanoTime() + Await.scaled(LONG).toNanos();
-        Map<Long, Long> last = packets(probe, sessions);
-        long since = System.nanoTime();
-        while (System.nanoTime() - since < quiet) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("sessions " + sessions + " never went quiet");
-            }
-            Thread.sleep(10);
-            Map<Long, Long> now = packets(probe, sessions);
-            if (!now.equals(last)) {
-                last = now;
-                since = System.nanoTime();
-            }
-        }
+        probe.awaitQuiet(sessions, Await.scaled(QUIET), Await.scaled(LONG));
     }
 
     /** Packets each of {@code sessions} has sent so far. */
@@ -308,10 +294,7 @@ public abstract class ConformanceSupport implements PropertyTry {
     }
 
     public static Map<Long, Long> packets(ZkProbe probe, Set<Long> sessions) {
-        Map<Long, Long> all = probe.packetsBySession();
-        Map<Long, Long> out = new HashMap<>();
-        sessions.forEach(s -> out.put(s, all.getOrDefault(s, 0L)));
-        return out;
+        return probe.packets(sessions);
     }
 
     /** A LockAdmin on a client of its own, as an operator's tool would be. */

@@ -64,7 +64,7 @@ class ZkLeaderKilledInstanceTest {
                         killed.destroyForcibly();
                         Await.until("another instance leads", LONG, () -> leaders(rest).size() == 1);
                         long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
-                        long bound = SESSION_MS + TICK_MS + Await.scaled(Duration.ofMillis(500)).toMillis();
+                        long bound = SESSION_MS + TICK_MS + Await.scaled(Duration.ofMillis(1_500)).toMillis();   // less than a second session timeout more
                         LOG.info("another instance led {} ms after the leader's process was killed (bound {} ms)", tookMs, bound);
                         assertThat(tookMs).as("ms from the kill to the next leader (bound %d ms)", bound).isLessThanOrEqualTo(bound);
 

@@ -152,6 +152,12 @@ class ZkLeaderInitiatorTest {
                 standbys.add(clients.get(i).getZookeeperClient().getZooKeeper().getSessionId());
             }
         }
+        probe.awaitQuiet(standbys, Duration.ofMillis(300), LONG);   // what joining sends (their watches), sent
+        for (int i = 0; i < 3; i++) {
+            if (i != first) {
+                clients.get(i).checkExists().forPath("/");   // traffic just before the window: no ping due within it
+            }
+        }
         Set<Long> active = probe.sessionsActiveDuring(standbys, () -> Thread.sleep(1_000));   // under a third of the session: no ping
         assertEquals(Set.of(), active, "standbys sent requests while the leader led");
 
