@@ -204,7 +204,18 @@ public final class MixedFleet {
         }
     }
 
-    /** One participant: a thread looping on its handle until stopped; counts grants, timeouts and errors. */
+    /**
+     * How long one attempt of a participant waits before it counts as a timeout: far beyond any
+     * grant on a loaded machine, so a timeout is a waiter stranded or deadlocked, not a slow one.
+     */
+    public static final Duration ATTEMPT = Duration.ofSeconds(10);
+
+    /**
+     * One participant: a thread looping on its handle until stopped; counts grants, timeouts and
+     * errors. A read-write participant that writes asks for the write lock on every third attempt
+     * (not at random), so a participant granted six times or more without a write had its
+     * writes starved.
+     */
     public static final class Participant {
         public final String name;
         public final Library library;
@@ -233,10 +244,11 @@ public final class MixedFleet {
 
         private void loop(boolean writesSometimes) {
             ThreadLocalRandom random = ThreadLocalRandom.current();
+            int attempts = 0;
             while (!stop.get()) {
-                boolean write = writesSometimes && random.nextInt(3) == 0;
+                boolean write = writesSometimes && ++attempts % 3 == 0;
                 try {
-                    Held held = handle.acquire(write, Duration.ofSeconds(2));
+                    Held held = handle.acquire(write, ATTEMPT);
                     if (held == null) {
                         timeouts.incrementAndGet();
                         continue;

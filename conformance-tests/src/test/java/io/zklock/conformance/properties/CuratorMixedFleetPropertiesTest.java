@@ -27,6 +27,7 @@ import io.zklock.multilock.ZkMultiLock;
 import io.zklock.mutex.ZkMutex;
 import io.zklock.readwrite.ZkReadWriteLock;
 import io.zklock.semaphore.ZkSemaphore;
+import io.zklock.testing.Await;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
@@ -42,10 +43,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Mixed fleets on one path per recipe: Curator's recipes beside zklock's in
  * {@link LockCompatibility#CURATOR}, and zklock's two modes beside each other (the mutex: all
  * three at once). Each participant on a session of its own loops acquire / 1-3 ms of work /
- * release for a few seconds while a counting resource judges every entry.
+ * release until every participant has been granted {@link #GRANTS} times (or for
+ * {@link #RUN_LIMIT}) while a counting resource judges every entry.
  */
 class CuratorMixedFleetPropertiesTest {
-    private static final Duration RUN = Duration.ofMillis(2500);
+    /** Grants each participant of a fleet is run to: enough for a read-write participant's writes to be starved or not. */
+    private static final int GRANTS = 20;
+    /** How long a fleet runs at most: a participant short of {@link #GRANTS} by then was starved, or nearly. */
+    private static final Duration RUN_LIMIT = Duration.ofSeconds(30);
     private final SharedServer zk = SharedServer.get();
     private final List<CuratorFramework> clients = new ArrayList<>();
     private String path;
@@ -79,7 +84,11 @@ class CuratorMixedFleetPropertiesTest {
                         ZKLOCK_DEFAULT)));
     }
 
-    /** Never more holders than the lock admits, no reader beside a writer, every participant granted, nothing left behind. */
+    /**
+     * Never more holders than the lock admits, no reader beside a writer, every participant
+     * granted (and for the read-write lock, granted its writes: every third attempt is one), no
+     * waiter of zklock's two semaphore modes stranded, nothing left behind.
+     */
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("fleets")
     void mixedFleetExcludesAndProgresses(Shape shape, List<Library> libraries) throws Exception {
@@ -90,10 +99,7 @@ class CuratorMixedFleetPropertiesTest {
             fleet.add(new Participant(library + "-" + i, library, MixedFleet.handle(library, shape, client(), path), resource,
                     shape == Shape.READ_WRITE).start());
         }
-        Thread.sleep(RUN.toMillis());
-        for (Participant p : fleet) {
-            p.stop();
-        }
+        runUntilGranted(fleet);
         String report = shape + " " + fleet + ", at most " + resource.mostInside() + " inside";
         System.out.println("mixed fleet: " + report);
         assertEquals(0, resource.violations(), report + "; " + resource.firstViolations());
@@ -106,10 +112,25 @@ class CuratorMixedFleetPropertiesTest {
         }
         if (shape == Shape.SEMAPHORE && !libraries.contains(CURATOR)) {
             // the default mode lists leases/ and locks/ below the path beside compatibility-mode clients: a
-            // waiter stranded by that extra step (a directory event lost meanwhile) shows as 2 s timeouts
+            // waiter stranded by that extra step (a directory event lost meanwhile) shows as a timeout (MixedFleet.ATTEMPT)
             assertEquals(0, fleet.stream().mapToInt(p -> p.timeouts.get()).sum(), "waiters that timed out: " + fleet);
         }
         assertNothingLeft();
+    }
+
+    /**
+     * Lets {@code fleet} run until each participant has been granted {@link #GRANTS} times, or
+     * for {@link #RUN_LIMIT} (scaled), then stops it: a slow machine takes longer, a participant
+     * that cannot progress is left short.
+     */
+    private static void runUntilGranted(List<Participant> fleet) throws InterruptedException {
+        long deadline = System.nanoTime() + Await.scaled(RUN_LIMIT).toNanos();
+        while (fleet.stream().anyMatch(p -> p.grants.get() < GRANTS) && System.nanoTime() - deadline < 0) {
+            Thread.sleep(20);
+        }
+        for (Participant p : fleet) {
+            p.stop();
+        }
     }
 
     /**
@@ -223,7 +244,8 @@ class CuratorMixedFleetPropertiesTest {
             assertTrue(p.errors.isEmpty(), p + ": " + p.errors);
             assertTrue(p.grants.get() > 0, "starved: " + p);
             if (p.library == CURATOR) {           // zklock's side yields to Curator's, and may wait out its timeout under a constant stream
-                assertEquals(0, p.timeouts.get(), "a 2 s acquisition timed out (a deadlock broken by the timeout): " + fleet);
+                assertEquals(0, p.timeouts.get(), "an acquisition timed out after " + MixedFleet.ATTEMPT
+                        + " (a deadlock broken by the timeout): " + fleet);
             }
         }
         assertNothingLeft();
@@ -293,7 +315,7 @@ class CuratorMixedFleetPropertiesTest {
             ZkMultiLock multi = new ZkMultiLock(List.of(new ZkMutex(c, path + "/a", LockCompatibility.CURATOR),
                     new ZkMutex(c, path + "/b", LockCompatibility.CURATOR)));
             assertTrue(multi.tryAcquire(Duration.ofMillis(700)).isEmpty(), "granted beside Curator's holder");
-            io.zklock.testing.Await.equal("watches left on the server after the wait", 0, Duration.ofSeconds(5),
+            Await.equal("watches left on the server after the wait", 0, Duration.ofSeconds(5),
                     zk.probe::watchCount);
         } finally {
             curator.release();

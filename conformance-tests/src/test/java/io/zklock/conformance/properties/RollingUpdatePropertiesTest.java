@@ -3,6 +3,7 @@ package io.zklock.conformance.properties;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -13,6 +14,7 @@ import io.zklock.conformance.harness.MixedFleet.Library;
 import io.zklock.conformance.harness.MixedFleet.Participant;
 import io.zklock.conformance.harness.MixedFleet.Shape;
 import io.zklock.conformance.harness.SharedServer;
+import io.zklock.testing.Await;
 import io.zklock.testing.ZkTesting;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterEach;
@@ -27,7 +29,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class RollingUpdatePropertiesTest {
     private static final int REPLICAS = 4;
+    /** How long the fleet runs mixed at each step at least. */
     private static final long STEP_MS = 350;
+    /** How long a step may go without a grant before the fleet counts as stalled: generous for a loaded machine. */
+    private static final Duration STALL_BOUND = Duration.ofSeconds(20);
     private final SharedServer zk = SharedServer.get();
     private final List<CuratorFramework> clients = new ArrayList<>();
 
@@ -36,7 +41,11 @@ class RollingUpdatePropertiesTest {
         clients.forEach(CuratorFramework::close);
     }
 
-    /** 0 overlapping holders at every step of Curator → compatibility mode → default mode, and every step makes progress. */
+    /**
+     * 0 overlapping holders at every step of Curator → compatibility mode → default mode, and
+     * every step makes progress: the fleet runs mixed for {@link #STEP_MS}, and then until it
+     * has been granted once more at least, within {@link #STALL_BOUND}.
+     */
     @ParameterizedTest
     @EnumSource(Shape.class)
     void rollingUpdateNeverOverlaps(Shape shape) throws Exception {
@@ -53,9 +62,10 @@ class RollingUpdatePropertiesTest {
             for (int i = 0; i < REPLICAS; i++) {
                 int before = totalGrants(fleet);
                 Thread.sleep(STEP_MS);
-                int during = totalGrants(fleet) - before;
-                steps.add("step " + step++ + ": " + during + " grants, " + resource.violations() + " violations");
-                assertTrue(during > 0, "no progress at " + steps);
+                String at = "step " + step++;
+                Await.until("a grant at " + at + " (no progress; before it: " + steps + ")", STALL_BOUND,
+                        () -> totalGrants(fleet) > before);
+                steps.add(at + ": " + (totalGrants(fleet) - before) + " grants, " + resource.violations() + " violations");
                 replace(fleet, sessions, i, next, shape, path, resource);
             }
         }
