@@ -359,10 +359,11 @@ final class FaultJudge {
         violation("liveness: c%d's request once %s failed: %s%s", client, after, describe(e), knownBugHint(describe(e)));
     }
 
-    /** {@code left} watches were on the server 3 s after every request ended and every fault healed. */
-    void watchesLeft(int left) {
+    /** {@code left} watches were on the server {@code graceMs} after every request ended and every fault healed. */
+    void watchesLeft(int left, long graceMs) {
         if (left != 0) {
-            violation("watches left: %d watch(es) on the server 3 s after every request ended and every fault healed", left);
+            violation("watches left: %d watch(es) on the server %d ms after every request ended and every fault healed", left,
+                    graceMs);
         }
     }
 

@@ -97,7 +97,10 @@ public final class FaultScheduleRunner implements AutoCloseable {
     private static final int WRITE_EVERY_MS = 20;
     private static final int STEP_GAP_MS = 40;
     private static final int REAPS_PER_FAULT = 2;
-    private static final int CLEANUP_GRACE_MS = 500;
+    /** How long a LOST session's nodes may stay once its client has reconnected: its deletes are then in flight. */
+    private static final int CLEANUP_GRACE_MS = 2_000;
+    /** How long watches may stay once every request is over: their removals may still be in flight. */
+    private static final int WATCHES_GRACE_MS = 10_000;
     /** What a validity-checking holder asks of its lease before each action: the action's longest time. */
     public static final Duration NEEDED = Duration.ofMillis(300);
     /** A process pause: shorter than the validity margin (1 s fixed by default, see LeaseValidity). */
@@ -353,12 +356,12 @@ public final class FaultScheduleRunner implements AutoCloseable {
             return;
         }
         ZkProbe probe = new ZkProbe(Integer.parseInt(serverConnect.substring(serverConnect.lastIndexOf(':') + 1)));
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3_000);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WATCHES_GRACE_MS);
         int left;
         while ((left = probe.watchCount()) != 0 && System.nanoTime() - deadline < 0) {
             sleep(20);
         }
-        judge.watchesLeft(left);
+        judge.watchesLeft(left, WATCHES_GRACE_MS);
     }
 
     private void checkOrphans() {
@@ -625,8 +628,12 @@ public final class FaultScheduleRunner implements AutoCloseable {
             if (now == 0 || now == h.session) {
                 return;                          // not reconnected yet: the probe and the orphan check cover it
             }
-            sleep(CLEANUP_GRACE_MS);
-            judge.lostNodeChecked(h, now, CLEANUP_GRACE_MS, nodesPresent(h));
+            long graceEnds = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLEANUP_GRACE_MS);
+            Boolean present;
+            while (Boolean.TRUE.equals(present = nodesPresent(h)) && System.nanoTime() - graceEnds < 0) {
+                sleep(50);
+            }
+            judge.lostNodeChecked(h, now, CLEANUP_GRACE_MS, present);
         }
     }
 
