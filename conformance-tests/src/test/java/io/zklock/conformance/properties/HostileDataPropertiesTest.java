@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.zklock.conformance.harness.ConformanceSupport;
 import io.zklock.conformance.harness.Recipe;
 import io.zklock.core.Lease;
 import io.zklock.core.LockAdmin;
@@ -95,18 +96,21 @@ class HostileDataPropertiesTest {
     void garbageInNodesNeverRevokesNeverLoopsAndNeverGrantsBeyondMaxLeases(@ForAll("hostile") byte[] bytes) throws Exception {
         String path = "/hostile/" + UUID.randomUUID();
         AtomicInteger handlerCalls = new AtomicInteger();
-        Lease holder = ONE_PERMIT.create(client(), path).acquire();
+        CuratorFramework holderClient = client();
+        Lease holder = ONE_PERMIT.create(holderClient, path).acquire();
         holder.onRevocationRequested(l -> handlerCalls.incrementAndGet());
-        CompletableFuture<Lease> first = ONE_PERMIT.create(client(), path).acquireAsync(LONG);
+        CuratorFramework firstClient = client();
+        CompletableFuture<Lease> first = ONE_PERMIT.create(firstClient, path).acquireAsync(LONG);
         awaitNodes(path, 2);
         CuratorFramework behindClient = client();
         CompletableFuture<Lease> behind = ONE_PERMIT.create(behindClient, path).acquireAsync(LONG);
         awaitNodes(path, 3);
         List<String> nodes = new LockAdmin(client()).status(path).participants().stream().map(p -> p.nodePath()).toList();
-        Thread.sleep(200);                     // let the waiters set their watches
+        // the holder and the waiters have set their watches once none of them has sent anything for a while
+        ConformanceSupport.awaitQuiet(probe, ConformanceSupport.sessionsOf(List.of(holderClient, firstClient, behindClient)));
 
         CuratorFramework mallory = client();
-        long session = behindClient.getZookeeperClient().getZooKeeper().getSessionId();
+        long session = ConformanceSupport.sessionOf(behindClient);
         long before = probe.packetsBySession().getOrDefault(session, 0L);
         mallory.setData().forPath(nodes.get(1), bytes);   // the first waiter's node: the one the last waiter watches
         mallory.setData().forPath(nodes.get(0), bytes);   // the holder's

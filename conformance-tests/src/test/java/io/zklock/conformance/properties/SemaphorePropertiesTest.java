@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -40,7 +41,6 @@ import org.apache.curator.framework.CuratorFramework;
  */
 class SemaphorePropertiesTest extends ConformanceSupport {
     private static final int QUIET_SESSION_MS = 20_000;
-    private static final Duration QUIET_WINDOW = Duration.ofMillis(300);
 
     private int permits = Recipe.SEMAPHORE_PERMITS;
 
@@ -129,7 +129,10 @@ class SemaphorePropertiesTest extends ConformanceSupport {
     /**
      * No herd: one release wakes the earliest waiter and the second (both watch the directory)
      * and, through the earliest one's grant, the third (it watches the two nodes ahead of it),
-     * and no other client, however long the queue.
+     * and no other client, however long the queue. The window opens once every waiter has gone
+     * quiet (the head's wake-ups from the arrivals are over) and closes once those it must wake
+     * have been active and all have gone quiet again, so a slow machine neither misses a wake-up
+     * nor counts an arrival's.
      */
     @Property(tries = 5, shrinking = ShrinkingMode.BOUNDED)
     void aReleaseWakesAtMostThreeWaitersWhateverTheQueueLength(
@@ -143,14 +146,18 @@ class SemaphorePropertiesTest extends ConformanceSupport {
         for (int i = 0; i < waiting; i++) {
             sessions.add(clients.get(1 + i).getZookeeperClient().getZooKeeper().getSessionId());
         }
-        Thread.sleep(QUIET_WINDOW.toMillis());   // let the head's wake-ups from the arrivals settle
+        Set<Long> waitingSessions = new HashSet<>(sessions);
+        Set<Long> expected = new HashSet<>(sessions.subList(0, Math.min(3, waiting)));
+        awaitQuiet(waitingSessions);             // the head's wake-ups from the arrivals are over
         touchAll();                              // no session pings for the next few seconds
-        Set<Long> woken = zk.probe.sessionsActiveDuring(new HashSet<>(sessions), () -> {
+        Map<Long, Long> before = packets(waitingSessions);
+        Set<Long> woken = zk.probe.sessionsActiveDuring(waitingSessions, () -> {
             holders.remove(whichHolder % maxLeases).close();
             waiters.get(0).get(LONG.toSeconds(), TimeUnit.SECONDS);
-            Thread.sleep(QUIET_WINDOW.toMillis());
+            Await.until("the first " + expected.size() + " of " + waiting + " waiters woken", LONG,
+                    () -> sentSince(before, expected));
+            awaitQuiet(waitingSessions);         // any other wake-up of this release is over too
         });
-        Set<Long> expected = new HashSet<>(sessions.subList(0, Math.min(3, waiting)));
         assertEquals(expected, woken, "sessions woken by one release, queue of " + waiting);
         holders.add(waiters.get(0).get());
         for (Lease lease : holders) {
@@ -160,6 +167,12 @@ class SemaphorePropertiesTest extends ConformanceSupport {
             waiters.get(i).get(LONG.toSeconds(), TimeUnit.SECONDS).close();
         }
         assertClean();
+    }
+
+    /** Whether each of {@code sessions} has sent a packet since {@code before} was read. */
+    private boolean sentSince(Map<Long, Long> before, Set<Long> sessions) {
+        Map<Long, Long> now = packets(sessions);
+        return sessions.stream().allMatch(s -> now.get(s) > before.get(s));
     }
 
     /**
@@ -202,10 +215,14 @@ class SemaphorePropertiesTest extends ConformanceSupport {
         assertClean();
     }
 
-    /** Session timeout of the waiter whose process dies: far beyond {@link #PROMOTION_BOUND}, so its expiry frees nothing in a try. */
+    /** Session timeout of the waiter whose process dies: twice {@link #PROMOTION_BOUND}, so its expiry frees nothing in a try. */
     private static final int DEAD_SESSION_MS = 30_000;
-    /** How soon a live waiter inside the permit window must be granted. */
-    private static final Duration PROMOTION_BOUND = Duration.ofSeconds(5);
+    /**
+     * How soon a live waiter inside the permit window must be granted: generous for a loaded
+     * machine, and still half of {@link #DEAD_SESSION_MS}, so a permit stranded until the dead
+     * session expires exceeds it.
+     */
+    private static final Duration PROMOTION_BOUND = Duration.ofSeconds(15);
 
     /**
      * A killed waiter never strands a permit: while one waiter's process is dead (its
