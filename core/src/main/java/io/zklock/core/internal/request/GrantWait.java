@@ -26,39 +26,35 @@ import org.slf4j.LoggerFactory;
  * request's RequestLock and it calls ZooKeeper only through the ZkPort. It ends once, with a
  * WaitEnd for the node's owner (Granted, NodeLost) or a failure. Repeatedly:
  *   1. LIST     getChildren(dir), leaving a children watch when the driver last asked to watch
- *               the directory. The first listing may be the one the create sent right behind
- *               itself (a listing that does not show our node then only means "list again"), or
- *               the children sequence-gap inference vouched for (a grant on them is final;
- *               anything else lists).
+ *               the directory. The first listing may be the create's own, sent right behind it
+ *               (not showing our node, it means "list again"), or the children sequence-gap
+ *               inference vouched for (a grant on them is final; anything else lists).
  *   2. DECIDE   on the children less this session's released nodes whose delete waits for the
- *               reconnection (ListedQueue). Our node missing, or not the client's session's: NodeLost.
- *               The driver grants: Granted. It refuses: IllegalStateException (a misuse), or
- *               LockException (FOREIGN: Curator's participants it cannot be safe beside; also
- *               when the listing shows a directory of the driver's ForeignLayout that holds
- *               nodes zklock did not write: ForeignLayoutCheck, one more request only then). Otherwise the
- *               cached nodes ahead that conflict with ours are asked back (AskBack, see the cache package), and: the
- *               deadline has passed, or this was a zero timeout's one attempt: TimeoutException;
- *               else 3.
+ *               reconnection (ListedQueue). Our node missing, or not the client's session's:
+ *               NodeLost. The driver grants: Granted. It refuses: IllegalStateException (a
+ *               misuse), or LockException (FOREIGN: Curator's participants it cannot be safe
+ *               beside; also a directory of the driver's ForeignLayout holding nodes zklock did
+ *               not write: ForeignLayoutCheck, one more request only then). Otherwise the cached
+ *               nodes ahead that conflict with ours are asked back (AskBack), and: the deadline
+ *               has passed (or a zero timeout's one attempt): TimeoutException; else 3.
  *   3. WATCH    getData(each node the driver names: one, or two) with a watcher, all in one
  *               step. NoNode, or data already changed (the node announced its own grant, once
  *               per write: GrantAnnouncements), on any of them: 1 at once. Otherwise wait for
- *               the first event on any: 1 (a watch left on the other node fires later and is
- *               only bookkept). A directory decision waits on the children watch of the listing.
- *               Cached nodes are not read where the client has a tree watch, nor other nodes
- *               where it covers the root already, nor, in any client, cached nodes whose
- *               holders hear creations: the watch (added for the wait if need be) hears them
- *               go, and the wait decides (2) on the queue it tells, or lists (HeardWait).
- * With a lock-delay, every listing's Stat also counts the deletions nobody marked, and a grant
- * while any are counted ends the wait only once the delay has passed (LockDelayWait).
- * A call that fails on the connection backs off and is issued again, or at once when the session
- * monitor reports the connection back (kick); a wait whose watches (3) were all answered looks
- * again only on a new session (ZooKeeper sets a session's watches again when it reconnects, and
- * fires those whose node changed meanwhile). Each call carries the step that issued it; a reply
- * of an older step only does watch bookkeeping, so two loops never run at once.
+ *               the first event on any: 1 (a watch left on the other node is only bookkept). A
+ *               directory decision waits on the children watch of the listing. Cached nodes are
+ *               not read where the client has a tree watch, nor other nodes where it covers the
+ *               root, nor, in any client, cached nodes whose holders hear creations; nor is a
+ *               directory of cached nodes listed: the watch hears them go, and the wait decides
+ *               (2) on the queue it tells, or lists (HeardWait, HEAR and DIR).
+ * With a lock-delay, every listing's Stat also counts the deletions nobody marked, and a grant while any
+ * are counted ends the wait only once the delay has passed (LockDelayWait). A call that fails on the
+ * connection backs off and is issued again, or at once when the session monitor reports the connection
+ * back (kick); a wait whose watches (3) were all answered looks again only on a new session (ZooKeeper
+ * sets a session's watches again when it reconnects, and fires those whose node changed meanwhile). Each
+ * call carries the step that issued it; a reply of an older step only does watch bookkeeping.
  */
 final class GrantWait {
     private static final Logger LOG = LoggerFactory.getLogger(GrantWait.class);
-
     private enum State { LISTING, CHECKING, WATCHING, BACKOFF, ENDED }
 
     private final LockContext context;
@@ -72,8 +68,7 @@ final class GrantWait {
     private final LockDelayWait delay;
     private final ListedQueue queue;
     private final HeardWait heard;
-    /** Completed outside the lock, once. */
-    final CompletableFuture<WaitEnd> result = new CompletableFuture<>();
+    final CompletableFuture<WaitEnd> result = new CompletableFuture<>();   // completed outside the lock, once
 
     // guarded by lock
     private State state = State.LISTING;
@@ -120,10 +115,7 @@ final class GrantWait {
         });
     }
 
-    /**
-     * Ends the wait for an owner that gives up (or moves on after NodeLost): no step runs
-     * after this. Completes when every watch registration of the wait has been removed.
-     */
+    /** Ends the wait (its owner gives up, or moves on after NodeLost); done once its watch registrations are removed. */
     CompletableFuture<Void> stop() {
         end();
         return watches.endAll();
@@ -211,18 +203,27 @@ final class GrantWait {
             case GRANTED -> delay.granted(sorted, this::end);
             case REFUSED -> fail(new IllegalStateException("lock " + context.path() + ": " + decision.refusal()));
             case FOREIGN -> fail(new LockException("lock " + context.path() + ": " + decision.refusal()));
-            case WATCH_NODE, WATCH_DIRECTORY -> {
-                askBack.ask(sorted);           // cached nodes ahead that keep us waiting
-                if (deadline.hasExpired()) {
-                    fail(context.timedOut());
-                } else if (decision.verdict() == Decision.Verdict.WATCH_NODE) {
-                    watch(decision.pathsToWatch(context.path()));
-                } else if (directoryWatched) {
-                    state = State.WATCHING;    // this very listing left the children watch
-                } else {
-                    list(true);
-                }
+            case WATCH_NODE, WATCH_DIRECTORY -> waitFor(decision, sorted, directoryWatched);
+        }
+    }
+
+    /** Asks back the cached nodes ahead that keep us waiting, then 3 on the nodes named or the directory. */
+    private void waitFor(Decision decision, List<LockNode> sorted, boolean directoryWatched) {
+        askBack.ask(sorted);
+        if (deadline.hasExpired()) {
+            fail(context.timedOut());
+        } else if (decision.verdict() == Decision.Verdict.WATCH_NODE) {
+            watch(decision.pathsToWatch(context.path()));
+        } else if (heard.mayHearDirectory(sorted)) {
+            state = State.WATCHING;            // HEAR (DIR): the tree watch tells when another node goes
+            int s = ++step;
+            if (!heard.hearsDirectory(sorted, counted -> heardOf(counted, s))) {
+                list(true);
             }
+        } else if (directoryWatched) {
+            state = State.WATCHING;            // this very listing left the children watch
+        } else {
+            list(true);
         }
     }
 
@@ -273,9 +274,8 @@ final class GrantWait {
     }
 
     /*
-     * Any event but a connection event wakes us, a removal included: while we wait, a removal
-     * means another waiter of this session removed the shared server watch (a retried removal
-     * can land after our registration), so the watch is gone and we must look again.
+     * Any event but a connection event wakes us, a removal included: while we wait, a removal means another waiter
+     * of this session removed the shared server watch (a retried removal can land after our registration): look again.
      */
     private void watchEvent(WatchedEvent event, int s, WatchKey key) {
         if (event.getType() == Watcher.Event.EventType.None) {

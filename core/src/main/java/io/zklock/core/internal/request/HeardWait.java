@@ -39,9 +39,16 @@ import io.zklock.core.spi.queue.LockNode;
  *              the wait's own node.
  *   3. OFF     for the rest of the wait, back to data watches: tree watches are off or the
  *              server refused the root's, or the count could not tell even right after a
- *              listing (a stray child in the directory). Never used for drivers that announce
- *              grants in a node's data, nor with a lock-delay (its deletions are counted from a
- *              listing's Stat). A client whose tree watch was never added (one that keeps no
+ *              listing (a stray child in the directory). Never used on nodes of drivers that
+ *              announce grants in a node's data (a wait on a node must hear that write), nor
+ *              with a lock-delay (its deletions are counted from a listing's Stat).
+ *   DIR        A directory decision (a semaphore's head and second waiter) hears the deletion of
+ *              any other node of the directory the same way, in place of a children watch and
+ *              the listing its event asks for: the last holder's deletion grants with no round
+ *              trip, as a listing at that event would. No announcement concerns such a wait.
+ *              Only where every other node is a cached one (zklock's own semaphore, whose
+ *              decision looks at the nodes ahead): nodes are only ever added behind, so a queue
+ *              the watch tells can show more nodes ahead than the server has, never fewer. A client whose tree watch was never added (one that keeps no
  *              node) hears only behind nodes whose holders hear creations: their mark says a
  *              tree watch was added on the holder's client (ClientTag.hearing), so its first
  *              addWatch, which a 3.5 server answers by closing the connection, is no probe there
@@ -86,9 +93,31 @@ final class HeardWait {
      * wait must set data watches instead}
      */
     boolean hears(List<String> paths, Consumer<List<LockNode>> then) {
+        return hears(paths, false, then);
+    }
+
+    /**
+     * As {@link #hears(List, Consumer)} for a directory decision on {@code sorted} (DIR): waits
+     * for the deletion of any other node of it.
+     */
+    boolean hearsDirectory(List<LockNode> sorted, Consumer<List<LockNode>> then) {
+        return hears(others(sorted), true, then);
+    }
+
+    /** {@return whether a directory decision on {@code sorted} may be waited on by hearing now} */
+    boolean mayHearDirectory(List<LockNode> sorted) {
+        return !off && applies(others(sorted), true);
+    }
+
+    /** The paths of the nodes of {@code sorted} other than the wait's own. */
+    private List<String> others(List<LockNode> sorted) {
+        return sorted.stream().filter(n -> !n.equals(node.node())).map(n -> context.path() + "/" + n.name()).toList();
+    }
+
+    private boolean hears(List<String> paths, boolean directory, Consumer<List<LockNode>> then) {
         callOff.run();
         callOff = NONE;
-        if (off || !applies(paths)) {
+        if (off || !applies(paths, directory)) {
             stop();                            // a pin of an earlier step ends: data watches from here
             return false;
         }
@@ -142,12 +171,12 @@ final class HeardWait {
         return false;
     }
 
-    private boolean applies(List<String> paths) {
+    private boolean applies(List<String> paths, boolean directory) {
         TreeWatch known = TreeWatch.existing(context.monitor());
         boolean proven = known != null && known.proven();
-        return !context.driver().announcesGrants() && !context.lockDelay().isOn()
+        return (directory || !context.driver().announcesGrants()) && !context.lockDelay().isOn()
                 && paths.stream().allMatch(p -> NodePaths.parent(p).equals(context.path()))
-                && (proven && (all(paths, LockNode::caches) || !observed && known.covers(dir))
+                && (proven && (all(paths, LockNode::caches) || !directory && !observed && known.covers(dir))
                         || ClientTag.mayHear(context.monitor()) && all(paths, LockNode::hearsCreations));
     }
 
