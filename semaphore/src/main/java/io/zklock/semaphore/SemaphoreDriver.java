@@ -17,8 +17,10 @@ import io.zklock.core.spi.queue.RecipeDescriptor;
  * waits for the two nodes right ahead of it.
  *
  *   index <  maxLeases       granted.
- *   index == maxLeases,      the head and the second: watch the directory's children. Whichever
- *   index == maxLeases + 1   holder releases, in whatever order, its deletion is a child change,
+ *   index == maxLeases,      the head and the second: watch the directory's children (or, in a
+ *   index == maxLeases + 1   client whose tree watch counts the directory, hear its deletions:
+ *                            see directoryDecisionsChangeOnlyOnDeletions). Whichever
+ *                            holder releases, in whatever order, its deletion is a child change,
  *                            so the head wakes on the first free permit (the textbook "watch
  *                            children[i - maxLeases]" wakes the wrong waiter when holders release
  *                            out of order, and a permit sits idle while a client waits), and the
@@ -211,6 +213,12 @@ public final class SemaphoreDriver implements LockDriver {
 
     @Override
     public boolean announcesGrants() {
+        return true;
+    }
+
+    /** A head or second waiter's decision changes only when a node ahead of it goes: nodes created later sort behind it. */
+    @Override
+    public boolean directoryDecisionsChangeOnlyOnDeletions() {
         return true;
     }
 }

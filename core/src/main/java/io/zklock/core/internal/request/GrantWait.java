@@ -41,11 +41,11 @@ import org.slf4j.LoggerFactory;
  *               step. NoNode, or data already changed (the node announced its own grant, once
  *               per write: GrantAnnouncements), on any of them: 1 at once. Otherwise wait for
  *               the first event on any: 1 (a watch left on the other node is only bookkept). A
- *               directory decision waits on the children watch of the listing. Cached nodes are
- *               not read where the client has a tree watch, nor other nodes where it covers the
- *               root, nor, in any client, cached nodes whose holders hear creations; nor is a
- *               directory of cached nodes listed: the watch hears them go, and the wait decides
- *               (2) on the queue it tells, or lists (HeardWait, HEAR and DIR).
+ *               directory decision waits on the children watch of the listing, unless heard (DIR).
+ *               Cached nodes are not read where the client has a tree watch, nor other nodes
+ *               where it covers the root, nor, in any client, cached nodes whose holders hear
+ *               creations, nor a counted directory of cached nodes listed: the watch hears them
+ *               go, and the wait decides (2) on the queue it tells, or lists (HeardWait).
  * With a lock-delay, every listing's Stat also counts the deletions nobody marked, and a grant while any
  * are counted ends the wait only once the delay has passed (LockDelayWait). A call that fails on the
  * connection backs off and is issued again, or at once when the session monitor reports the connection

@@ -41,14 +41,8 @@ import io.zklock.core.spi.queue.LockNode;
  *              server refused the root's, or the count could not tell even right after a
  *              listing (a stray child in the directory). Never used on nodes of drivers that
  *              announce grants in a node's data (a wait on a node must hear that write), nor
- *              with a lock-delay (its deletions are counted from a listing's Stat).
- *   DIR        A directory decision (a semaphore's head and second waiter) hears the deletion of
- *              any other node of the directory the same way, in place of a children watch and
- *              the listing its event asks for: the last holder's deletion grants with no round
- *              trip, as a listing at that event would. No announcement concerns such a wait.
- *              Only where every other node is a cached one (zklock's own semaphore, whose
- *              decision looks at the nodes ahead): nodes are only ever added behind, so a queue
- *              the watch tells can show more nodes ahead than the server has, never fewer. A client whose tree watch was never added (one that keeps no
+ *              with a lock-delay (its deletions are counted from a listing's Stat). A client
+ *              whose tree watch was never added (one that keeps no
  *              node) hears only behind nodes whose holders hear creations: their mark says a
  *              tree watch was added on the holder's client (ClientTag.hearing), so its first
  *              addWatch, which a 3.5 server answers by closing the connection, is no probe there
@@ -58,6 +52,15 @@ import io.zklock.core.spi.queue.LockNode;
  *              as one whose tree watch was added (cached nodes; covered roots). The add and the
  *              listing after it come while the holders let go; the last deletion then grants
  *              with no round trip (c2p's writer: two).
+ *   DIR        A directory decision (a semaphore's head and second waiter) of a driver whose
+ *              directory decisions change only on deletions
+ *              (LockDriver#directoryDecisionsChangeOnlyOnDeletions) hears the deletion of any
+ *              other node of the directory the same way, in place of a children watch and the
+ *              listing its event asks for, where every other node is a cached one: the last
+ *              holder's deletion grants with no round trip. The queue it decides on is the BASE
+ *              listing and every event after it, in order: a listing answered at that event
+ *              would show the same. Otherwise (and with no pin kept) the children watch, as
+ *              before; no announcement concerns such a wait.
  * A reconnection makes the wait list (GrantWait.kick): a persistent watch does not replay what it
  * missed. The pin ends with the wait; the root's watch lingers (TreeWatch, UNROUTE), so a client
  * that waits often keeps it. Guarded by the request's lock.
@@ -104,9 +107,15 @@ final class HeardWait {
         return hears(others(sorted), true, then);
     }
 
-    /** {@return whether a directory decision on {@code sorted} may be waited on by hearing now} */
+    /** {@return whether a directory decision on {@code sorted} is waited on by hearing now (DIR); if not, no pin is kept} */
     boolean mayHearDirectory(List<LockNode> sorted) {
-        return !off && applies(others(sorted), true);
+        List<String> others = others(sorted);
+        boolean may = !off && !others.isEmpty() && context.driver().directoryDecisionsChangeOnlyOnDeletions()
+                && applies(others, true);
+        if (!may) {
+            stop();
+        }
+        return may;
     }
 
     /** The paths of the nodes of {@code sorted} other than the wait's own. */

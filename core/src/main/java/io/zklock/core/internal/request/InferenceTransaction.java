@@ -2,6 +2,7 @@ package io.zklock.core.internal.request;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.zklock.core.internal.LockContext;
@@ -22,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * is sent on the ZooKeeper handle, which never retries it behind our back; its reply updates the
  * session's view on the event thread, in reply order, and tells whether the view can vouch for
  * the children as of the create. A node a lease cache may keep is told to the client's tree
- * watch there (TreeWatch, FRESH), so that its adoption need not read it.
+ * watch there (TreeWatch, FRESH), so that its adoption need not read it. Without a view (no
+ * inference), the wait's first listing is sent right behind the transaction, as behind a
+ * plain create: one round trip for both.
  */
 final class InferenceTransaction {
     private static final Logger LOG = LoggerFactory.getLogger(InferenceTransaction.class);
@@ -31,6 +34,8 @@ final class InferenceTransaction {
     private final String uuid;
     private final CompletableFuture<ZkPort.Reply> reply;
     private final AtomicReference<List<String>> vouched;
+    private final AtomicBoolean listedAfter = new AtomicBoolean();   // the first listing's reply was read after the transaction's
+    private volatile CompletableFuture<ZkPort.Reply> firstListing;  // set once, by send, without a view (null until then)
 
     private InferenceTransaction(String uuid, CompletableFuture<ZkPort.Reply> reply, AtomicReference<List<String>> vouched) {
         this.uuid = uuid;
@@ -58,14 +63,25 @@ final class InferenceTransaction {
         }
         AtomicReference<List<String>> vouched = new AtomicReference<>();
         TreeWatch tree = context.cachingNodes() ? TreeWatch.existing(context.monitor()) : null;
-        return new InferenceTransaction(uuid, context.port().multi(ops, r -> {
+        AtomicBoolean answered = new AtomicBoolean();   // the transaction's reply was read (event thread, in reply order)
+        InferenceTransaction t = new InferenceTransaction(uuid, context.port().multi(ops, r -> {
             if (view != null) {
                 vouched.set(view.transacted(session, r));
             }
             if (tree != null && r.ok()) {
                 tree.created(created(r).getPath(), session);   // a node a cache may keep: see TreeWatch, FRESH
             }
+            answered.set(true);
         }), vouched);
+        if (view == null) {                    // a wait that starts before this is set lists for itself
+            t.firstListing = context.list(null, r -> t.listedAfter.set(answered.get()));
+        }
+        return t;
+    }
+
+    /** {@return the requests send issued: the transaction, and the first listing without a view} */
+    int requests() {
+        return firstListing == null ? 1 : 2;   // read by the thread that sent them
     }
 
     /** The uuid in the node's name: how a lost reply's node is found again, or swept. */
@@ -77,10 +93,18 @@ final class InferenceTransaction {
         return reply;
     }
 
-    /** The children as of the create, our node included, if the view could vouch for them; else nothing. */
+    /**
+     * The children as of the create, our node included, if the view could vouch for them; the
+     * first listing sent behind the transaction, unless it was answered before it; else nothing.
+     */
     QueuedNode.Known known() {
         List<String> children = vouched.get();
-        return children == null ? QueuedNode.Known.NOTHING : new QueuedNode.Known.Vouched(children);
+        if (children != null) {
+            return new QueuedNode.Known.Vouched(children);
+        }
+        CompletableFuture<ZkPort.Reply> listing = firstListing;
+        boolean before = listing == null || listing.isDone() && !listedAfter.get();
+        return before ? QueuedNode.Known.NOTHING : new QueuedNode.Known.FirstListing(listing);
     }
 
     /** The created node's path (the client's), from an OK reply. */

@@ -184,7 +184,7 @@ final class NodeCreation {
             plainCreate();
             return;
         }
-        tally.issued();
+        tally.issued(t.requests());
         state = State.CALLING;
         leftover = new Leftover.Transaction(t.uuid());
         t.reply().whenComplete((reply, error) -> lock.run(() -> transacted(t, reply, error)));

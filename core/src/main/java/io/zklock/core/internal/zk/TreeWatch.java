@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  *              adopting and releasing one node after another costs no addWatch each time.
  *   4. COUNT   the creations and deletions it hears, and the listings made under a covered root,
  *              keep a count of the lock nodes of the directories asked about (DirectoryCounts,
- *              read through Hearing). A waiter that hears nodes ahead go pins the root (pin / unpin: a
+ *              read through Hearing). A waiter that hears nodes go pins the root (pin / unpin: a
  *              route with no node; covers: watched on this session already) and awaits their deletions there (HEAR).
  *   5. FRESH   a node this client created, its create answered OK while its root was COVERED on
  *              the create's session (told on the event thread, in reply order): the add was

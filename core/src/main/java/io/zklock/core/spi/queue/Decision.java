@@ -22,7 +22,10 @@ public record Decision(Verdict verdict, LockNode nodeToWatch, String refusal, Lo
         GRANTED,
         /** Wait until {@code nodeToWatch} (or {@code secondToWatch}, if set) is deleted or changes. */
         WATCH_NODE,
-        /** Wait until any child of the directory is created or deleted. */
+        /**
+         * Wait until any child of the directory is created or deleted (only deleted, for a driver
+         * whose {@link LockDriver#directoryDecisionsChangeOnlyOnDeletions()} says so).
+         */
         WATCH_DIRECTORY,
         /**
          * The request can never be granted (a misuse the driver can see, such as a maxLeases that
@@ -106,7 +109,7 @@ public record Decision(Verdict verdict, LockNode nodeToWatch, String refusal, Lo
                 Objects.requireNonNull(second, "second"));
     }
 
-    /** The node waits for any change among the directory's children. */
+    /** The node waits for any change among the directory's children (see {@link Verdict#WATCH_DIRECTORY}). */
     public static Decision watchDirectory() {
         return WATCH_DIRECTORY;
     }

@@ -37,6 +37,18 @@ public interface LockDriver {
     }
 
     /**
+     * Whether a {@link Decision#watchDirectory() directory decision} of this driver can change
+     * only when a node of the directory is deleted, never when one is created (a semaphore's:
+     * nodes created later sort behind the waiter). When true, a waiter whose client's tree watch
+     * counts the directory may wait on the deletions it hears instead of a children watch, and
+     * decide on the queue that watch tells with no listing; when false (the default), a
+     * directory decision always waits on a children watch.
+     */
+    default boolean directoryDecisionsChangeOnlyOnDeletions() {
+        return false;
+    }
+
+    /**
      * Whether {@code ahead}, a node queued before {@code ours}, keeps {@code ours} from its
      * grant while it holds: a waiter asks the cached nodes ahead that conflict with it to come
      * back (see {@link LockNode#caches()}). True unless the two can hold together; a read lock's

@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
  * on, see TreeWatch, FRESH): an ask written into the node at any time after its create still
  * lets the permit go, here one written before the holder's client has even handled the
  * create's reply (its event thread is held by a watcher of the test's own, on the same client,
- * that fires on the create); the holder's own grant notice is not taken for an ask.
+ * that fires on the create); the holder's own grant notice is not taken for an ask (a notice
+ * its client writes takes the node's note, so the adoption reads it).
  */
 class FreshNodeAskTest {
     /** The first maxLeases nodes hold: a semaphore's rule, as a driver of this package's tests. */
@@ -99,6 +100,10 @@ class FreshNodeAskTest {
         }
     }
 
+    /**
+     * The holder's own grant notice (written because a node queued behind it when it was
+     * granted) is not taken for an ask: the permit is kept at its close and granted again.
+     */
     @Test
     void theHoldersOwnGrantNoticeIsNotAnAsk() throws Exception {
         try (TestingServer server = new TestingServer(true);
@@ -106,14 +111,13 @@ class FreshNodeAskTest {
              CuratorFramework other = ZkTesting.client(server.getConnectString(), 60_000)) {
             Lease keep = new LockEngine(holder, "/fresh/keep", MUTEX, HOUR).acquire();
             LockEngine permits = new LockEngine(holder, "/fresh/r", PERMITS, HOUR);
-            other.create().creatingParentsIfNeeded().forPath("/fresh/r");
-            CountDownLatch behind = new CountDownLatch(1);
-            holdEventThreadAtNextCreate(holder, "/fresh/r", behind);
+            String first = otherNode(other, "/fresh/r");
+            String second = otherNode(other, "/fresh/r");            // both permits taken: the holder waits
             CompletableFuture<Lease> granted = CompletableFuture.supplyAsync(() -> acquire(permits));
-            Await.until("the holder's node created", WAIT, () -> ZkTesting.children(other, "/fresh/r").size() == 1);
-            String second = other.create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath("/fresh/r/"
-                    + LockNode.protectedName(LockNode.newProtectedId(false), LockNode.namePrefix("sem2")));
-            behind.countDown();                // the holder's grant listing shows a node behind it: a grant notice
+            Await.until("the holder queued", WAIT, () -> ZkTesting.children(other, "/fresh/r").size() == 3);
+            String behind = otherNode(other, "/fresh/r");            // behind the holder when it is granted, holding too
+            other.transaction().forOperations(other.transactionOp().delete().forPath(first),
+                    other.transactionOp().delete().forPath(second));   // at once: the granting listing shows a holder behind, no waiter
             Lease lease = granted.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
             Await.until("the grant notice written", WAIT, () -> new String(data(other, lease.nodePath())).contains("granted"));
             lease.close();
@@ -122,10 +126,16 @@ class FreshNodeAskTest {
             try (Lease again = permits.acquire()) {
                 assertEquals(lease.nodePath(), again.nodePath(), "granted again locally");
             }
-            other.delete().forPath(second);
+            other.delete().forPath(behind);
             permits.releaseCachedNodes();
             keep.close();
         }
+    }
+
+    /** A node of another client, not a caching one, queued in {@code dir} under the test driver's kind. */
+    private static String otherNode(CuratorFramework other, String dir) throws Exception {
+        return other.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(dir + "/"
+                + LockNode.protectedName(LockNode.newProtectedId(false), LockNode.namePrefix("sem2")));
     }
 
     /**
