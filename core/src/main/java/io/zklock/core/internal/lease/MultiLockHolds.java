@@ -71,6 +71,9 @@ public final class MultiLockHolds {
 
     /** The live holder through which {@code owner} holds {@code directory}, if any. */
     public static Optional<Holder> holder(Long owner, LockContext directory) {
+        if (HOLDS.isEmpty()) {
+            return Optional.empty();           // no multi-lock holds anything: every reentrant acquisition asks, so no key is hashed
+        }
         Key key = Key.of(owner, directory);
         Holder holder = HOLDS.get(key);
         if (holder != null && !holder.isLive()) {
