@@ -1,7 +1,6 @@
 package io.zklock.core.internal.request;
 
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import io.zklock.core.LockException;
@@ -22,9 +21,8 @@ import org.slf4j.LoggerFactory;
 /*
  * Overview.
  *
- * The wait for the grant of one node that exists (a QueuedNode). Its steps run under the
- * request's RequestLock and it calls ZooKeeper only through the ZkPort. It ends once, with a
- * WaitEnd for the node's owner (Granted, NodeLost) or a failure. Repeatedly:
+ * The wait for the grant of one node that exists (a QueuedNode): its steps run under the request's RequestLock, it calls
+ * ZooKeeper only through the ZkPort, and it ends once, with a WaitEnd (Granted, NodeLost) or a failure. Repeatedly:
  *   1. LIST     getChildren(dir), leaving a children watch when the driver last asked to watch
  *               the directory. The first listing may be the create's own, sent right behind it
  *               (not showing our node, it means "list again"), or the children sequence-gap
@@ -186,7 +184,7 @@ final class GrantWait {
 
     private void decide(List<LockNode> sorted, boolean directoryWatched) {
         long session = context.port().sessionId();
-        Optional<WaitEnd.NodeLost> lost = queue.lost(sorted, session);
+        var lost = queue.lost(sorted, session);
         if (lost.isPresent()) {
             end(lost.get());
             return;
@@ -197,7 +195,9 @@ final class GrantWait {
         }
         Decision decision = context.driver().decide(sorted, node.node(), context.maxLeases());
         tally.decided(sorted, node.node());
-        LOG.debug("{} at {} of {} in {}: {}", node.node().name(), sorted.indexOf(node.node()), sorted.size(), context.path(), decision);
+        if (LOG.isDebugEnabled()) {            // its arguments cost a scan of the queue and an array
+            LOG.debug("{} at {} of {} in {}: {}", node.node().name(), sorted.indexOf(node.node()), sorted.size(), context.path(), decision);
+        }
         watchDirectory = decision.verdict() == Decision.Verdict.WATCH_DIRECTORY;
         switch (decision.verdict()) {
             case GRANTED -> delay.granted(sorted, this::end);
