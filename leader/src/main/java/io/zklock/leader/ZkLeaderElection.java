@@ -39,9 +39,11 @@ import org.apache.zookeeper.data.Stat;
  * its successor and an idle standby sends nothing. The lease of the grant is the leadership: its
  * states (HELD, SUSPENDED, LOST, RELEASED) and listeners are the engine's, its fencing token (the
  * node's czxid) is the epoch, and its guard fences ZooKeeper writes. Nothing is granted from what
- * a client remembers: every grant is the driver's verdict on the server's queue (a listing, or the
- * queue a tree watch of its client tells exactly, which lists again after any connection news), so
- * a client that reconnects, or comes back on a new session, leads only if the server says so now.
+ * a client remembers: every grant is the driver's verdict on the server's queue (a listing, the
+ * queue a tree watch of its client tells exactly, or a listing less the one candidate it showed
+ * ahead, once the server tells this session that candidate's node is gone; each lists again
+ * after any connection news), so a client that reconnects, or comes back on a new session, leads
+ * only if the server says so now.
  *
  * Observers read the queue as it is: currentLeader() lists the path and reads the first node;
  * onLeaderChange() shares one watch per client and path (core's QueueHeadWatch), on the leader's node

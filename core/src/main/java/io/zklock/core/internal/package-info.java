@@ -38,7 +38,9 @@
  *       rides out connection loss (protected creates) and reaped directories. Its result is
  *       a {@code QueuedNode}: node, fencing token, session, and the first listing.</li>
  *   <li><b>Queued node, wait.</b> {@code GrantWait} lists, asks the driver, watches the node
- *       (or two) the driver names, or the directory, and lists again on the event, until the driver
+ *       (or two) the driver names, or the directory, and lists again on the event (or, for a
+ *       driver whose grants stand, decides on its last listing less the one node it watched, when
+ *       that node goes), until the driver
  *       grants ({@code WaitEnd.Granted}) or the node is gone with its session
  *       ({@code WaitEnd.NodeLost}: the request queues again with a new node).</li>
  *   <li><b>Lease.</b> The grant becomes a {@code ZkLease} bound to the node's session: HELD,

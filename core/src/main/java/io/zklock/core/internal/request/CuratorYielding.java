@@ -125,7 +125,9 @@ final class CuratorYielding {
 
     /**
      * A component's driver that yields where the component's node would wait behind a node whose
-     * uuid zklock did not pick: the round is refused, and the blocker remembered.
+     * uuid zklock did not pick: the round is refused, and the blocker remembered. It keeps the
+     * default grantsStandAsNodesGoAndQueueBehind (false): a trial decision on a deletion would
+     * remember a blocker as a side effect.
      */
     private record YieldingDriver(LockContext component, AtomicReference<String> blocker) implements LockDriver {
         @Override

@@ -23,33 +23,26 @@ import org.slf4j.LoggerFactory;
  *
  * The wait for the grant of one node that exists (a QueuedNode): its steps run under the request's RequestLock, it calls
  * ZooKeeper only through the ZkPort, and it ends once, with a WaitEnd (Granted, NodeLost) or a failure. Repeatedly:
- *   1. LIST     getChildren(dir), leaving a children watch when the driver last asked to watch
- *               the directory. The first listing may be the create's own, sent right behind it
- *               (not showing our node, it means "list again"), or the children sequence-gap
- *               inference vouched for (a grant on them is final; anything else lists).
- *   2. DECIDE   on the children less this session's released nodes whose delete waits for the
- *               reconnection (ListedQueue). Our node missing, or not the client's session's:
- *               NodeLost. The driver grants: Granted. It refuses: IllegalStateException (a
- *               misuse), or LockException (FOREIGN: Curator's participants it cannot be safe
- *               beside; also a directory of the driver's ForeignLayout holding nodes zklock did
- *               not write: ForeignLayoutCheck, one more request only then). Otherwise the cached
- *               nodes ahead that conflict with ours are asked back (AskBack), and: the deadline
- *               has passed (or a zero timeout's one attempt): TimeoutException; else 3.
- *   3. WATCH    getData(each node the driver names: one, or two) with a watcher, all in one
- *               step. NoNode, or data already changed (the node announced its own grant, once
- *               per write: GrantAnnouncements), on any of them: 1 at once. Otherwise wait for
- *               the first event on any: 1 (a watch left on the other node is only bookkept). A
- *               directory decision waits on the children watch of the listing, unless heard (DIR).
- *               Cached nodes are not read where the client has a tree watch, nor other nodes
- *               where it covers the root, nor, in any client, cached nodes whose holders hear
- *               creations, nor a counted directory of cached nodes listed: the watch hears them
- *               go, and the wait decides (2) on the queue it tells, or lists (HeardWait).
- * With a lock-delay, every listing's Stat also counts the deletions nobody marked, and a grant while any
- * are counted ends the wait only once the delay has passed (LockDelayWait). A call that fails on the
- * connection backs off and is issued again, or at once when the session monitor reports the connection
- * back (kick); a wait whose watches (3) were all answered looks again only on a new session (ZooKeeper
- * sets a session's watches again when it reconnects, and fires those whose node changed meanwhile). Each
- * call carries the step that issued it; a reply of an older step only does watch bookkeeping.
+ *   1. LIST     getChildren(dir), leaving a children watch when the driver last asked to watch the directory. The first
+ *               listing may be the create's own, sent right behind it (not showing our node, it means "list again"), or
+ *               the children sequence-gap inference vouched for (a grant on them is final; else list).
+ *   2. DECIDE   on the children less this session's released nodes whose delete waits for the reconnection (ListedQueue).
+ *               Our node missing, or not the client's session's: NodeLost. The driver grants: Granted. It refuses:
+ *               IllegalStateException (a misuse), or LockException (FOREIGN: Curator's participants it cannot be safe
+ *               beside; also a directory of its ForeignLayout with nodes zklock did not write: ForeignLayoutCheck, a
+ *               request more). Else the cached nodes ahead that conflict with ours are asked back (AskBack), and: past
+ *               the deadline (or a zero timeout's one attempt): TimeoutException; else 3.
+ *   3. WATCH    getData(each node the driver names: one, or two) with a watcher, all in one step. NoNode, or data already
+ *               changed (its grant announced: GrantAnnouncements), on any of them: 1 at once. Otherwise wait for the first
+ *               event on any (a watch left on the other is only bookkept): 1, or 2 with no listing on the last queue less the
+ *               one node watched when it goes (ListedQueue). A directory decision waits on its listing's children watch,
+ *               unless heard (DIR). Cached nodes are not read where the client has a tree watch, nor other nodes where it
+ *               covers the root, nor cached nodes whose holders hear creations, nor a counted directory of cached nodes
+ *               listed: the watch hears them go, and the wait decides (2) on it, or lists (HeardWait).
+ * With a lock-delay, every listing's Stat also counts deletions nobody marked; a grant while any are counted ends the wait
+ * only once the delay has passed (LockDelayWait). A call failing on the connection backs off and is issued again, or at
+ * once when the session monitor reports the connection back (kick); a wait whose watches (3) were all answered looks again
+ * only on a new session (ZooKeeper sets the others again). A reply of an older step only does watch bookkeeping.
  */
 final class GrantWait {
     private static final Logger LOG = LoggerFactory.getLogger(GrantWait.class);
@@ -104,6 +97,7 @@ final class GrantWait {
     /** The connection came back on {@code session} (0: the session was lost): look again, unless set watching on the node's session. */
     void kick(long session) {
         lock.run(() -> {
+            queue.forget();                    // a deletion told after connection news lists
             if (state == State.BACKOFF) {
                 retry.runNow();
             } else if (state != State.ENDED && (state != State.WATCHING || heard.listening() || session != node.session()
@@ -194,6 +188,7 @@ final class GrantWait {
             return;
         }
         Decision decision = context.driver().decide(sorted, node.node(), context.maxLeases());
+        queue.decided(sorted, decision);
         tally.decided(sorted, node.node());
         if (LOG.isDebugEnabled()) {            // its arguments cost a scan of the queue and an array
             LOG.debug("{} at {} of {} in {}: {}", node.node().name(), sorted.indexOf(node.node()), sorted.size(), context.path(), decision);
@@ -269,6 +264,7 @@ final class GrantWait {
         } else if (announcements.fresh(context, path, reply)) {
             list(watchDirectory);              // it announced its grant before our watch was set
         } else {
+            queue.watchSet(reply.stat());      // a node of our own session: its deletion lists (see ListedQueue)
             tally.waitsBehind(path, reply.data());   // the watch is set: watchEvent takes it from here
         }
     }
@@ -279,6 +275,7 @@ final class GrantWait {
      */
     private void watchEvent(WatchedEvent event, int s, WatchKey key) {
         if (event.getType() == Watcher.Event.EventType.None) {
+            queue.forget();                    // connection news: a deletion told after it lists
             if (event.getState() == Watcher.Event.KeeperState.Closed && context.port().isClosed() && state != State.ENDED) {
                 fail(context.clientClosed());   // a namespace facade's monitor hears no CLOSING of its own
             }
@@ -286,7 +283,10 @@ final class GrantWait {
         }
         watches.fired(s, key);
         if ((state == State.WATCHING || state == State.CHECKING) && s == step) {
-            if (event.getType() == Watcher.Event.EventType.NodeDataChanged && !watchDirectory && !context.driver().announcesGrants()) {
+            List<LockNode> less = state == State.WATCHING ? queue.grantedOnDeletion(event) : null;
+            if (less != null) {
+                decide(less, false);           // the one node watched went, and what was ahead of it grants: no listing
+            } else if (event.getType() == Watcher.Event.EventType.NodeDataChanged && !watchDirectory && !context.driver().announcesGrants()) {
                 watch(watched);                // a write into a node ahead (our own ask of it, say) changes no decision: watch again
             } else {
                 list(watchDirectory);

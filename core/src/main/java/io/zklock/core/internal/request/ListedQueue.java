@@ -1,11 +1,17 @@
 package io.zklock.core.internal.request;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 import io.zklock.core.internal.LockContext;
 import io.zklock.core.internal.zk.NodePaths;
+import io.zklock.core.spi.queue.Decision;
+import io.zklock.core.spi.queue.ForeignLayout;
 import io.zklock.core.spi.queue.LockNode;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,6 +24,20 @@ import org.slf4j.LoggerFactory;
  * belongs to a session that is no longer the client's. Children the directory view vouched for
  * after an inferring create grant the node at sight only if it is the client's, shows no directory
  * of the driver's ForeignLayout, and the driver grants on them; anything else lists.
+ *
+ * A decision that watches one node ahead keeps its queue, for a driver whose grants stand as
+ * nodes go and others queue behind (LockDriver.grantsStandAsNodesGoAndQueueBehind), with no
+ * foreign layout to look for and no lock-delay (which counts deletions in a listing's Stat).
+ * When that node is heard deleted, the queue less it is what a listing at the deletion would
+ * show ahead of ours, or more: ZooKeeper tells the deletion only to a live session, whose waiting
+ * node the library deletes only when the wait has ended, nodes created since queue behind ours,
+ * and a node ahead that went meanwhile only keeps the decision from granting. A grant on it is
+ * final with no listing; anything else lists, as do a deletion told after connection news
+ * (ZooKeeper sets a session's watches again on reconnecting) and the deletion of a node of our
+ * own session (a release in this client: its delete's reply comes after the event, and the
+ * listing's after that, so the released lease is told RELEASED before ours is granted). A waiting
+ * node deleted by hand (an operator's zkCli) is not seen this way: the waiter is granted on a
+ * node that is gone, as a holder is whose node is deleted by hand.
  */
 /** The queue a listing shows one waiting node; see {@link GrantWait}. */
 final class ListedQueue {
@@ -26,9 +46,56 @@ final class ListedQueue {
     private final LockContext context;
     private final QueuedNode node;
 
+    // guarded by the request's lock
+    /** The queue of the last decision, while it watches one node ahead that may grant on its deletion; else null. */
+    private List<LockNode> watchedFrom;
+    private LockNode watched;
+
     ListedQueue(LockContext context, QueuedNode node) {
         this.context = context;
         this.node = node;
+    }
+
+    /** The driver decided {@code decision} on {@code sorted}: kept if it watches one node whose deletion may grant. */
+    void decided(List<LockNode> sorted, Decision decision) {
+        List<LockNode> ahead = decision.nodesToWatch();
+        boolean keep = ahead.size() == 1 && context.driver().grantsStandAsNodesGoAndQueueBehind() && !context.lockDelay().isOn()
+                && context.driver().foreignLayout() == ForeignLayout.NONE;
+        watchedFrom = keep ? sorted : null;
+        watched = keep ? ahead.get(0) : null;
+    }
+
+    /** The watch on the node ahead is set, {@code stat} its node's: one of our own session's lists on its deletion. */
+    void watchSet(Stat stat) {
+        if (stat == null || stat.getEphemeralOwner() == node.session()) {
+            forget();
+        }
+    }
+
+    /** Connection news: a deletion told after it lists (ZooKeeper sets a session's watches again on reconnecting). */
+    void forget() {
+        watchedFrom = null;
+    }
+
+    /**
+     * {@return the queue to decide on with no listing after {@code event}: the last decision's
+     * less its watched node, if the event is that node's deletion and the driver grants ours on
+     * it; else null (list)} Connection news (a disconnection, a new connection) forgets the last
+     * decision's queue: a deletion told after it, when ZooKeeper sets the watches again, lists.
+     */
+    List<LockNode> grantedOnDeletion(WatchedEvent event) {
+        List<LockNode> from = watchedFrom;
+        if (event.getType() == Watcher.Event.EventType.None) {
+            forget();
+        }
+        if (from == null || event.getType() != Watcher.Event.EventType.NodeDeleted || event.getPath() == null
+                || !event.getPath().endsWith("/" + watched.name())) {
+            return null;
+        }
+        watchedFrom = null;
+        List<LockNode> less = new ArrayList<>(from);
+        less.remove(watched);
+        return context.driver().decide(less, node.node(), context.maxLeases()).getsTheLock() ? less : null;
     }
 
     /** {@code children} in queue order, less this session's released nodes whose delete is pending (but ours). */

@@ -13,7 +13,9 @@ import java.util.List;
  * delete is pending while the connection is down (released: nobody holds them, and other
  * clients still wait for them, so leaving them out can only grant what their deletion will
  * grant). A driver need not be monotone (the semaphore's maxLeases check is not), and no part
- * of the engine relies on it.
+ * of the engine relies on it unless the driver says so: a driver that declares
+ * {@link #grantsStandAsNodesGoAndQueueBehind} is also asked about a listing less a node whose
+ * deletion its waiter was told since (never with a {@link #foreignLayout} to look for).
  */
 @FunctionalInterface
 public interface LockDriver {
@@ -49,6 +51,21 @@ public interface LockDriver {
     }
 
     /**
+     * Whether a grant this driver makes on a queue still holds for the queue as it is later, when
+     * some nodes of it have gone and others have been created since: true only when a grant
+     * depends on the nodes queued ahead of ours alone, removing nodes ahead never takes a grant
+     * away, and no node created later can queue ahead of ours in a way that would (a mutex's:
+     * every later node sorts behind; not a write lock's, behind which a downgrade's read node may
+     * come ahead). When true, a waiter that watched one node ahead and
+     * hears it deleted decides on its last queue less that node, and a grant there needs no
+     * listing (ZooKeeper tells the deletion only while the waiter's session, and so its node,
+     * lives); when false (the default), or when that queue does not grant, the waiter lists.
+     */
+    default boolean grantsStandAsNodesGoAndQueueBehind() {
+        return false;
+    }
+
+    /**
      * Whether {@code ahead}, a node queued before {@code ours}, keeps {@code ours} from its
      * grant while it holds: a waiter asks the cached nodes ahead that conflict with it to come
      * back (see {@link LockNode#caches()}). True unless the two can hold together; a read lock's
@@ -74,12 +91,21 @@ public interface LockDriver {
     }
 
     /**
-     * The exclusive driver of mutexes and write locks: granted at the head of the queue,
+     * The exclusive driver of mutexes and elections (the read-write driver applies the same rule
+     * to write nodes, without declaring its grants stand): granted at the head of the queue,
      * otherwise watch the immediate predecessor, so each release wakes exactly one waiter.
      */
-    LockDriver EXCLUSIVE = (sorted, ours, maxLeases) -> {
-        int index = indexOf(sorted, ours);
-        return index == 0 ? Decision.granted() : Decision.watch(sorted.get(index - 1));
+    LockDriver EXCLUSIVE = new LockDriver() {
+        @Override
+        public Decision decide(List<LockNode> sorted, LockNode ours, int maxLeases) {
+            int index = indexOf(sorted, ours);
+            return index == 0 ? Decision.granted() : Decision.watch(sorted.get(index - 1));
+        }
+
+        @Override
+        public boolean grantsStandAsNodesGoAndQueueBehind() {
+            return true;                       // the head stays the head: nodes go from ahead, and come behind
+        }
     };
 
     /**
