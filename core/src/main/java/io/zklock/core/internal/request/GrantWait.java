@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * With a lock-delay, every listing's Stat also counts deletions nobody marked; a grant while any are counted ends the wait
  * only once the delay has passed (LockDelayWait). A call failing on the connection backs off and is issued again, or at
  * once when the session monitor reports the connection back (kick); a wait whose watches (3) were all answered looks again
- * only on a new session (ZooKeeper sets the others again). A reply of an older step only does watch bookkeeping.
+ * only on a new session (on the same one ZooKeeper sets them again). A reply of an older step only does watch bookkeeping.
  */
 final class GrantWait {
     private static final Logger LOG = LoggerFactory.getLogger(GrantWait.class);

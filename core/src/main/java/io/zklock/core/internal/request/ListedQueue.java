@@ -80,14 +80,10 @@ final class ListedQueue {
     /**
      * {@return the queue to decide on with no listing after {@code event}: the last decision's
      * less its watched node, if the event is that node's deletion and the driver grants ours on
-     * it; else null (list)} Connection news (a disconnection, a new connection) forgets the last
-     * decision's queue: a deletion told after it, when ZooKeeper sets the watches again, lists.
+     * it; else null (list)}
      */
     List<LockNode> grantedOnDeletion(WatchedEvent event) {
         List<LockNode> from = watchedFrom;
-        if (event.getType() == Watcher.Event.EventType.None) {
-            forget();
-        }
         if (from == null || event.getType() != Watcher.Event.EventType.NodeDeleted || event.getPath() == null
                 || !event.getPath().endsWith("/" + watched.name())) {
             return null;
